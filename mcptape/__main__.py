@@ -1,0 +1,5 @@
+"""`python -m mcptape` runs the command line."""
+
+from mcptape.cli import main
+
+main()

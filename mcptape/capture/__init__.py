@@ -1,0 +1,1 @@
+"""Capture: the transport-agnostic recorder and the shells that feed it (stdio, mitmproxy)."""

@@ -1,0 +1,161 @@
+"""The stdio capture shell: run an MCP server as a child and sit on its pipes.
+
+Three pump threads copy bytes as they arrive (client stdin -> child stdin, child stdout
+-> our stdout, child stderr -> our stderr), chunk by chunk, never waiting for a line end,
+so the client cannot tell the recorder is there. Each pump also frames its stream into
+lines and hands every completed line to the `Recorder` *before* forwarding the chunk that
+completed it: the cassette's order is the wire's order, and nothing is forwarded that was
+not recorded. Blocking reads in threads are the lowest-latency way to move pipe bytes in
+Python and work the same for pipes, files and terminals.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+
+from mcptape.errors import CassetteError, RecordError
+from mcptape.model import Source
+from mcptape.wire.ndjson import DEFAULT_MAX_LINE, LineFramer
+
+from .recorder import Recorder
+
+CHUNK = 1 << 17
+"""Bytes read per system call; large enough for 200+ MB/s through a pipe."""
+
+
+@dataclass
+class StdioCapture:
+    """Runs `command` as a child, passing our stdio through it and recording both directions."""
+
+    command: list[str]
+    recorder: Recorder
+    stdin_fd: int = 0
+    stdout_fd: int = 1
+    stderr_fd: int = 2
+    max_line: int = DEFAULT_MAX_LINE
+    env: dict[str, str] | None = None
+    _failure: list[BaseException] = field(default_factory=list)
+    _proc: subprocess.Popen[bytes] | None = None
+
+    def run(self) -> int:
+        """Runs the session to the child's exit; returns the exit code to pass on.
+
+        Raises:
+            RecordError: the child could not start, or the cassette could not be written
+                (the child is then stopped: the session never runs on unrecorded).
+        """
+        try:
+            proc = subprocess.Popen(
+                self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                bufsize=0, env=self.env,
+            )  # fmt: skip
+        except OSError as exc:
+            raise RecordError(f"cannot start {self.command[0]!r}: {exc.strerror or exc}") from None
+        self._proc = proc
+        assert proc.stdin and proc.stdout and proc.stderr
+        old = {sig: signal.signal(sig, self._forward) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+        up = threading.Thread(target=self._pump_stdin, args=(proc.stdin.fileno(), proc), daemon=True, name="stdin")
+        down = threading.Thread(target=self._pump, args=(proc.stdout.fileno(), self.stdout_fd, Source.SERVER), daemon=True)
+        err = threading.Thread(target=self._pump_stderr, args=(proc.stderr.fileno(),), daemon=True)
+        for th in (up, down, err):
+            th.start()
+        try:
+            code = proc.wait()
+        finally:
+            for sig, handler in old.items():
+                signal.signal(sig, handler)
+        down.join(timeout=5)
+        err.join(timeout=5)
+        if self._failure:
+            raise RecordError(f"recording stopped: {self._failure[0]}")
+        sig_name = None
+        if code < 0:
+            sig_name = signal.Signals(-code).name
+        self.recorder.exit(code, sig_name)
+        self.recorder.end()
+        return 128 - code if code < 0 else code
+
+    def _forward(self, signum: int, _frame: object) -> None:
+        if self._proc is not None and self._proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                self._proc.send_signal(signum)
+
+    def _fail(self, exc: BaseException) -> None:
+        self._failure.append(exc)
+        if self._proc is not None and self._proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                self._proc.kill()
+
+    def _pump_stdin(self, child_fd: int, proc: subprocess.Popen[bytes]) -> None:
+        self._pump(self.stdin_fd, child_fd, Source.CLIENT)
+        with contextlib.suppress(OSError):
+            assert proc.stdin
+            proc.stdin.close()
+
+    def _pump(self, src_fd: int, dst_fd: int | None, source: Source) -> None:
+        """Copies src to dst chunk by chunk, recording each completed line before forwarding it."""
+        framer = LineFramer(self.max_line)
+        rec = self.recorder
+        dst_open = dst_fd is not None
+        try:
+            while True:
+                try:
+                    chunk = os.read(src_fd, CHUNK)
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    break
+                for line in framer.feed(chunk):
+                    rec.payload(source, line)
+                if dst_open:
+                    dst_open = _write_all(dst_fd, chunk)  # type: ignore[arg-type]
+            tail = framer.flush()
+            if tail is not None:
+                rec.payload(source, tail)
+            rec.eof(source)
+        except CassetteError as exc:
+            self._fail(exc)
+
+    def _pump_stderr(self, src_fd: int) -> None:
+        framer = LineFramer(self.max_line)
+        try:
+            while True:
+                try:
+                    chunk = os.read(src_fd, CHUNK)
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    break
+                for line in framer.feed(chunk):
+                    self.recorder.stderr(line if isinstance(line, bytes) else line.head)
+                _write_all(self.stderr_fd, chunk)
+            tail = framer.flush()
+            if tail is not None:
+                self.recorder.stderr(tail if isinstance(tail, bytes) else tail.head)
+        except CassetteError as exc:
+            self._fail(exc)
+
+
+def _write_all(fd: int, data: bytes) -> bool:
+    """Writes all of `data`; False when the other end has gone (EPIPE)."""
+    view = memoryview(data)
+    try:
+        while view:
+            n = os.write(fd, view)
+            view = view[n:]
+    except (BrokenPipeError, OSError):
+        return False
+    return True
+
+
+def flush_std() -> None:
+    """Flushes Python's own stdout/stderr buffers before raw fd writes begin."""
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+        sys.stderr.flush()

@@ -1,0 +1,178 @@
+"""Cassettes on disk: JSON Lines, a header line then one event per line, in wire order.
+
+The only module that reads or writes cassette files. Writing appends and flushes one
+complete line per event with a single `write()`, so a recorder killed at any moment leaves
+a cassette that reads back up to its last complete line; reading tolerates (and reports)
+a truncated last line. See docs/cassette-format.md.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from mcptape import __version__
+from mcptape.errors import CassetteError
+from mcptape.migrate import check_version, migrate
+from mcptape.model import HEADER_MARKER, Event, Header, Transport
+
+
+@dataclass(slots=True)
+class Cassette:
+    """A cassette read into memory: its header, its events, and what the reader noticed."""
+
+    header: Header
+    events: list[Event]
+    path: Path | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return str(self.path) if self.path else "<memory>"
+
+
+def new_header(transport: Transport, target: dict[str, Any], redaction: dict[str, Any]) -> Header:
+    """A header for a recording that starts now."""
+    now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return Header(transport=transport, target=target, recorded_at=now, mcptape_version=__version__, redaction=redaction)
+
+
+def load(path: str | os.PathLike[str]) -> Cassette:
+    """Reads a cassette file.
+
+    Raises:
+        CassetteError: the file is missing, empty, not a cassette, or has a corrupt line
+            (the message names the file and line).
+        CassetteVersionError: the file was written by a newer mcptape.
+    """
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise CassetteError(f"{p}: no such cassette") from None
+    except IsADirectoryError:
+        raise CassetteError(f"{p}: is a directory, not a cassette") from None
+    except OSError as exc:
+        raise CassetteError(f"{p}: cannot read: {exc.strerror}") from None
+    return loads(data, name=str(p), path=p)
+
+
+def loads(data: bytes, name: str = "<memory>", path: Path | None = None) -> Cassette:
+    """Parses cassette bytes; see `load`."""
+    lines = data.split(b"\n")
+    complete = data.endswith(b"\n")
+    if complete:
+        lines.pop()
+    if not lines or not any(ln.strip() for ln in lines):
+        raise CassetteError(f"{name}: empty file, not an mcptape cassette (record one with `mcptape record`)")
+    warnings: list[str] = []
+    try:
+        head = orjson.loads(lines[0])
+    except orjson.JSONDecodeError:
+        raise CassetteError(f"{name}:1: not an mcptape cassette (line 1 is not JSON)") from None
+    if not isinstance(head, dict) or HEADER_MARKER not in head:
+        raise CassetteError(f"{name}:1: not an mcptape cassette (no {HEADER_MARKER!r} header on line 1)")
+    check_version(head, f"{name}:1")
+    raw: list[dict[str, Any]] = []
+    last = len(lines)
+    loads_ = orjson.loads
+    for lineno, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        try:
+            obj = loads_(line)
+        except orjson.JSONDecodeError:
+            if lineno == last and not complete:
+                warnings.append(
+                    f"{name}:{lineno}: last line is truncated (the recorder was stopped mid-write); "
+                    f"read {len(raw)} events before it"
+                )
+                break
+            raise CassetteError(f"{name}:{lineno}: corrupt line (not JSON); fix or delete that line") from None
+        if not isinstance(obj, dict) or "kind" not in obj or "seq" not in obj:
+            raise CassetteError(f"{name}:{lineno}: not a cassette event (needs 'seq' and 'kind')")
+        raw.append(obj)
+    head, raw = migrate(head, raw)
+    try:
+        header = Header.from_json(head)
+        events = [Event.from_json(obj) for obj in raw]
+    except (KeyError, ValueError, TypeError) as exc:
+        raise CassetteError(f"{name}: malformed cassette: {exc}") from None
+    if not events or events[-1].kind != "end":
+        warnings.append(
+            f"{name}: the recording was cut short (no end marker; the recorder was killed?); "
+            f"it holds {len(events)} events"
+        )
+    return Cassette(header, events, path, warnings)
+
+
+def dumps_event(event: Event) -> bytes:
+    """One event as its cassette line, newline included."""
+    return orjson.dumps(event.to_json()) + b"\n"
+
+
+def dumps(cassette: Cassette) -> bytes:
+    """A whole cassette as bytes."""
+    parts = [orjson.dumps(cassette.header.to_json()) + b"\n"]
+    parts.extend(dumps_event(e) for e in cassette.events)
+    return b"".join(parts)
+
+
+def save(cassette: Cassette, path: str | os.PathLike[str]) -> None:
+    """Writes a whole cassette atomically (a temporary file renamed over the target)."""
+    p = Path(path)
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(dumps(cassette))
+        os.replace(tmp, p)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise CassetteError(f"{p}: cannot write: {exc.strerror}") from None
+
+
+class CassetteWriter:
+    """Appends events to a cassette file, one complete line per `write()` system call.
+
+    Thread-safe. Any failure to write raises `CassetteError` at once: a recorder must stop
+    rather than let traffic through unrecorded.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], header: Header) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
+        except OSError as exc:
+            raise CassetteError(f"{self.path}: cannot write the cassette: {exc.strerror}") from None
+        self._closed = False
+        self._write(orjson.dumps(header.to_json()) + b"\n")
+
+    def _write(self, line: bytes) -> None:
+        view = memoryview(line)
+        try:
+            while view:
+                n = os.write(self._fd, view)
+                view = view[n:]
+        except OSError as exc:
+            raise CassetteError(f"{self.path}: cannot write the cassette: {exc.strerror}") from None
+
+    def write(self, event: Event) -> None:
+        line = dumps_event(event)
+        with self._lock:
+            if self._closed:
+                raise CassetteError(f"{self.path}: cassette already closed")
+            self._write(line)
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                os.close(self._fd)

@@ -1,0 +1,91 @@
+"""`mcptape record`: record a stdio server (or, with --http, an HTTP server through mitmproxy)."""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import click
+
+from mcptape.errors import ConfigError
+
+from .options import redact_config, redaction_options
+
+
+def default_cassette(command: tuple[str, ...], url: str | None) -> Path:
+    """`cassettes/<server name>-<time>.jsonl`, a new file each time."""
+    if url:
+        from urllib.parse import urlsplit
+
+        name = (urlsplit(url).hostname or "http").replace(".", "-")
+    else:
+        script = next((a for a in command[1:] if not a.startswith("-")), command[0]) if command else "session"
+        name = Path(script).stem or "session"
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    return Path("cassettes") / f"{name}-{stamp}.jsonl"
+
+
+@click.command(context_settings={"ignore_unknown_options": False})
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Cassette to write (default: cassettes/<server>-<time>.jsonl).")
+@click.option("--http", "http_mode", is_flag=True, help="Record an HTTP server through a mitmproxy reverse proxy.")
+@click.option("--upstream", metavar="URL", help="With --http: the server's URL (http://127.0.0.1:8000/mcp).")
+@click.option("--listen", metavar="HOST:PORT", default="127.0.0.1:0", show_default=True, help="With --http: where clients connect (port 0 picks a free one).")
+@click.option("--max-line", type=click.IntRange(min=1024), default=256 * 1024 * 1024, show_default=True, help="Longest line kept whole in the cassette (bytes); longer ones pass through untouched and are recorded by size.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing of mcptape's own.")
+@redaction_options
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+def record(
+    output: Path | None, http_mode: bool, upstream: str | None, listen: str, max_line: int, quiet: bool,
+    no_redact: bool, redact_keys: tuple[str, ...], redact_patterns: tuple[str, ...], command: tuple[str, ...],
+) -> None:  # fmt: skip
+    """Record an MCP session into a cassette.
+
+    \b
+    stdio: run the server as a child; stdin, stdout and stderr pass through unchanged:
+        mcptape record -o cassettes/demo.jsonl -- python examples/demo_server.py
+    Point your client at that command instead of the server's. The exit code is the server's.
+
+    \b
+    HTTP: a reverse proxy in front of a Streamable HTTP or HTTP+SSE server:
+        mcptape record --http --upstream http://127.0.0.1:8000/mcp -o cassettes/http.jsonl
+    """
+    config = redact_config(no_redact, redact_keys, redact_patterns)
+    if http_mode:
+        if command:
+            raise click.UsageError("--http takes no command; start the server yourself and pass --upstream URL")
+        if not upstream:
+            raise click.UsageError("--http needs --upstream URL (the server to record)")
+        from mcptape.capture.http import record_http
+
+        out = output or default_cassette((), upstream)
+        sys.exit(record_http(upstream, listen, out, config, quiet=quiet))
+    if upstream:
+        raise click.UsageError("--upstream goes with --http")
+    if not command:
+        raise click.UsageError("give the server command after --, e.g. mcptape record -- python server.py")
+    from mcptape.capture.recorder import Recorder
+    from mcptape.capture.stdio import StdioCapture
+    from mcptape.cassette import CassetteWriter, new_header
+    from mcptape.model import Transport
+    from mcptape.redact import Redactor
+
+    try:
+        redactor = Redactor(config)
+    except ConfigError:
+        raise
+    out = output or default_cassette(command, None)
+    header = new_header(Transport.STDIO, {"command": list(command)}, config.describe())
+    writer = CassetteWriter(out, header)
+    if not quiet:
+        print(f"mcptape: recording {' '.join(command)} to {out}", file=sys.stderr, flush=True)
+    capture = StdioCapture(list(command), Recorder(writer, redactor), max_line=max_line)
+    try:
+        code = capture.run()
+    except Exception:
+        writer.close()
+        if capture._proc is None:
+            out.unlink(missing_ok=True)
+        raise
+    writer.close()
+    sys.exit(code)

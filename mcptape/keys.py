@@ -1,0 +1,109 @@
+"""The matching key: a request's method and params without the parts that vary run to run.
+
+Shared by replay (which recorded exchange answers an incoming request) and diff (which
+exchanges of two cassettes correspond). Pure.
+
+Volatile, removed: the JSON-RPC id (not in params), `_meta.progressToken`,
+`_meta["io.modelcontextprotocol/clientInfo"]`, `_meta["io.modelcontextprotocol/protocolVersion"]`,
+trace context (`traceparent`, `tracestate`, `baggage`), `requestState`, and any path a
+policy names (JSON pointers) or that was redacted at record time.
+Significant, kept: names, arguments, URIs, cursors, log level, declared client capabilities,
+`inputResponses`, every other `_meta` key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from mcptape.versions import META_CLIENT_INFO, META_PROTOCOL_VERSION, TRACE_KEYS
+
+VOLATILE_META: frozenset[str] = frozenset({"progressToken", META_CLIENT_INFO, META_PROTOCOL_VERSION, *TRACE_KEYS})
+"""`_meta` keys that never take part in matching."""
+
+VOLATILE_PARAMS: frozenset[str] = frozenset({"requestState"})
+"""Top-level params that never take part in matching."""
+
+
+def parse_pointer(pointer: str) -> tuple[str, ...]:
+    """Splits a JSON pointer (`/params/arguments/when`) into its unescaped tokens.
+
+    A leading `/params` is optional: pointers are relative to the request's params.
+    """
+    if pointer in ("", "/"):
+        return ()
+    if not pointer.startswith("/"):
+        pointer = "/" + pointer
+    tokens = tuple(t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/"))
+    return tokens[1:] if tokens and tokens[0] == "params" else tokens
+
+
+def strip_params(params: Any, ignore: Iterable[tuple[str, ...]] = ()) -> Any:
+    """A copy of params without the volatile parts and the ignored paths."""
+    if not isinstance(params, dict):
+        return params
+    out = {k: v for k, v in params.items() if k not in VOLATILE_PARAMS}
+    meta = out.get("_meta")
+    if isinstance(meta, dict):
+        meta = {k: v for k, v in meta.items() if k not in VOLATILE_META}
+        if meta:
+            out["_meta"] = meta
+        else:
+            del out["_meta"]
+    for path in ignore:
+        out = _drop(out, path)
+    return out
+
+
+def _drop(value: Any, path: tuple[str, ...]) -> Any:
+    if not path:
+        return value
+    head, rest = path[0], path[1:]
+    if isinstance(value, dict) and head in value:
+        copy = dict(value)
+        if rest:
+            copy[head] = _drop(copy[head], rest)
+        else:
+            del copy[head]
+        return copy
+    if isinstance(value, list) and head.isdigit() and int(head) < len(value):
+        copy = list(value)
+        if rest:
+            copy[int(head)] = _drop(copy[int(head)], rest)
+        else:
+            copy[int(head)] = None
+        return copy
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class KeyPolicy:
+    """What matching ignores beyond the built-in volatile parts: JSON pointers into params."""
+
+    ignore: tuple[tuple[str, ...], ...] = ()
+
+    @classmethod
+    def from_pointers(cls, pointers: Iterable[str]) -> KeyPolicy:
+        return cls(tuple(parse_pointer(p) for p in pointers))
+
+
+def request_key(msg: dict[str, Any], policy: KeyPolicy = KeyPolicy(), extra_ignore: Iterable[tuple[str, ...]] = ()) -> bytes:
+    """The key of a request or notification: canonical JSON of method + stripped params."""
+    params = strip_params(msg.get("params"), (*policy.ignore, *extra_ignore))
+    body = {"method": msg.get("method"), "params": params if params is not None else {}}
+    if body["params"] == {}:
+        body["params"] = {}
+    return orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
+
+
+def redacted_param_paths(redacted: Iterable[str]) -> list[tuple[str, ...]]:
+    """The params paths among a recorded event's redacted JSON pointers (`/params/...`)."""
+    out = []
+    for pointer in redacted:
+        tokens = tuple(t.replace("~1", "/").replace("~0", "~") for t in pointer.lstrip("/").split("/"))
+        if tokens and tokens[0] == "params":
+            out.append(tokens[1:])
+    return out

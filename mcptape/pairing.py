@@ -1,0 +1,222 @@
+"""Pairing: a cassette's events -> exchanges (a client request and all that belongs to it).
+
+Pure. Works on stdio order alone (ids, progress tokens, subscription ids, and which
+request was in flight) and uses HTTP hints when the recorder left them (`http.exchange`:
+the HTTP request/response a message travelled in). Batches are exploded into their
+messages. Legacy id spaces are per direction, so a server request `id: 1` and a client
+request `id: 1` never collide.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcptape.model import Event, Kind, Source
+from mcptape.versions import META_PROTOCOL_VERSION, META_SUBSCRIPTION_ID
+from mcptape.wire.jsonrpc import MessageType, classify, id_key, request_meta, request_params
+
+
+@dataclass(slots=True)
+class Item:
+    """One message inside an exchange: who sent it, what it is, and the event it came in."""
+
+    src: Source
+    msg: dict[str, Any]
+    event: Event
+    type: MessageType
+
+
+@dataclass(slots=True)
+class Exchange:
+    """A client request with its response and everything that belongs to it, in wire order.
+
+    A client notification is an exchange with `type == NOTIFICATION` and no response.
+    `items` holds, between the request and the response, the server's notifications and
+    requests for it and the client's answers to those requests.
+    """
+
+    index: int
+    request: Item
+    response: Item | None = None
+    items: list[Item] = field(default_factory=list)
+    session: str = "0"
+    """Which client session it belongs to (a stdio process, a legacy handshake, an HTTP session)."""
+    protocol_version: str | None = None
+    retry_of: int | None = None
+    """For a 2026-07-28 retry carrying `inputResponses`: the index of the exchange it continues."""
+    http_exchange: Any = None
+
+    @property
+    def method(self) -> str:
+        return str(self.request.msg.get("method", ""))
+
+    @property
+    def msg(self) -> dict[str, Any]:
+        return self.request.msg
+
+    @property
+    def is_notification(self) -> bool:
+        return self.request.type is MessageType.NOTIFICATION
+
+    @property
+    def result(self) -> Any:
+        return self.response.msg.get("result") if self.response else None
+
+    @property
+    def error(self) -> Any:
+        return self.response.msg.get("error") if self.response else None
+
+    @property
+    def name(self) -> str | None:
+        """The tool or prompt name, or the resource URI, the request is about."""
+        params = request_params(self.request.msg)
+        value = params.get("name", params.get("uri"))
+        return value if isinstance(value, str) else None
+
+
+@dataclass(slots=True)
+class Session:
+    """All exchanges of a cassette, plus what the server sent that belongs to no request."""
+
+    exchanges: list[Exchange] = field(default_factory=list)
+    unsolicited: list[tuple[int, Item]] = field(default_factory=list)
+    """(number of exchanges before it, item): server messages outside any request."""
+    orphans: list[Item] = field(default_factory=list)
+    """Responses to no known request, and other messages that could not be placed."""
+    others: list[Event] = field(default_factory=list)
+    """Non-message events: raw lines, stderr, exits, HTTP metadata."""
+
+
+def pair(events: list[Event]) -> Session:
+    """Builds the session's exchanges from events in wire order."""
+    return _Pairer().run(events)
+
+
+class _Pairer:
+    def __init__(self) -> None:
+        self.s = Session()
+        self.inflight: dict[tuple[str, Any, Any], Exchange] = {}  # (session, id key) -> exchange
+        self.server_pending: dict[tuple[str, Any, Any], Exchange | None] = {}
+        self.progress: dict[tuple[str, Any, Any], Exchange] = {}
+        self.by_http: dict[Any, Exchange] = {}
+        self.session = "0"
+        self.sessions_seen = 0
+        self.version: dict[str, str] = {}
+        self.input_required: dict[tuple[str, str, str | None], Exchange] = {}
+
+    def run(self, events: list[Event]) -> Session:
+        for ev in events:
+            if ev.kind is not Kind.MESSAGE or ev.src is None:
+                self.s.others.append(ev)
+                continue
+            for m in ev.msg if isinstance(ev.msg, list) else [ev.msg]:
+                self.one(ev, m)
+        return self.s
+
+    def _session_of(self, ev: Event) -> str:
+        if ev.http:
+            sid = ev.http.get("session")
+            if sid is not None:
+                return str(sid)
+        return self.session
+
+    def one(self, ev: Event, m: Any) -> None:
+        typ = classify(m)
+        if typ is MessageType.INVALID:
+            self.s.orphans.append(Item(ev.src, m if isinstance(m, dict) else {"value": m}, ev, typ))  # type: ignore[arg-type]
+            return
+        item = Item(ev.src, m, ev, typ)  # type: ignore[arg-type]
+        if ev.src is Source.CLIENT:
+            self.client(item)
+        else:
+            self.server(item)
+
+    def client(self, item: Item) -> None:
+        m, ev = item.msg, item.event
+        if item.type is MessageType.REQUEST and m.get("method") == "initialize" and not ev.http:
+            self.sessions_seen += 1
+            self.session = str(self.sessions_seen - 1)
+        sess = self._session_of(ev)
+        if item.type in (MessageType.REQUEST, MessageType.NOTIFICATION):
+            ex = Exchange(len(self.s.exchanges), item, session=sess)
+            ex.http_exchange = ev.http.get("exchange") if ev.http else None
+            meta = request_meta(m)
+            ver = meta.get(META_PROTOCOL_VERSION)
+            ex.protocol_version = ver if isinstance(ver, str) else self.version.get(sess)
+            if m.get("method") == "initialize":
+                ex.protocol_version = request_params(m).get("protocolVersion")
+            self.s.exchanges.append(ex)
+            if ex.http_exchange is not None:
+                self.by_http[ex.http_exchange] = ex
+            if item.type is MessageType.REQUEST:
+                self.inflight[(sess, *id_key(m["id"]))] = ex
+                token = meta.get("progressToken")
+                if token is not None:
+                    self.progress[(sess, *id_key(token))] = ex
+                self._link_retry(ex)
+            elif m.get("method") == "notifications/cancelled":
+                rid = request_params(m).get("requestId")
+                target = self.inflight.get((sess, *id_key(rid)))
+                if target is not None:
+                    target.items.append(item)
+            return
+        # a client response to a server request
+        owner = self.server_pending.pop((sess, *id_key(m.get("id"))), None)
+        if owner is not None:
+            owner.items.append(item)
+        else:
+            self.s.orphans.append(item)
+
+    def server(self, item: Item) -> None:
+        m, ev = item.msg, item.event
+        sess = self._session_of(ev)
+        if item.type in (MessageType.RESULT, MessageType.ERROR):
+            ex = self.inflight.pop((sess, *id_key(m.get("id"))), None)
+            if ex is None:
+                self.s.orphans.append(item)
+                return
+            ex.response = item
+            if ex.method == "initialize" and isinstance(ex.result, dict):
+                ver = ex.result.get("protocolVersion")
+                if isinstance(ver, str):
+                    self.version[sess] = ver
+                    ex.protocol_version = ver
+            result = ex.result
+            if isinstance(result, dict) and result.get("resultType") == "input_required":
+                self.input_required[(sess, ex.method, ex.name)] = ex
+            return
+        owner = self._owner(item, sess)
+        if item.type is MessageType.REQUEST:
+            self.server_pending[(sess, *id_key(m["id"]))] = owner
+        if owner is not None:
+            owner.items.append(item)
+        else:
+            self.s.unsolicited.append((len(self.s.exchanges), item))
+
+    def _owner(self, item: Item, sess: str) -> Exchange | None:
+        m, ev = item.msg, item.event
+        params = request_params(m)
+        if ev.http and ev.http.get("exchange") is not None:
+            ex = self.by_http.get(ev.http["exchange"])
+            if ex is not None:
+                return ex
+        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        sub = meta.get(META_SUBSCRIPTION_ID) if meta else None
+        if sub is not None:
+            return self.inflight.get((sess, *id_key(sub)))
+        if m.get("method") == "notifications/progress" and "progressToken" in params:
+            return self.progress.get((sess, *id_key(params["progressToken"])))
+        if m.get("method") == "notifications/cancelled":
+            return self.inflight.get((sess, *id_key(params.get("requestId"))))
+        if ev.http:
+            return None  # on HTTP, a message outside a request's stream is unsolicited (GET stream)
+        live = [ex for (s, *_), ex in self.inflight.items() if s == sess and ex.method != "subscriptions/listen"]
+        return live[-1] if live else None
+
+    def _link_retry(self, ex: Exchange) -> None:
+        params = request_params(ex.msg)
+        if "inputResponses" in params or "requestState" in params:
+            first = self.input_required.get((ex.session, ex.method, ex.name))
+            if first is not None:
+                ex.retry_of = first.retry_of if first.retry_of is not None else first.index

@@ -1,0 +1,169 @@
+"""Redaction: secrets are replaced before anything is written to a cassette.
+
+Pure and composable, like vcrpy's filters. Three kinds of rule:
+- secret keys: the value of any JSON object member (or HTTP header, or query parameter)
+  whose name is a known secret name is replaced with `REDACTED`;
+- patterns: any substring of any string value, raw line or stderr line matching a
+  regular expression (token shapes such as ``Bearer ...``, ``sk-...``, ``ghp_...``) is
+  replaced with `REDACTED`;
+- protocol fields are never touched: `progressToken`, `cursor`, `nextCursor`,
+  `requestState`, ids and the `io.modelcontextprotocol/*` keys carry protocol meaning.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+REDACTED = "[REDACTED]"
+"""What a redacted value (or the redacted part of a string) becomes."""
+
+DEFAULT_KEYS: tuple[str, ...] = (
+    "authorization", "proxy-authorization", "cookie", "set-cookie",
+    "api_key", "apikey", "x-api-key", "api-key", "x-auth-token", "auth_token", "auth",
+    "token", "access_token", "refresh_token", "id_token", "bearer", "session_token",
+    "password", "passwd", "pass", "secret", "client_secret", "private_key",
+    "credentials", "credential",
+)  # fmt: skip
+"""Names (compared case-insensitively, ignoring `-`, `_` and `.`) whose values are secrets."""
+
+DEFAULT_SUFFIXES: tuple[str, ...] = ("token", "apikey", "secret", "password", "privatekey")
+"""A name ending with one of these (normalized) is a secret too: `github_token`, `OPENAI_API_KEY`."""
+
+PROTOCOL_KEYS: frozenset[str] = frozenset(
+    {"progresstoken", "cursor", "nextcursor", "requeststate", "id", "requestid", "method", "jsonrpc"}
+)
+"""Normalized names that are never redacted: they carry protocol meaning."""
+
+DEFAULT_PATTERNS: tuple[str, ...] = (
+    r"\b(?i:bearer)\s+[A-Za-z0-9._~+/=-]{8,}",
+    r"\bsk-(?:live-|test-|proj-|ant-)?[A-Za-z0-9_-]{16,}",
+    r"\bgh[pousr]_[A-Za-z0-9]{30,}",
+    r"\bgithub_pat_[A-Za-z0-9_]{40,}",
+    r"\bxox[abpors]-[A-Za-z0-9-]{10,}",
+    r"\bAKIA[0-9A-Z]{16}\b",
+    r"\bAIza[0-9A-Za-z_-]{35}\b",
+    r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
+)
+"""Token shapes redacted wherever they appear: bearer tokens, OpenAI/Anthropic-style `sk-` keys,
+GitHub tokens, Slack tokens, AWS access key ids, Google API keys, JWTs, PEM private keys."""
+
+
+def _norm(name: str) -> str:
+    return name.lower().replace("-", "").replace("_", "").replace(".", "")
+
+
+@dataclass(frozen=True, slots=True)
+class RedactConfig:
+    """Which rules apply. `RedactConfig()` is the default, on; `RedactConfig(enabled=False)` is off."""
+
+    enabled: bool = True
+    keys: tuple[str, ...] = DEFAULT_KEYS
+    patterns: tuple[str, ...] = DEFAULT_PATTERNS
+
+    def with_extra(self, keys: Iterable[str] = (), patterns: Iterable[str] = ()) -> RedactConfig:
+        return RedactConfig(self.enabled, self.keys + tuple(keys), self.patterns + tuple(patterns))
+
+    def describe(self) -> dict[str, Any]:
+        """What the cassette header records about redaction."""
+        return {"enabled": self.enabled, "marker": REDACTED, "keys": list(self.keys), "patterns": list(self.patterns)}
+
+
+@dataclass
+class Redactor:
+    """Applies a `RedactConfig` to messages, strings and HTTP metadata."""
+
+    config: RedactConfig = field(default_factory=RedactConfig)
+
+    def __post_init__(self) -> None:
+        self._keys = frozenset(_norm(k) for k in self.config.keys)
+        try:
+            self._pattern = re.compile("|".join(f"(?:{p})" for p in self.config.patterns)) if self.config.patterns else None
+        except re.error as exc:
+            from mcptape.errors import ConfigError
+
+            raise ConfigError(f"bad --redact-pattern: {exc}") from None
+
+    def is_secret_key(self, name: str) -> bool:
+        n = _norm(name)
+        if n in PROTOCOL_KEYS or n.startswith("iomodelcontextprotocol"):
+            return False
+        return n in self._keys or n.endswith(DEFAULT_SUFFIXES)
+
+    def text(self, value: str) -> str:
+        """A string with every pattern match replaced."""
+        if not self.config.enabled or self._pattern is None:
+            return value
+        return self._pattern.sub(REDACTED, value)
+
+    def message(self, msg: Any) -> tuple[Any, list[str]]:
+        """A copy of a JSON value with secrets replaced, and the JSON pointers that changed.
+
+        The value itself is returned unchanged (not copied) when nothing is redacted.
+        """
+        if not self.config.enabled:
+            return msg, []
+        paths: list[str] = []
+        out = self._walk(msg, "", paths)
+        return (out, paths) if paths else (msg, [])
+
+    def _walk(self, value: Any, path: str, paths: list[str]) -> Any:
+        if isinstance(value, dict):
+            changed = False
+            out = {}
+            for k, v in value.items():
+                sub = f"{path}/{_escape(k)}"
+                if self.is_secret_key(k) and isinstance(v, (str, int, float)) and not isinstance(v, bool) and v not in ("", REDACTED):
+                    out[k] = REDACTED
+                    paths.append(sub)
+                    changed = True
+                    continue
+                nv = self._walk(v, sub, paths)
+                changed = changed or nv is not v
+                out[k] = nv
+            return out if changed else value
+        if isinstance(value, list):
+            items = [self._walk(v, f"{path}/{i}", paths) for i, v in enumerate(value)]
+            return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
+        if isinstance(value, str) and self._pattern is not None and self._pattern.search(value):
+            paths.append(path)
+            return self._pattern.sub(REDACTED, value)
+        return value
+
+    def headers(self, headers: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+        """HTTP headers with secret-named headers replaced and patterns applied to the rest."""
+        if not self.config.enabled:
+            return headers, []
+        out: dict[str, str] = {}
+        names: list[str] = []
+        for name, value in headers.items():
+            if self.is_secret_key(name):
+                out[name] = REDACTED
+                names.append(name)
+            else:
+                new = self.text(value)
+                if new != value:
+                    names.append(name)
+                out[name] = new
+        return out, names
+
+    def url(self, url: str) -> tuple[str, list[str]]:
+        """A URL (or path with a query) with secret query parameters replaced."""
+        if not self.config.enabled or "?" not in url:
+            return url, []
+        parts = urlsplit(url)
+        pairs = parse_qsl(parts.query, keep_blank_values=True)
+        names = [k for k, _ in pairs if self.is_secret_key(k)]
+        if not names:
+            return url, []
+        query = urlencode([(k, REDACTED if self.is_secret_key(k) else v) for k, v in pairs])
+        return urlunsplit(parts._replace(query=query)), names
+
+
+def _escape(key: str) -> str:
+    """Escapes a JSON pointer token (RFC 6901)."""
+    return key.replace("~", "~0").replace("/", "~1")

@@ -1,0 +1,44 @@
+"""Known MCP protocol revisions and their traits.
+
+Revisions are dates, but they are compared by their position in `KNOWN`, never as
+strings: an unknown future revision sorts after every known one.
+"""
+
+from __future__ import annotations
+
+KNOWN: tuple[str, ...] = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
+"""Every revision mcptape knows, oldest first."""
+
+HANDSHAKE: tuple[str, ...] = KNOWN[:4]
+"""Revisions that open a session with `initialize` (the legacy era)."""
+
+MODERN: tuple[str, ...] = ("2026-07-28",)
+"""Stateless revisions: every request carries `_meta` and there is no handshake."""
+
+BATCHING: tuple[str, ...] = ("2025-03-26",)
+"""The only revision whose JSON-RPC allows batch arrays."""
+
+META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
+META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+TRACE_KEYS: tuple[str, ...] = ("traceparent", "tracestate", "baggage")
+
+
+def _rank(version: str) -> int:
+    try:
+        return KNOWN.index(version)
+    except ValueError:
+        return len(KNOWN)  # unknown: assume newer than anything known
+
+
+def is_at_least(version: str, minimum: str) -> bool:
+    """True when `version` is `minimum` or a later revision."""
+    return _rank(version) >= _rank(minimum)
+
+
+def is_modern(version: str | None) -> bool:
+    """True for stateless (2026-07-28 and later) revisions."""
+    return version is not None and is_at_least(version, MODERN[0])

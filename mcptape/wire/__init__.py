@@ -1,0 +1,1 @@
+"""Pure wire-level codecs: JSON-RPC payloads, newline-delimited framing, server-sent events."""

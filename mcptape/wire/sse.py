@@ -1,0 +1,127 @@
+"""Incremental parser and serializer for `text/event-stream` (server-sent events).
+
+`SseParser.feed(chunk)` returns the events completed by the chunk. Follows the WHATWG
+rules MCP servers rely on: `event`, `data` (multi-line, joined with "\\n"), `id`, `retry`,
+comment lines (starting with ":") kept as `comment`, CRLF / LF / CR line ends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DEFAULT_MAX_EVENT = 64 * 1024 * 1024
+"""Default bound on one event's size."""
+
+
+class SseTooLarge(ValueError):
+    """An event grew beyond the parser's bound."""
+
+
+@dataclass(frozen=True, slots=True)
+class SseEvent:
+    """One dispatched event (or a comment line, where `comment` is set and the rest empty)."""
+
+    data: str = ""
+    event: str | None = None
+    id: str | None = None
+    retry: int | None = None
+    comment: str | None = None
+
+
+class SseParser:
+    """Incremental event-stream parser; feed bytes, get events."""
+
+    def __init__(self, max_event: int = DEFAULT_MAX_EVENT) -> None:
+        self._buf = bytearray()
+        self._scanned = 0  # bytes of _buf known to hold no line end
+        self._max = max_event
+        self._reset()
+
+    def _reset(self) -> None:
+        self._data: list[str] = []
+        self._event: str | None = None
+        self._id: str | None = None
+        self._retry: int | None = None
+        self._has_fields = False
+        self._size = 0
+
+    def feed(self, chunk: bytes) -> list[SseEvent]:
+        """Adds bytes; returns the events they complete."""
+        self._buf += chunk
+        out: list[SseEvent] = []
+        while True:
+            cut, skip = _line_end(self._buf, self._scanned)
+            if cut < 0:
+                if len(self._buf) > self._max:
+                    raise SseTooLarge(f"an event-stream line is longer than {self._max} bytes")
+                self._scanned = max(0, len(self._buf) - 1)
+                break
+            line = self._buf[:cut].decode("utf-8", errors="replace")
+            del self._buf[: cut + skip]
+            self._scanned = 0
+            self._line(line, out)
+        return out
+
+    def _line(self, line: str, out: list[SseEvent]) -> None:
+        if line == "":
+            if self._has_fields:
+                out.append(SseEvent("\n".join(self._data), self._event, self._id, self._retry))
+            self._reset()
+            return
+        if line.startswith(":"):
+            out.append(SseEvent(comment=line[1:].removeprefix(" ")))
+            return
+        name, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        self._size += len(line)
+        if self._size > self._max:
+            raise SseTooLarge(f"an event is longer than {self._max} bytes")
+        if name == "data":
+            self._data.append(value)
+        elif name == "event":
+            self._event = value
+        elif name == "id":
+            if "\0" not in value:
+                self._id = value
+        elif name == "retry":
+            if value.isdigit():
+                self._retry = int(value)
+        else:
+            return
+        self._has_fields = True
+
+    def close(self) -> list[SseEvent]:
+        """At end of stream: an event not ended by a blank line is discarded, per the standard."""
+        self._buf.clear()
+        self._reset()
+        return []
+
+
+def _line_end(buf: bytes | bytearray, start: int = 0) -> tuple[int, int]:
+    """Index of the first line end at or after `start` and its length (CRLF counts as one)."""
+    lf = buf.find(b"\n", start)
+    cr = buf.find(b"\r", start)
+    if cr < 0 and lf < 0:
+        return -1, 0
+    if cr < 0 or (0 <= lf < cr):
+        return lf, 1
+    if cr == len(buf) - 1:
+        return -1, 0  # a CR at the end may be the first half of CRLF: wait for more
+    return (cr, 2) if buf[cr + 1 : cr + 2] == b"\n" else (cr, 1)
+
+
+def serialize(event: SseEvent) -> bytes:
+    """Encodes one event (or comment) as it goes on the wire, blank line included."""
+    if event.comment is not None:
+        return f":{event.comment}\n\n".encode()
+    parts = []
+    if event.event is not None:
+        parts.append(f"event: {event.event}\n")
+    if event.id is not None:
+        parts.append(f"id: {event.id}\n")
+    if event.retry is not None:
+        parts.append(f"retry: {event.retry}\n")
+    for line in event.data.split("\n"):
+        parts.append(f"data: {line}\n")
+    parts.append("\n")
+    return "".join(parts).encode()
