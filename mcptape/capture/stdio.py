@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mcptape.errors import CassetteError, RecordError
@@ -40,6 +41,8 @@ class StdioCapture:
     stderr_fd: int = 2
     max_line: int = DEFAULT_MAX_LINE
     env: dict[str, str] | None = None
+    on_start: Callable[[subprocess.Popen[bytes]], None] | None = None
+    """Called once the child is running (e.g. to say where the cassette goes)."""
     _failure: list[BaseException] = field(default_factory=list)
     _proc: subprocess.Popen[bytes] | None = None
 
@@ -58,6 +61,8 @@ class StdioCapture:
         except OSError as exc:
             raise RecordError(f"cannot start {self.command[0]!r}: {exc.strerror or exc}") from None
         self._proc = proc
+        if self.on_start is not None:
+            self.on_start(proc)
         assert proc.stdin and proc.stdout and proc.stderr
         old = {sig: signal.signal(sig, self._forward) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
         up = threading.Thread(target=self._pump_stdin, args=(proc.stdin.fileno(), proc), daemon=True, name="stdin")

@@ -77,9 +77,12 @@ def record(
     out = output or default_cassette(command, None)
     header = new_header(Transport.STDIO, {"command": list(command)}, config.describe())
     writer = CassetteWriter(out, header)
-    if not quiet:
-        print(f"mcptape: recording {' '.join(command)} to {out}", file=sys.stderr, flush=True)
-    capture = StdioCapture(list(command), Recorder(writer, redactor), max_line=max_line)
+
+    def started(_proc: object) -> None:
+        if not quiet:
+            print(f"mcptape: recording {' '.join(command)} to {out}", file=sys.stderr, flush=True)
+
+    capture = StdioCapture(list(command), Recorder(writer, redactor), max_line=max_line, on_start=started)
     try:
         code = capture.run()
     except Exception:

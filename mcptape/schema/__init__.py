@@ -1,0 +1,12 @@
+"""The JSON Schema of the cassette format, shipped with the package."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+
+def cassette_schema() -> dict[str, Any]:
+    """The JSON Schema one cassette line validates against (format 1)."""
+    return json.loads(resources.files(__package__).joinpath("cassette-v1.schema.json").read_text())  # type: ignore[no-any-return]

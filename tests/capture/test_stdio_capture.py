@@ -1,0 +1,211 @@
+"""The stdio recorder's hard cases: bytes pass through unchanged and every line is recorded."""
+
+from __future__ import annotations
+
+import base64
+import os
+import select
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from mcptape.cassette import load
+from mcptape.model import Kind, Source
+from mcptape.redact import REDACTED
+from mcptape.schema import cassette_schema
+from tests.conftest import mcptape_cmd
+
+ECHO = str(Path(__file__).with_name("echo_server.py"))
+pytestmark = pytest.mark.e2e
+
+
+def record(tmp_path: Path, stdin: bytes, *extra: str, timeout: float = 60) -> tuple[subprocess.CompletedProcess[bytes], Path]:
+    out = tmp_path / "c.jsonl"
+    cmd = mcptape_cmd("record", "-q", "-o", str(out), *extra, "--", sys.executable, ECHO)
+    proc = subprocess.run(cmd, input=stdin, capture_output=True, timeout=timeout)
+    return proc, out
+
+
+def messages(path: Path, src: Source) -> list[object]:
+    return [e.msg for e in load(path).events if e.kind is Kind.MESSAGE and e.src is src]
+
+
+def test_json_lines_pass_through_and_are_recorded_in_order(tmp_path: Path) -> None:
+    lines = [b'{"jsonrpc":"2.0","id":%d,"method":"ping"}' % i for i in range(50)]
+    proc, out = record(tmp_path, b"\n".join(lines) + b"\n")
+    assert proc.returncode == 0
+    assert proc.stdout == b"\n".join(lines) + b"\n"
+    cas = load(out)
+    assert cas.warnings == []
+    events = [e for e in cas.events if e.kind is Kind.MESSAGE]
+    assert len(events) == 100
+    # the request is always recorded before its echo
+    for i in range(50):
+        ids = [e.msg["id"] for e in events if e.src is Source.CLIENT]
+        assert ids == list(range(50))
+    assert [e.seq for e in cas.events] == sorted(e.seq for e in cas.events)
+
+
+def test_non_json_line_passes_untouched_and_is_recorded_as_raw(tmp_path: Path) -> None:
+    data = b"hello, not json {\n"
+    proc, out = record(tmp_path, data)
+    assert proc.stdout == data
+    raws = [e for e in load(out).events if e.kind is Kind.RAW]
+    assert [(e.src, e.text) for e in raws] == [(Source.CLIENT, "hello, not json {"), (Source.SERVER, "hello, not json {")]
+
+
+def test_invalid_utf8_is_recorded_losslessly(tmp_path: Path) -> None:
+    data = b"\xff\xfe\x00binary\x80\n"
+    proc, out = record(tmp_path, data)
+    assert proc.stdout == data
+    raws = [e for e in load(out).events if e.kind is Kind.RAW]
+    assert [e.raw_bytes for e in raws] == [data[:-1], data[:-1]]
+    assert raws[0].b64 == base64.b64encode(data[:-1]).decode()
+
+
+def test_batch_array_is_one_event(tmp_path: Path) -> None:
+    batch = b'[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"b"}]\n'
+    proc, out = record(tmp_path, batch)
+    assert proc.stdout == batch
+    assert messages(out, Source.CLIENT) == [orjson.loads(batch)]
+
+
+def test_crlf_and_odd_whitespace_pass_byte_exact(tmp_path: Path) -> None:
+    data = b'{ "jsonrpc" : "2.0", "method" : "x" }\r\n   \n'
+    proc, out = record(tmp_path, data)
+    assert proc.stdout == data
+    assert messages(out, Source.CLIENT)[0] == {"jsonrpc": "2.0", "method": "x"}
+
+
+def test_twenty_megabyte_line(tmp_path: Path) -> None:
+    n = 20 * 1024 * 1024
+    proc, out = record(tmp_path, b"big %d\n" % n)
+    assert len(proc.stdout) == n + 1 and proc.stdout.endswith(b'"}}\n')
+    (msg,) = messages(out, Source.SERVER)
+    assert len(msg["result"]["text"]) == n - 45  # type: ignore[index]
+
+
+def test_line_over_the_limit_passes_whole_and_is_recorded_by_size(tmp_path: Path) -> None:
+    proc, out = record(tmp_path, b"big 100000\n", "--max-line", "4096")
+    assert len(proc.stdout) == 100001 and proc.stdout.endswith(b"\"}}\n")
+    (ev,) = [e for e in load(out).events if e.kind is Kind.RAW and e.src is Source.SERVER]
+    assert ev.size == 100000 and ev.info and ev.info["oversize"]
+
+
+def test_stderr_passes_through_and_is_recorded(tmp_path: Path) -> None:
+    proc, out = record(tmp_path, b"stderr warming up\nstderr token=Bearer abcdefghijklmnopqrstu\n")
+    assert proc.stderr == b"warming up\ntoken=Bearer abcdefghijklmnopqrstu\n"
+    texts = [e.text for e in load(out).events if e.kind is Kind.STDERR]
+    assert texts == ["warming up", f"token={REDACTED}"]
+
+
+def test_exit_code_is_passed_on_and_recorded(tmp_path: Path) -> None:
+    proc, out = record(tmp_path, b'{"jsonrpc":"2.0","method":"x"}\nexit 3\n')
+    assert proc.returncode == 3
+    cas = load(out)
+    assert cas.events[-2].kind is Kind.EXIT and cas.events[-2].info == {"code": 3}
+    assert cas.events[-1].kind is Kind.END
+
+
+def test_crashed_server_is_recorded_with_its_signal(tmp_path: Path) -> None:
+    proc, out = record(tmp_path, b'{"jsonrpc":"2.0","id":1,"method":"x"}\ncrash\n')
+    assert proc.returncode == 128 + signal.SIGKILL
+    ex = [e for e in load(out).events if e.kind is Kind.EXIT][0]
+    assert ex.info == {"code": -9, "signal": "SIGKILL"}
+
+
+def test_secrets_in_messages_are_redacted_but_pass_through(tmp_path: Path) -> None:
+    line = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"api_key":"s3cr3t-value"}}}\n'
+    proc, out = record(tmp_path, line)
+    assert proc.stdout == line
+    assert b"s3cr3t-value" not in out.read_bytes()
+    ev = next(e for e in load(out).events if e.kind is Kind.MESSAGE)
+    assert ev.msg["params"]["arguments"]["api_key"] == REDACTED
+    assert ev.redacted == ("/params/arguments/api_key",)
+    proc, out = record(tmp_path, line, "--no-redact")
+    assert b"s3cr3t-value" in out.read_bytes()
+
+
+def test_written_cassette_validates_against_the_shipped_schema(tmp_path: Path) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    _, out = record(tmp_path, b'{"jsonrpc":"2.0","id":1,"method":"a"}\nnot json\n\xff\nstderr x\nexit 0\n')
+    validator = jsonschema.Draft202012Validator(cassette_schema())
+    for line in out.read_bytes().splitlines():
+        validator.validate(orjson.loads(line))
+
+
+def test_unwritable_cassette_fails_before_the_server_runs(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    cmd = mcptape_cmd("record", "-o", "/dev/full", "--", sys.executable, "-c", f"open({str(marker)!r}, 'w')")
+    proc = subprocess.run(cmd, input=b"", capture_output=True, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stderr.decode().strip().startswith("mcptape: error: /dev/full: cannot write the cassette")
+    assert len(proc.stderr.decode().strip().splitlines()) == 1
+    assert not marker.exists()
+
+
+def test_command_that_cannot_start(tmp_path: Path) -> None:
+    out = tmp_path / "c.jsonl"
+    proc = subprocess.run(mcptape_cmd("record", "-o", str(out), "--", "/no/such/server"), input=b"", capture_output=True, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stderr.decode().splitlines() == ["mcptape: error: cannot start '/no/such/server': No such file or directory"]
+    assert not out.exists()
+
+
+def test_no_command_is_a_usage_error() -> None:
+    proc = subprocess.run(mcptape_cmd("record"), input=b"", capture_output=True, timeout=60)
+    assert proc.returncode == 2
+    (line,) = proc.stderr.decode().splitlines()
+    assert "give the server command after --" in line
+
+
+def _readline(fd: int, timeout: float = 30) -> bytes:
+    buf = b""
+    while not buf.endswith(b"\n"):
+        ready, _, _ = select.select([fd], [], [], timeout)
+        assert ready, "timed out waiting for the recorder"
+        chunk = os.read(fd, 4096)
+        assert chunk, "recorder closed stdout"
+        buf += chunk
+    return buf
+
+
+def test_sigkill_of_the_recorder_leaves_a_readable_cassette(tmp_path: Path) -> None:
+    out = tmp_path / "c.jsonl"
+    proc = subprocess.Popen(
+        mcptape_cmd("record", "-q", "-o", str(out), "--", sys.executable, ECHO),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stdin and proc.stdout
+    for i in range(5):
+        proc.stdin.write(b'{"jsonrpc":"2.0","id":%d,"method":"ping"}\n' % i)
+        proc.stdin.flush()
+        assert _readline(proc.stdout.fileno()) == b'{"jsonrpc":"2.0","id":%d,"method":"ping"}\n' % i
+    proc.kill()
+    proc.wait(timeout=30)
+    cas = load(out)
+    assert [e.msg["id"] for e in cas.events if e.kind is Kind.MESSAGE] == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
+    assert any("cut short" in w for w in cas.warnings)
+    show = subprocess.run(mcptape_cmd("show", str(out)), capture_output=True, timeout=60)
+    assert show.returncode == 0 and b"cut short" in show.stderr and b"ping" in show.stdout
+
+
+def test_sigterm_is_forwarded_to_the_server(tmp_path: Path) -> None:
+    out = tmp_path / "c.jsonl"
+    proc = subprocess.Popen(
+        mcptape_cmd("record", "-q", "-o", str(out), "--", sys.executable, ECHO),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stdin and proc.stdout
+    proc.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
+    proc.stdin.flush()
+    _readline(proc.stdout.fileno())
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 128 + signal.SIGTERM
+    cas = load(out)
+    assert cas.warnings == []
+    assert [e.info for e in cas.events if e.kind is Kind.EXIT] == [{"code": -15, "signal": "SIGTERM"}]
