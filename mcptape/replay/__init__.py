@@ -1,0 +1,28 @@
+"""Replay: a cassette served as a deterministic MCP server.
+
+`index` (exchanges by key), `matcher` (what matches, and why not), `engine` (sans-IO: client
+messages in, recorded server messages out), `report` (no-match and strict-mode texts), and
+the shells that carry the engine: `server_stdio` (`mcptape replay`) and `memory` (an
+in-process transport for the `mcp` SDK `Client`). The shells are not imported here, so
+importing this package pulls in neither anyio nor the SDK.
+"""
+
+from __future__ import annotations
+
+from .engine import Note, ReplayConfig, ReplayEngine, Send
+from .index import ReplayIndex
+from .matcher import DEFAULT_MATCHERS, MatchPolicy, Subject
+from .report import EXHAUSTED, NO_MATCH
+
+__all__ = [
+    "DEFAULT_MATCHERS",
+    "EXHAUSTED",
+    "NO_MATCH",
+    "MatchPolicy",
+    "Note",
+    "ReplayConfig",
+    "ReplayEngine",
+    "ReplayIndex",
+    "Send",
+    "Subject",
+]

@@ -1,0 +1,354 @@
+"""The replay engine: client messages in, the recorded server's messages out. Sans-IO.
+
+No I/O, no event loop, no clock: a shell (stdio, HTTP, in-memory) feeds each client
+message to `ReplayEngine.receive` and sends what comes back, in order. Each `Send` carries
+the recorded event it replays (so a shell can reproduce HTTP status and JSON-vs-SSE, and the
+recorded time offsets for `--timing recorded`) and the client request id it answers.
+
+What the engine owns:
+- finding the recorded exchange (`ReplayIndex` + `Pass`) and replaying its messages in
+  recorded order: notifications first, then the response with the client's id;
+- rewriting on the way out: progress tokens become the client's, subscription ids the
+  client's `subscriptions/listen` id, server-to-client requests get fresh ids and the engine
+  waits for the client's answer before it goes on (legacy sampling, elicitation, roots);
+- the protocol's own moves: legacy `initialize` (the recorded result, a new pass per
+  handshake), `ping`, `notifications/initialized`, `notifications/cancelled` (ends a request
+  or a listen stream, nothing answered), a `server/discover` probe against a legacy
+  cassette (the recorded error, else method-not-found, so clients fall back to initialize);
+- errors: -32700 for a line that is not JSON, -32600 for JSON that is not JSON-RPC, and a
+  no-match error (see `NO_MATCH`, `EXHAUSTED`) whose message and data teach.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcptape.cassette import Cassette
+from mcptape.model import Event, Source
+from mcptape.pairing import Exchange, Item
+from mcptape.versions import META_SUBSCRIPTION_ID, MODERN
+from mcptape.wire.jsonrpc import (
+    JSONRPC_INVALID_REQUEST,
+    JSONRPC_METHOD_NOT_FOUND,
+    JSONRPC_PARSE_ERROR,
+    NOT_JSON,
+    MessageType,
+    classify,
+    decode,
+    error_response,
+    id_key,
+    request_meta,
+    request_params,
+)
+
+from .index import Miss, ReplayIndex
+from .matcher import MatchPolicy
+from .report import no_match
+
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+"""2026-07-28: the version asked for is not served (answered to `initialize` on a modern cassette)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayConfig:
+    """How a replay matches and consumes the cassette."""
+
+    match: MatchPolicy = field(default_factory=MatchPolicy)
+    allow_repeats: bool = False
+    """Replay the last recorded answer again when a key's recordings are used up."""
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    """A message for the client, and where it comes from in the cassette."""
+
+    msg: Any
+    """The JSON-RPC message (a list for a batch answer), ids and tokens already rewritten."""
+    event: Event | None = None
+    """The recorded event replayed (None for answers the engine makes up: errors, ping)."""
+    exchange: Exchange | None = None
+    request_id: Any = None
+    """The client request this belongs to (None: unsolicited, or an answer to bad input)."""
+    after: float = 0.0
+    """Recorded seconds between the client message that triggered this and this message."""
+    final: bool = False
+    """True for the response that completes its request."""
+
+    @property
+    def http(self) -> dict[str, Any] | None:
+        """The recorded HTTP metadata of this message (status, content type, SSE fields), if any."""
+        return self.event.http if self.event is not None else None
+
+    @property
+    def response_http(self) -> dict[str, Any] | None:
+        """The recorded HTTP metadata of the exchange's response (was it SSE, which status)."""
+        resp = self.exchange.response if self.exchange is not None else None
+        return resp.event.http if resp is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A diagnostic for the operator (stderr), never for the client."""
+
+    text: str
+    level: str = "warning"
+
+
+Output = Send | Note
+
+
+@dataclass(slots=True)
+class _Play:
+    """A recorded exchange being replayed for one client request."""
+
+    exchange: Exchange
+    client_id: Any
+    token: Any
+    """The client's progress token (None: it asked for no progress)."""
+    since: float
+    """Recorded time of the message that last moved this exchange on."""
+    pos: int = 0
+
+
+class ReplayEngine:
+    """Answers one client session from a cassette. Not thread-safe; one per connection."""
+
+    def __init__(self, index: ReplayIndex, config: ReplayConfig | None = None) -> None:
+        self.index = index
+        self.config = config or ReplayConfig()
+        self.handshakes = 0
+        self._reset()
+
+    @classmethod
+    def from_cassette(cls, cassette: Cassette, config: ReplayConfig | None = None) -> ReplayEngine:
+        config = config or ReplayConfig()
+        return cls(ReplayIndex(cassette, config.match), config)
+
+    def _reset(self) -> None:
+        self.pass_ = self.index.new_pass(self.config.allow_repeats)
+        self._active: dict[tuple[str, Any], _Play] = {}
+        self._waiting: dict[tuple[str, Any], tuple[_Play | None, Item]] = {}
+        self._next_id = 0
+        self._unsolicited_sent: set[int] = set()
+
+    def new_session(self) -> None:
+        """Starts a new client session: every recorded exchange can play again, from the top."""
+        self.handshakes = 0
+        self._reset()
+
+    def unplayed(self) -> list[Exchange]:
+        """Recorded requests this session never asked for, in cassette order."""
+        return [e.exchange for e in self.pass_.unplayed()]
+
+    @property
+    def in_flight(self) -> int:
+        """Client requests started and not yet answered (a listen stream, a wait for the client)."""
+        return len(self._active)
+
+    # -- input -------------------------------------------------------------------------
+
+    def receive_bytes(self, payload: bytes | str) -> list[Output]:
+        """One wire payload (a stdio line, an HTTP body): parse errors are answered with -32700."""
+        value = decode(payload)
+        if value is NOT_JSON:
+            return [Send(error_response(None, JSONRPC_PARSE_ERROR, "Parse error")), Note("a client line is not JSON; answered -32700")]
+        return self.receive(value)
+
+    def receive(self, value: Any) -> list[Output]:
+        """One parsed JSON value from the client: a message, or a batch array."""
+        if isinstance(value, list):
+            return self._batch(value)
+        typ = classify(value)
+        if typ is MessageType.REQUEST:
+            return self._request(value)
+        if typ is MessageType.NOTIFICATION:
+            return self._notification(value)
+        if typ in (MessageType.RESULT, MessageType.ERROR):
+            return self._answer(value)
+        msg_id = value.get("id") if isinstance(value, dict) else None
+        if isinstance(msg_id, bool) or not isinstance(msg_id, (str, int)):
+            msg_id = None
+        return [Send(error_response(msg_id, JSONRPC_INVALID_REQUEST, "Invalid Request")), Note("a client message is not JSON-RPC; answered -32600")]
+
+    def _batch(self, values: list[Any]) -> list[Output]:
+        if not values:
+            return [Send(error_response(None, JSONRPC_INVALID_REQUEST, "Invalid Request: empty batch"))]
+        out: list[Output] = []
+        answers: list[Any] = []
+        for value in values:
+            for o in self.receive(value):
+                if isinstance(o, Send) and o.final and isinstance(o.msg, dict) and "method" not in o.msg:
+                    answers.append(o.msg)
+                else:
+                    out.append(o)
+        if answers:
+            out.append(Send(answers, final=True))
+        return out
+
+    # -- requests --------------------------------------------------------------------------
+
+    def _request(self, msg: dict[str, Any]) -> list[Output]:
+        method = msg["method"]
+        if method == "initialize":
+            return self._initialize(msg)
+        if method == "ping":
+            return [Send({"jsonrpc": "2.0", "id": msg["id"], "result": {}}, request_id=msg["id"], final=True)]
+        subject = self.index.subject(msg)
+        found = self.pass_.take(subject)
+        if isinstance(found, Miss):
+            if method == "server/discover" and self.index.legacy:
+                return self._discover_on_legacy(msg)
+            error, text = no_match(self.index, self.pass_, subject, found, msg["id"])
+            return [Send(error, request_id=msg["id"], final=True), Note(text, "error")]
+        return self._start(found.exchange, msg)
+
+    def _start(self, ex: Exchange, msg: dict[str, Any]) -> list[Output]:
+        token = request_meta(msg).get("progressToken")
+        play = _Play(ex, msg["id"], token, ex.request.event.t)
+        self._active[id_key(msg["id"])] = play
+        return self._advance(play)
+
+    def _initialize(self, msg: dict[str, Any]) -> list[Output]:
+        if self.handshakes:
+            self._reset()  # a new handshake is a new client session
+        self.handshakes += 1
+        asked = request_params(msg).get("protocolVersion")
+        recorded = [ex for ex in self.index.initialize if ex.response is not None]
+        if not recorded:
+            supported = self._modern_versions()
+            if not supported:
+                error, text = no_match(self.index, self.pass_, self.index.subject(msg), Miss(b"", 0), msg["id"])
+                return [Send(error, request_id=msg["id"], final=True), Note(text, "error")]
+            text = f"this server speaks {', '.join(supported)} (recorded without a handshake); initialize is not served"
+            data = {"supported": supported, "requested": asked}
+            return [
+                Send(error_response(msg["id"], UNSUPPORTED_PROTOCOL_VERSION, text, data), request_id=msg["id"], final=True),
+                Note(f"client sent initialize ({asked}) to a 2026-07-28 cassette; answered -32022", "info"),
+            ]
+        ex = recorded[0]
+        out: list[Output] = []
+        rec_asked = request_params(ex.msg).get("protocolVersion")
+        if asked != rec_asked:
+            answered = ex.result.get("protocolVersion") if isinstance(ex.result, dict) else None
+            out.append(Note(f"client asked for protocol version {asked}; the recorded client asked for {rec_asked}; answering as recorded ({answered})"))
+        return out + self._start(ex, msg)
+
+    def _modern_versions(self) -> list[str]:
+        for ex in self.index.discover:
+            if isinstance(ex.result, dict) and isinstance(ex.result.get("supportedVersions"), list):
+                return list(ex.result["supportedVersions"])
+        return list(MODERN) if self.index.modern else []
+
+    def _discover_on_legacy(self, msg: dict[str, Any]) -> list[Output]:
+        errors = [ex for ex in self.index.discover if ex.error is not None]
+        if errors:
+            assert errors[0].response is not None
+            sent = {**errors[0].response.msg, "id": msg["id"]}
+            return [Send(sent, errors[0].response.event, errors[0], msg["id"], final=True)]
+        error = error_response(msg["id"], JSONRPC_METHOD_NOT_FOUND, "Method not found", "server/discover")
+        return [Send(error, request_id=msg["id"], final=True), Note("server/discover on a legacy cassette: answered -32601 (the client should fall back to initialize)", "info")]
+
+    # -- playing an exchange -----------------------------------------------------------------
+
+    def _advance(self, play: _Play) -> list[Output]:
+        """Sends the exchange's recorded messages from where it stands, up to a server request or the end."""
+        out: list[Output] = []
+        ex, index = play.exchange, self.index
+        items = ex.items
+        while play.pos < len(items):
+            item = items[play.pos]
+            play.pos += 1
+            if item.src is Source.CLIENT or index.played_out(item):
+                continue  # the live client sends its own answers and cancellations
+            after = max(0.0, item.event.t - play.since)
+            if item.type is MessageType.REQUEST:
+                fresh = self._fresh_id(item.msg.get("id"))
+                self._waiting[id_key(fresh)] = (play, item)
+                out.append(Send({**item.msg, "id": fresh}, item.event, ex, play.client_id, after))
+                return out
+            msg = self._rewrite(play, item.msg)
+            if msg is not None:
+                out.append(Send(msg, item.event, ex, play.client_id, after))
+        resp = ex.response
+        if resp is None or index.played_out(resp):
+            return out  # recorded without an answer (a listen stream, a cancelled call): stays open
+        msg = self._rewrite(play, {**resp.msg, "id": play.client_id})
+        after = max(0.0, resp.event.t - play.since)
+        out.append(Send(msg, resp.event, ex, play.client_id, after, final=True))
+        self._active.pop(id_key(play.client_id), None)
+        out.extend(self._unsolicited(ex.index, resp.event.t))
+        return out
+
+    def _rewrite(self, play: _Play, msg: dict[str, Any]) -> dict[str, Any] | None:
+        """The client's progress token and listen id in place of the recorded ones; None to drop."""
+        method = msg.get("method")
+        params = msg.get("params")
+        if method == "notifications/progress" and isinstance(params, dict) and "progressToken" in params:
+            if play.token is None:
+                return None  # this client asked for no progress
+            return {**msg, "params": {**params, "progressToken": play.token}}
+        if method == "notifications/cancelled" and isinstance(params, dict):
+            return {**msg, "params": {**params, "requestId": play.client_id}}
+        for part in ("params", "result"):
+            body = msg.get(part)
+            meta = body.get("_meta") if isinstance(body, dict) else None
+            if isinstance(meta, dict) and META_SUBSCRIPTION_ID in meta:
+                msg = {**msg, part: {**body, "_meta": {**meta, META_SUBSCRIPTION_ID: play.client_id}}}  # type: ignore[dict-item]
+        return msg
+
+    def _fresh_id(self, recorded: Any) -> Any:
+        self._next_id += 1
+        return self._next_id if isinstance(recorded, int) and not isinstance(recorded, bool) else f"mcptape-{self._next_id}"
+
+    def _unsolicited(self, after_exchange: int, t: float) -> list[Output]:
+        out: list[Output] = []
+        for position in (-1, after_exchange):
+            if position in self._unsolicited_sent or position not in self.index.after:
+                continue
+            self._unsolicited_sent.add(position)
+            for item in self.index.after[position]:
+                if self.index.played_out(item):
+                    continue
+                msg = item.msg
+                if item.type is MessageType.REQUEST:
+                    fresh = self._fresh_id(msg.get("id"))
+                    self._waiting[id_key(fresh)] = (None, item)
+                    msg = {**msg, "id": fresh}
+                out.append(Send(msg, item.event, None, None, max(0.0, item.event.t - t)))
+        return out
+
+    # -- client notifications and answers ---------------------------------------------------
+
+    def _notification(self, msg: dict[str, Any]) -> list[Output]:
+        if msg["method"] == "notifications/cancelled":
+            rid = request_params(msg).get("requestId")
+            play = self._active.pop(id_key(rid), None)
+            if play is not None:
+                for k in [k for k, (p, _) in self._waiting.items() if p is play]:
+                    del self._waiting[k]
+        return []  # a notification is never answered
+
+    def _answer(self, msg: dict[str, Any]) -> list[Output]:
+        waiting = self._waiting.pop(id_key(msg.get("id")), None)
+        if waiting is None:
+            return [Note(f"the client answered id {msg.get('id')!r}, which is no request of the replay; ignored")]
+        play, request = waiting
+        if play is None or id_key(play.client_id) not in self._active:
+            return []  # unsolicited, or its exchange was cancelled meanwhile
+        out: list[Output] = []
+        recorded = self._recorded_answer(play, request)
+        if recorded is not None:
+            play.since = recorded.event.t
+            got = {k: v for k, v in msg.items() if k not in ("id", "jsonrpc")}
+            want = {k: v for k, v in recorded.msg.items() if k not in ("id", "jsonrpc")}
+            if got != want:
+                out.append(Note(f"the client answered {request.msg.get('method')} differently than recorded ({got} vs {want}); replaying the recorded outcome"))
+        return out + self._advance(play)
+
+    def _recorded_answer(self, play: _Play, request: Item) -> Item | None:
+        want = id_key(request.msg.get("id"))
+        for item in play.exchange.items[play.pos :]:
+            if item.src is Source.CLIENT and item.type in (MessageType.RESULT, MessageType.ERROR) and id_key(item.msg.get("id")) == want:
+                return item
+        return None

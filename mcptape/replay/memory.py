@@ -1,0 +1,159 @@
+"""The in-process replay transport: the engine behind anyio memory streams, for the `mcp` SDK.
+
+`ReplayTransport` is an `mcp.client.Transport` (an async context manager yielding a read
+stream of `SessionMessage | Exception` and a write stream of `SessionMessage`), so the SDK
+`Client` takes it directly and a test needs no subprocess:
+
+    async with Client(replay_transport("tests/cassettes/demo.jsonl"), mode="auto") as client:
+        result = await client.call_tool("add", {"a": 1, "b": 2})
+
+The cassette is read and indexed once per transport; every entry (every `Client` using it)
+is a new client session from the top of the cassette. The only module of `mcptape.replay`
+that imports the SDK.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from types import TracebackType
+from typing import Any
+
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.client._transport import TransportStreams
+from mcp.shared.message import SessionMessage
+from mcp_types import jsonrpc_message_adapter
+
+from mcptape.cassette import Cassette, load
+from mcptape.errors import McpTapeError
+
+from .engine import Note, Output, ReplayConfig, ReplayEngine, Send
+from .index import ReplayIndex
+from .matcher import DEFAULT_MATCHERS, Matcher, MatchPolicy
+from .report import unplayed_report
+
+NoteHandler = Callable[[Note], None]
+
+
+class UnplayedExchangesError(McpTapeError):
+    """Strict replay: the client disconnected while recorded exchanges were never played."""
+
+
+def _to_stderr(note: Note) -> None:
+    print(f"mcptape replay: {note.level}: {note.text}" if not note.text.startswith("mcptape") else note.text, file=sys.stderr)
+
+
+class ReplayTransport:
+    """A cassette served in process; see the module docstring."""
+
+    def __init__(
+        self,
+        cassette: Cassette | str | os.PathLike[str],
+        config: ReplayConfig | None = None,
+        *,
+        strict: bool = False,
+        timing: float | None = None,
+        on_note: NoteHandler | None = _to_stderr,
+    ) -> None:
+        self.cassette = cassette if isinstance(cassette, Cassette) else load(cassette)
+        self.config = config or ReplayConfig()
+        self.index = ReplayIndex(self.cassette, self.config.match)
+        self.strict = strict
+        self.timing = timing
+        """None: instant; else a factor on recorded delays (1.0: as recorded)."""
+        self.on_note = on_note
+        self.engine: ReplayEngine | None = None
+        """The engine of the current (or last) session."""
+        self._cm: AbstractAsyncContextManager[TransportStreams] | None = None
+
+    @asynccontextmanager
+    async def _connect(self) -> AsyncIterator[TransportStreams]:
+        engine = self.engine = ReplayEngine(self.index, self.config)
+        to_client, client_reads = anyio.create_memory_object_stream[SessionMessage | Exception](math.inf)
+        client_writes, from_client = anyio.create_memory_object_stream[SessionMessage](math.inf)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._serve, engine, from_client, to_client, tg)
+            try:
+                yield client_reads, client_writes
+            finally:
+                tg.cancel_scope.cancel()
+                for stream in (client_writes, from_client, to_client, client_reads):
+                    stream.close()
+        if self.strict and engine.unplayed():
+            raise UnplayedExchangesError(unplayed_report(self.cassette.name, engine.unplayed()))
+
+    async def _serve(
+        self,
+        engine: ReplayEngine,
+        inbox: MemoryObjectReceiveStream[SessionMessage],
+        outbox: MemoryObjectSendStream[SessionMessage | Exception],
+        tg: anyio.abc.TaskGroup,
+    ) -> None:
+        async for incoming in inbox:
+            value = incoming.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+            outputs = engine.receive(value)
+            if self.timing is None:
+                await self._deliver(outputs, outbox, 0.0)
+            else:
+                tg.start_soon(self._deliver, outputs, outbox, anyio.current_time())
+
+    async def _deliver(self, outputs: list[Output], outbox: MemoryObjectSendStream[SessionMessage | Exception], start: float) -> None:
+        for out in outputs:
+            if isinstance(out, Note):
+                if self.on_note is not None:
+                    self.on_note(out)
+                continue
+            if self.timing is not None:
+                delay = start + out.after * self.timing - anyio.current_time()
+                if delay > 0:
+                    await anyio.sleep(delay)
+            for msg in _messages(out):
+                try:
+                    await outbox.send(SessionMessage(jsonrpc_message_adapter.validate_python(msg, by_name=False)))
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    return
+
+    async def __aenter__(self) -> TransportStreams:
+        self._cm = self._connect()
+        return await self._cm.__aenter__()
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        cm, self._cm = self._cm, None
+        if cm is not None:
+            return await cm.__aexit__(exc_type, exc, tb)
+        return None
+
+
+def _messages(out: Send) -> list[Any]:
+    return out.msg if isinstance(out.msg, list) else [out.msg]
+
+
+def replay_transport(
+    cassette: Cassette | str | os.PathLike[str],
+    *,
+    allow_repeats: bool = False,
+    ignore: tuple[str, ...] | list[str] = (),
+    matchers: tuple[Matcher, ...] = DEFAULT_MATCHERS,
+    strict: bool = False,
+    timing: float | None = None,
+    on_note: NoteHandler | None = _to_stderr,
+) -> ReplayTransport:
+    """A transport for `mcp.Client` that answers from `cassette` (a `Cassette` or a path).
+
+    Args:
+        allow_repeats: replay a request's last recording again once its recordings are used up.
+        ignore: JSON pointers into params left out of matching (`/arguments/when`).
+        matchers: the matchers that must all pass (`mcptape.replay.matcher`); the default is
+            method + significant params.
+        strict: on exit, raise `UnplayedExchangesError` if recorded requests never played.
+        timing: None for instant answers, else a factor on the recorded delays.
+        on_note: where diagnostics go (default: stderr); None to drop them.
+    """
+    config = ReplayConfig(MatchPolicy(tuple(ignore), tuple(matchers)), allow_repeats)
+    return ReplayTransport(cassette, config, strict=strict, timing=timing, on_note=on_note)
