@@ -173,6 +173,8 @@ class _Pairer:
         sess = self._session_of(ev)
         if item.type in (MessageType.RESULT, MessageType.ERROR):
             ex = self.inflight.pop((sess, *id_key(m.get("id"))), None)
+            if ex is None and ev.http and ev.http.get("exchange") is not None:
+                ex = self._minted(ev.http["exchange"], m.get("id"))
             if ex is None:
                 self.s.orphans.append(item)
                 return
@@ -209,10 +211,21 @@ class _Pairer:
             return self.progress.get((sess, *id_key(params["progressToken"])))
         if m.get("method") == "notifications/cancelled":
             return self.inflight.get((sess, *id_key(params.get("requestId"))))
-        if ev.http:
+        if ev.http and not ev.http.get("legacy"):
             return None  # on HTTP, a message outside a request's stream is unsolicited (GET stream)
         live = [ex for (s, *_), ex in self.inflight.items() if s == sess and ex.method != "subscriptions/listen"]
         return live[-1] if live else None
+
+    def _minted(self, http_exchange: Any, rid: Any) -> Exchange | None:
+        """The request answered in HTTP exchange `http_exchange` when its response carries a session
+        id the request did not (the response to `initialize` mints the Mcp-Session-Id)."""
+        ex = self.by_http.get(http_exchange)
+        if ex is None or ex.response is not None or ex.request.type is not MessageType.REQUEST:
+            return None
+        if self.inflight.get((ex.session, *id_key(rid))) is not ex:
+            return None
+        del self.inflight[(ex.session, *id_key(rid))]
+        return ex
 
     def _link_retry(self, ex: Exchange) -> None:
         params = request_params(ex.msg)
