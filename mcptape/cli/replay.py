@@ -1,0 +1,59 @@
+"""`mcptape replay FILE`: serve a cassette as an MCP server on stdio."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+
+def parse_timing(value: str) -> float | None:
+    """`none` -> None (instant), `recorded` -> 1.0, a number -> that speed factor."""
+    text = value.strip().lower()
+    if text in ("none", "instant", "0"):
+        return None
+    if text == "recorded":
+        return 1.0
+    try:
+        speed = float(text)
+    except ValueError:
+        raise click.BadParameter(f"{value!r}: use none, recorded, or a speed factor such as 2 or 0.5") from None
+    if not speed > 0 or speed == float("inf"):
+        raise click.BadParameter(f"{value!r}: the speed factor must be a positive number")
+    return speed
+
+
+@click.command()
+@click.argument("cassette", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--allow-repeats", is_flag=True, help="Answer a request again with its last recording once its recordings are used up.")
+@click.option("--strict", is_flag=True, help="When the client disconnects, list recorded requests it never made and exit 1 if any.")
+@click.option("--ignore", "ignore", multiple=True, metavar="POINTER", help="Leave this JSON pointer into params out of matching, e.g. /arguments/when (repeatable).")
+@click.option("--timing", "speed", default="none", show_default=True, metavar="none|recorded|FACTOR", callback=lambda _c, _p, v: parse_timing(v), help="Answer at once, with the recorded delays, or FACTOR times faster than recorded.")
+@click.option("-q", "--quiet", is_flag=True, help="Only errors on stderr (unmatched requests, strict report).")
+def replay(cassette: Path, allow_repeats: bool, strict: bool, ignore: tuple[str, ...], speed: float | None, quiet: bool) -> None:
+    """Serve CASSETTE as a deterministic MCP server on stdin/stdout.
+
+    Give this command to your client in place of the real server's. Requests are matched
+    by meaning (method and params, without ids, progress tokens, client info, trace
+    context); each recording plays once, in recorded order. An unmatched request gets a
+    JSON-RPC error (code -32010, or -32011 when already played) naming the nearest
+    recorded requests and what differs; the same goes to stderr.
+
+    \b
+    Examples:
+        mcptape replay cassettes/demo.jsonl
+        mcptape replay --strict cassettes/demo.jsonl            # fail on unplayed exchanges
+        mcptape replay --ignore /arguments/when cassettes/demo.jsonl
+        mcptape replay --allow-repeats --timing recorded cassettes/demo.jsonl
+    \b
+    With the mcp SDK:
+        Client(StdioServerParameters(command="mcptape", args=["replay", "demo.jsonl"]))
+    """
+    from mcptape.cassette import load
+    from mcptape.replay.engine import ReplayConfig
+    from mcptape.replay.matcher import MatchPolicy
+    from mcptape.replay.server_stdio import serve_stdio
+
+    config = ReplayConfig(MatchPolicy(ignore=ignore), allow_repeats=allow_repeats)
+    sys.exit(serve_stdio(load(cassette), config, strict=strict, speed=speed, quiet=quiet))

@@ -1,0 +1,186 @@
+"""The stdio replay shell: stdin lines -> engine -> stdout lines (`mcptape replay FILE`).
+
+Threads, not an event loop: the main thread reads stdin with blocking reads, frames lines
+and feeds the engine; with instant timing it writes the answers itself, one `write()` per
+input line. With recorded timing a scheduler thread sends each answer at its due time
+(arrival of the client message that triggered it + the recorded delay / speed), so a slow
+recorded call does not hold up the others. Only JSON-RPC reaches stdout: fd 1 is
+redirected to stderr for the life of the server and answers go to a private duplicate.
+Diagnostics go to stderr.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import orjson
+
+from mcptape.cassette import Cassette
+from mcptape.wire.jsonrpc import JSONRPC_PARSE_ERROR, error_response
+from mcptape.wire.ndjson import LineFramer
+
+from .engine import Note, Output, ReplayConfig, ReplayEngine, Send
+from .index import ReplayIndex
+from .report import unplayed_report
+
+CHUNK = 1 << 16
+
+
+def _write_all(fd: int, data: bytes) -> bool:
+    view = memoryview(data)
+    try:
+        while view:
+            view = view[os.write(fd, view) :]
+    except OSError:
+        return False
+    return True
+
+
+@dataclass
+class _Scheduler:
+    """Sends lines at their due times, in due order (ties in arrival order)."""
+
+    write: Callable[[bytes], bool]
+    _heap: list[tuple[float, int, bytes]] = field(default_factory=list)
+    _cv: threading.Condition = field(default_factory=threading.Condition)
+    _seq: int = 0
+    _closing: bool = False
+
+    def __post_init__(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="replay-timing", daemon=True)
+        self._thread.start()
+
+    def put(self, due: float, line: bytes) -> None:
+        with self._cv:
+            self._seq += 1
+            heapq.heappush(self._heap, (due, self._seq, line))
+            self._cv.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._cv:
+                while True:
+                    if self._heap:
+                        wait = self._heap[0][0] - time.monotonic()
+                        if wait <= 0:
+                            _, _, line = heapq.heappop(self._heap)
+                            break
+                        self._cv.wait(wait)
+                    elif self._closing:
+                        return
+                    else:
+                        self._cv.wait()
+            if not self.write(line):
+                return
+
+    def close(self) -> None:
+        """Waits until everything queued has been sent."""
+        with self._cv:
+            self._closing = True
+            self._cv.notify()
+        self._thread.join()
+
+
+class StdioReplayServer:
+    """Serves one client session on stdin/stdout from a cassette."""
+
+    def __init__(
+        self, cassette: Cassette, config: ReplayConfig, *, strict: bool = False, speed: float | None = None,
+        quiet: bool = False, stdin_fd: int = 0, stdout_fd: int = 1,
+    ) -> None:  # fmt: skip
+        self.cassette = cassette
+        self.engine = ReplayEngine(ReplayIndex(cassette, config.match), config)
+        self.strict = strict
+        self.speed = speed
+        self.quiet = quiet
+        self.stdin_fd = stdin_fd
+        self.stdout_fd = stdout_fd
+        self._out_open = True
+
+    def _write(self, data: bytes) -> bool:
+        if self._out_open:
+            self._out_open = _write_all(self.stdout_fd, data)
+        return self._out_open
+
+    def _note(self, note: Note) -> None:
+        if self.quiet and note.level != "error":
+            return
+        text = note.text if note.text.startswith("mcptape") else f"mcptape replay: {note.level}: {note.text}"
+        print(text, file=sys.stderr, flush=True)
+
+    def _emit(self, outputs: list[Output], arrived: float, scheduler: _Scheduler | None) -> None:
+        lines: list[bytes] = []
+        for out in outputs:
+            if isinstance(out, Note):
+                self._note(out)
+                continue
+            line = _line(out)
+            if scheduler is not None and self.speed is not None:
+                scheduler.put(arrived + out.after / self.speed, line)
+            else:
+                lines.append(line)
+        if lines:
+            self._write(b"".join(lines))
+
+    def run(self) -> int:
+        """Serves until stdin ends; returns the exit code (1: strict and exchanges left unplayed)."""
+        for warning in self.cassette.warnings:
+            self._note(Note(warning))
+        scheduler = _Scheduler(self._write) if self.speed is not None else None
+        framer = LineFramer()
+        engine = self.engine
+        try:
+            while self._out_open:
+                try:
+                    chunk = os.read(self.stdin_fd, CHUNK)
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    break
+                arrived = time.monotonic()
+                for line in framer.feed(chunk):
+                    self._emit(self._receive(engine, line), arrived, scheduler)
+            tail = framer.flush()
+            if tail is not None:
+                self._emit(self._receive(engine, tail), time.monotonic(), scheduler)
+        finally:
+            if scheduler is not None:
+                scheduler.close()
+        if self.strict:
+            unplayed = engine.unplayed()
+            if unplayed:
+                print(unplayed_report(self.cassette.name, unplayed), file=sys.stderr, flush=True)
+                return 1
+        return 0
+
+    @staticmethod
+    def _receive(engine: ReplayEngine, line: bytes | object) -> list[Output]:
+        if not isinstance(line, bytes):  # an oversize line: not kept, so not parseable
+            return [Send(error_response(None, JSONRPC_PARSE_ERROR, "Parse error: line too long")), Note("a client line was too long; answered -32700")]
+        if not line.strip():
+            return []
+        return engine.receive_bytes(line)
+
+
+def _line(out: Send) -> bytes:
+    return orjson.dumps(out.msg) + b"\n"
+
+
+def serve_stdio(cassette: Cassette, config: ReplayConfig, *, strict: bool = False, speed: float | None = None, quiet: bool = False) -> int:
+    """Runs the replay on this process's stdin/stdout, keeping stray output off stdout."""
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+    out_fd = os.dup(1)
+    os.dup2(2, 1)  # anything else that writes to fd 1 now lands on stderr
+    sys.stdout = sys.stderr
+    try:
+        return StdioReplayServer(cassette, config, strict=strict, speed=speed, quiet=quiet, stdout_fd=out_fd).run()
+    finally:
+        os.close(out_fd)
