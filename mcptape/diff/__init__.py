@@ -1,0 +1,14 @@
+"""Diff: compare two cassettes by meaning, across server versions and protocol versions.
+
+    normalize (per protocol era -> canonical calls) -> align (by matching key)
+        -> engine (DeepDiff per pair -> DiffReport) -> report (text, markdown, JSON)
+
+All pure; the CLI (`mcptape diff`, `mcptape verify`) loads files and prints.
+"""
+
+from __future__ import annotations
+
+from .engine import diff_canonical, diff_cassettes
+from .types import Change, Difference, DiffOptions, DiffReport, Impact, Section
+
+__all__ = ["Change", "DiffOptions", "DiffReport", "Difference", "Impact", "Section", "diff_canonical", "diff_cassettes"]

@@ -1,0 +1,202 @@
+"""The comparison: two canonical cassettes -> a `DiffReport`. No printing.
+
+Pure. Aligned calls whose canonical bodies are equal cost one `==`; only unequal ones go
+through DeepDiff, so large cassettes with few differences diff fast. Envelope-only
+differences are gathered apart and folded into one row per distinct (path, A, B).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+from deepdiff import DeepDiff
+from deepdiff.helper import notpresent
+
+from mcptape.cassette import Cassette
+
+from .align import Pair, align
+from .normalize import Canonical, Options, normalize_events
+from .pointer import ignored, pointer, tokens
+from .surface import surface_differences
+from .types import MISSING, Change, Difference, DiffOptions, DiffReport, Impact, Section, Side
+
+SERVER_COSMETIC = frozenset({"title", "description", "websiteUrl", "icons", "instructions"})
+"""Handshake fields that are text for people and models."""
+
+_SECTION_OF = {
+    "result": Section.RESULT, "error": Section.ERROR, "inputs": Section.INPUTS,
+    "progress": Section.NOTIFICATIONS, "logs": Section.NOTIFICATIONS, "notifications": Section.NOTIFICATIONS,
+}  # fmt: skip
+
+
+def diff_cassettes(a: Cassette, b: Cassette, options: DiffOptions = DiffOptions()) -> DiffReport:
+    """Compares two loaded cassettes."""
+    opts = Options(strict_messages=options.strict_messages, ignore=tuple(tokens(p) for p in options.ignore))
+    return diff_canonical(normalize_events(a.events, opts), normalize_events(b.events, opts), options, a.name, b.name)
+
+
+def diff_canonical(a: Canonical, b: Canonical, options: DiffOptions = DiffOptions(), name_a: str = "A", name_b: str = "B") -> DiffReport:
+    """Compares two normalized cassettes."""
+    report = DiffReport(_side(name_a, a), _side(name_b, b), options)
+    rows: list[Difference] = []
+    envelope: list[Difference] = []
+    _server(a, b, rows, envelope)
+    for d in surface_differences(a.surface, b.surface):
+        (envelope if d.impact is Impact.ENVELOPE else rows).append(d)
+    for pair in align(a.calls, b.calls):
+        _pair(pair, rows, envelope)
+    if a.changes != b.changes:
+        for path, va, vb, change in deep_rows({"changes": a.changes}, {"changes": b.changes}):
+            rows.append(Difference(Section.NOTIFICATIONS, change, Impact.BEHAVIOUR, "(server notifications)", pointer(path), va, vb,
+                                   "change notifications differ"))  # fmt: skip
+    patterns = [tokens(p) for p in options.ignore]
+    report.differences = [d for d in rows if not ignored(patterns, tokens(d.path))]
+    report.envelope = _fold([d for d in envelope if not ignored(patterns, tokens(d.path))])
+    return report
+
+
+def _side(name: str, c: Canonical) -> Side:
+    return Side(name, c.era, c.protocol_version, c.exchanges, len(c.calls))
+
+
+def _change(va: Any, vb: Any) -> Change:
+    return Change.ADDED if va is MISSING else Change.REMOVED if vb is MISSING else Change.CHANGED
+
+
+def deep_rows(a: Any, b: Any) -> list[tuple[tuple[Any, ...], Any, Any, Change]]:
+    """(path tokens, value in A, value in B, change) for each leaf difference DeepDiff finds."""
+    tree = DeepDiff(a, b, view="tree", ignore_numeric_type_changes=True)
+    out = []
+    for items in tree.values():
+        for item in items:
+            va = MISSING if item.t1 is notpresent else item.t1
+            vb = MISSING if item.t2 is notpresent else item.t2
+            out.append((tuple(item.path(output_format="list")), va, vb, _change(va, vb)))
+    out.sort(key=lambda r: [str(t) for t in r[0]])
+    return out
+
+
+def _server(a: Canonical, b: Canonical, rows: list[Difference], envelope: list[Difference]) -> None:
+    sa, sb = a.handshake.server, b.handshake.server
+    cross_era = a.era != b.era
+    if sa and sb:
+        for fld in sorted(sa.keys() | sb.keys()):
+            va, vb = sa.get(fld, MISSING), sb.get(fld, MISSING)
+            if va == vb:
+                continue
+            if fld == "capabilities" and isinstance(va, dict) and isinstance(vb, dict):
+                for path, xa, xb, change in deep_rows(va, vb):
+                    # across eras, the same server flags listChanged/subscribe differently (subscriptions/listen)
+                    to_env = cross_era and len(path) > 1
+                    d = Difference(Section.ENVELOPE if to_env else Section.SERVER, change,
+                                   Impact.ENVELOPE if to_env else Impact.BEHAVIOUR, "server capabilities",
+                                   pointer(("server", "capabilities", *path)), xa, xb, f"capability {change}")  # fmt: skip
+                    (envelope if to_env else rows).append(d)
+                continue
+            impact = Impact.COSMETIC if fld in SERVER_COSMETIC else Impact.BEHAVIOUR
+            rows.append(Difference(Section.SERVER, _change(va, vb), impact, "server", pointer(("server", fld)), va, vb, f"{fld} {_change(va, vb)}"))
+    ea, eb = a.handshake.envelope, b.handshake.envelope
+    if a.protocol_version != b.protocol_version:
+        envelope.append(Difference(Section.ENVELOPE, Change.CHANGED, Impact.ENVELOPE, "session", "/protocol/version",
+                                   a.protocol_version, b.protocol_version, "protocol version"))  # fmt: skip
+    _envelope_rows(ea, eb, "handshake", envelope)
+
+
+def _envelope_rows(ea: dict[str, Any], eb: dict[str, Any], label: str, out: list[Difference], a_seq: int | None = None, b_seq: int | None = None) -> None:
+    for path in sorted(ea.keys() | eb.keys()):
+        va, vb = ea.get(path, MISSING), eb.get(path, MISSING)
+        if va is None:
+            va = MISSING
+        if vb is None:
+            vb = MISSING
+        if va != vb:
+            out.append(Difference(Section.ENVELOPE, _change(va, vb), Impact.ENVELOPE, label, path, va, vb, "", 1, a_seq, b_seq))
+
+
+def _pair(pair: Pair, rows: list[Difference], envelope: list[Difference]) -> None:
+    ca, cb = pair.a, pair.b
+    if ca is None or cb is None:
+        call = ca or cb
+        assert call is not None
+        label = call.label if pair.occurrence == 1 else f"{call.label} #{pair.occurrence}"
+        outcome = call.body.get("result", call.body.get("error", MISSING))
+        if ca is not None:
+            rows.append(Difference(Section.EXCHANGE, Change.REMOVED, Impact.BEHAVIOUR, label, "", outcome, MISSING,
+                                   "exchange only in A", a_seq=ca.seq))  # fmt: skip
+        else:
+            rows.append(Difference(Section.EXCHANGE, Change.ADDED, Impact.BEHAVIOUR, label, "", MISSING, outcome,
+                                   "exchange only in B", b_seq=call.seq))  # fmt: skip
+        return
+    label = ca.label if pair.occurrence == 1 else f"{ca.label} #{pair.occurrence}"
+    _envelope_rows(ca.envelope, cb.envelope, label, envelope, ca.seq, cb.seq)
+    ba, bb = ca.body, cb.body
+    if ca.log_level and cb.log_level and ca.log_level != cb.log_level:
+        ba = {k: v for k, v in ba.items() if k != "logs"}  # a different requested level: logs are not comparable
+        bb = {k: v for k, v in bb.items() if k != "logs"}
+    if ba == bb:
+        return
+    if ("result" in ba and "error" in bb) or ("error" in ba and "result" in bb):
+        va, vb = ba.get("result", ba.get("error")), bb.get("result", bb.get("error"))
+        msg = "a result became an error" if "result" in ba else "an error became a result"
+        rows.append(Difference(Section.ERROR, Change.CHANGED, Impact.BEHAVIOUR, label, "", va, vb, msg, 1, ca.seq, cb.seq))
+        ba = {k: v for k, v in ba.items() if k not in ("result", "error")}
+        bb = {k: v for k, v in bb.items() if k not in ("result", "error")}
+    found = deep_rows(ba, bb)
+    kept = _merge_twins(found)
+    for path, va, vb, change in kept:
+        section = _SECTION_OF.get(str(path[0]), Section.RESULT) if path else Section.RESULT
+        msg = _message(path, change, twin=len(kept) < len(found))
+        rows.append(Difference(section, change, Impact.BEHAVIOUR, label, pointer(path), va, vb, msg, 1, ca.seq, cb.seq))
+
+
+def _merge_twins(found: list[tuple[tuple[Any, ...], Any, Any, Change]]) -> list[tuple[tuple[Any, ...], Any, Any, Change]]:
+    """Drops structuredContent rows when the text content changed too (the SDKs send both)."""
+    content = any(p[:2] == ("result", "content") for p, *_ in found)
+    if not content:
+        return found
+    return [r for r in found if r[0][:2] != ("result", "structuredContent")]
+
+
+def _message(path: tuple[Any, ...], change: Change, twin: bool = False) -> str:
+    if not path:
+        return f"outcome {change}"
+    head = str(path[0])
+    if path[:2] == ("result", "isError"):
+        return "isError flipped"
+    if path[:2] == ("error", "code"):
+        return "error code changed"
+    if path[:2] == ("result", "content"):
+        return f"content {change}" + (" (structuredContent likewise)" if twin else "")
+    if head in ("progress", "logs"):
+        return f"{'progress steps' if head == 'progress' else 'log messages'} differ"
+    if head == "inputs":
+        return "input requests (elicitation, sampling, roots) differ"
+    return f"{'/'.join(map(str, path[:2]))} {change}"
+
+
+def _fold(rows: Iterable[Difference]) -> list[Difference]:
+    """One row per distinct (path, A, B), counting the exchanges it appeared in."""
+    seen: dict[tuple[str, bytes, bytes], int] = {}
+    out: list[Difference] = []
+    for d in rows:
+        key = (d.path, _h(d.a), _h(d.b))
+        at = seen.get(key)
+        if at is None:
+            seen[key] = len(out)
+            out.append(d)
+        else:
+            prev = out[at]
+            out[at] = Difference(prev.section, prev.change, prev.impact, prev.exchange, prev.path, prev.a, prev.b,
+                                 prev.message, prev.count + 1, prev.a_seq, prev.b_seq)  # fmt: skip
+    return out
+
+
+def _h(value: Any) -> bytes:
+    if value is MISSING:
+        return b"<missing>"
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    except TypeError:
+        return repr(value).encode()

@@ -1,0 +1,435 @@
+"""Normalize: a cassette's exchanges -> one canonical, protocol-version-neutral form.
+
+Pure. What is volatile is dropped (JSON-RPC ids, progress tokens, `requestState`, session
+and SSE ids, timestamps, client info), what only the protocol era changes goes to a
+separate *envelope* record, and the two eras are mapped onto each other:
+
+- the legacy `initialize` result and the 2026-07-28 `server/discover` result become one
+  `Handshake` (server name, instructions, capabilities; versions are envelope);
+- a legacy server-to-client request (elicitation, sampling, roots) with the client's answer,
+  and a 2026-07-28 `inputRequests` entry with the retried call's `inputResponses`, both
+  become an entry of the call's `inputs`; the `input_required` chain is one logical call;
+- `resultType: "complete"`, `ttlMs`, `cacheScope` and reserved `_meta` keys are envelope;
+- resource-not-found -32002 is -32602;
+- `logging/setLevel` and the per-request `logLevel` both become the call's `log_level`;
+- `resources/subscribe` and each URI of `subscriptions/listen` become a `resources/subscribe`
+  call; change notifications (list_changed, resources/updated) become one stream.
+
+Ids are not kept at all: an exchange is known by its matching key and occurrence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from mcptape.diff.pointer import drop
+from mcptape.keys import strip_params
+from mcptape.model import Source
+from mcptape.pairing import Exchange, Item, Session, pair
+from mcptape.versions import (
+    META_CLIENT_CAPABILITIES,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+    META_SERVER_INFO,
+    is_modern,
+)
+from mcptape.wire.jsonrpc import MessageType, id_key, request_meta, request_params
+
+from .schema import clean_schema
+
+LIST_FIELDS: dict[str, str] = {
+    "tools/list": "tools",
+    "prompts/list": "prompts",
+    "resources/list": "resources",
+    "resources/templates/list": "resourceTemplates",
+}
+"""List methods whose items make up the server surface (compared by `surface`, not per call)."""
+
+ENVELOPE_RESULT_KEYS = ("ttlMs", "cacheScope")
+"""Result members that only the 2026-07-28 envelope has (caching hints)."""
+
+CHANGE_NOTIFICATIONS = frozenset({
+    "notifications/tools/list_changed", "notifications/prompts/list_changed",
+    "notifications/resources/list_changed", "notifications/resources/updated",
+})  # fmt: skip
+"""Server notifications about the server's state, not about the request they arrived during."""
+
+DROPPED_METHODS = frozenset({"initialize", "server/discover", "ping", "logging/setLevel", "resources/unsubscribe"})
+"""Client requests that are era plumbing, not behaviour (the handshake is compared on its own)."""
+
+RESOURCE_NOT_FOUND_LEGACY = -32002
+INVALID_PARAMS = -32602
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """What normalizing keeps: error messages, and paths the user asked to ignore."""
+
+    strict_messages: bool = False
+    ignore: tuple[tuple[str, ...], ...] = ()
+    """Pointer token tuples; `("params", ...)` ones also leave the matching key."""
+
+
+@dataclass(slots=True)
+class Call:
+    """One logical exchange in canonical form."""
+
+    method: str
+    name: str | None
+    key: bytes
+    body: dict[str, Any]
+    """What is compared: `result` or `error` (or neither), `inputs`, `progress`, `logs`, `notifications`."""
+    envelope: dict[str, Any] = field(default_factory=dict)
+    """Envelope-only values, by pointer (`/result/ttlMs`), compared apart from behaviour."""
+    log_level: str | None = None
+    seq: int = 0
+    """The cassette line (event seq) of the request, for people looking for it."""
+
+    @property
+    def label(self) -> str:
+        return f"{self.method} {self.name}" if self.name else self.method
+
+
+@dataclass(slots=True)
+class Handshake:
+    """What the server said about itself: legacy InitializeResult or 2026-07-28 DiscoverResult."""
+
+    server: dict[str, Any] = field(default_factory=dict)
+    """name, title, description, instructions, capabilities (behaviour)."""
+    envelope: dict[str, Any] = field(default_factory=dict)
+    """protocol versions, server version, client capabilities (envelope)."""
+
+
+@dataclass(slots=True)
+class Canonical:
+    """A whole cassette in canonical form."""
+
+    era: str
+    """"legacy", "modern" or "unknown"."""
+    protocol_version: str | None
+    handshake: Handshake
+    calls: list[Call]
+    surface: dict[str, dict[str, Any] | None]
+    """kind ("tools", "prompts", "resources", "resourceTemplates") -> {name: definition}, None when never listed."""
+    changes: list[dict[str, Any]]
+    """The change-notification stream (list_changed, resources/updated), in order."""
+    exchanges: int = 0
+
+
+def canonical_key(method: str, params: Any, opts: Options) -> bytes:
+    """The alignment key: method + params without volatile, era-only and ignored parts."""
+    p = strip_params(params)
+    if isinstance(p, dict):
+        p = {k: v for k, v in p.items() if k not in ("inputResponses", "requestState")}
+        meta = p.get("_meta")
+        if isinstance(meta, dict):
+            meta = {k: v for k, v in meta.items() if k not in (META_CLIENT_CAPABILITIES, META_LOG_LEVEL)}
+            if meta:
+                p["_meta"] = meta
+            else:
+                del p["_meta"]
+        for pattern in opts.ignore:
+            if pattern and pattern[0] == "params":
+                p = drop(p, pattern[1:])
+    return orjson.dumps({"method": method, "params": p or {}}, option=orjson.OPT_SORT_KEYS)
+
+
+def normalize_session(session: Session, opts: Options = Options()) -> Canonical:
+    """The canonical form of a paired session."""
+    return _Normalizer(session, opts).run()
+
+
+def normalize_events(events: list[Any], opts: Options = Options()) -> Canonical:
+    """Pairs events, then normalizes."""
+    return normalize_session(pair(events), opts)
+
+
+def _reserved(key: str) -> bool:
+    return key.startswith("io.modelcontextprotocol/") or key.startswith("modelcontextprotocol.io/")
+
+
+def _plain_meta(meta: Any) -> dict[str, Any]:
+    """A `_meta` without reserved keys and progress tokens (empty when nothing is left)."""
+    if not isinstance(meta, dict):
+        return {}
+    return {k: v for k, v in meta.items() if not _reserved(k) and k != "progressToken"}
+
+
+def _without_meta(params: Any) -> Any:
+    if not isinstance(params, dict):
+        return params
+    out = {k: v for k, v in params.items() if k != "_meta"}
+    plain = _plain_meta(params.get("_meta"))
+    if plain:
+        out["_meta"] = plain
+    return out
+
+
+def notification_entry(msg: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """(stream, canonical entry) of a server notification inside a call."""
+    method = msg.get("method")
+    params = request_params(msg)
+    if method == "notifications/progress":
+        return "progress", {k: params[k] for k in ("progress", "total", "message") if k in params}
+    if method == "notifications/message":
+        return "logs", {k: params[k] for k in ("level", "logger", "data") if k in params}
+    return "notifications", {"method": method, "params": _without_meta(params)}
+
+
+def input_entry(method: Any, params: Any, answer: Any) -> dict[str, Any]:
+    """One server-to-client input request with the client's answer, in canonical form."""
+    p = _without_meta(params)
+    if isinstance(p, dict) and isinstance(p.get("requestedSchema"), dict):
+        p = {**p, "requestedSchema": clean_schema(p["requestedSchema"])}
+    ans = _without_meta(answer) if isinstance(answer, dict) else answer
+    return {"method": method, "params": p, "answer": ans}
+
+
+def _sort_inputs(inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(inputs, key=lambda e: orjson.dumps(e, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS))
+
+
+class _Normalizer:
+    def __init__(self, session: Session, opts: Options) -> None:
+        self.s = session
+        self.opts = opts
+        self.levels: dict[str, str | None] = {}
+        self.calls: list[Call] = []
+        self.changes: list[dict[str, Any]] = []
+        self.handshake = Handshake()
+        self.surface: dict[str, dict[str, Any] | None] = {k: None for k in LIST_FIELDS.values()}
+        self.era = "unknown"
+        self.version: str | None = None
+        self.server_info_seen = False
+
+    def run(self) -> Canonical:
+        exchanges = self.s.exchanges
+        retries: dict[int, list[Exchange]] = {}
+        for ex in exchanges:
+            if ex.retry_of is not None:
+                retries.setdefault(ex.retry_of, []).append(ex)
+        for ex in exchanges:
+            self._era_of(ex)
+            if ex.retry_of is not None or ex.is_notification:
+                continue
+            self._exchange(ex, retries.get(ex.index, []))
+        for _, item in self.s.unsolicited:
+            self._change(item.msg)
+        return Canonical(self.era, self.version, self.handshake, self.calls, self.surface, self.changes, len(exchanges))
+
+    def _era_of(self, ex: Exchange) -> None:
+        if ex.is_notification or self.era != "unknown" and self.version:
+            return
+        ver = request_meta(ex.msg).get(META_PROTOCOL_VERSION)
+        if isinstance(ver, str):
+            self.era, self.version = ("modern" if is_modern(ver) else "legacy"), ver
+        elif ex.method == "initialize" or ex.protocol_version:
+            self.era, self.version = "legacy", ex.protocol_version
+
+    def _exchange(self, ex: Exchange, chain: list[Exchange]) -> None:
+        method = ex.method
+        if method == "initialize":
+            self._initialize(ex)
+        elif method == "server/discover":
+            self._discover(ex)
+        elif method == "logging/setLevel":
+            level = request_params(ex.msg).get("level")
+            self.levels[ex.session] = level if isinstance(level, str) else None
+        elif method == "subscriptions/listen":
+            self._listen(ex)
+        if method in DROPPED_METHODS or method == "subscriptions/listen":
+            return
+        self._client_caps(request_meta(ex.msg).get(META_CLIENT_CAPABILITIES))
+        self.calls.append(self._call(ex, chain))
+
+    # -- handshake -------------------------------------------------------------------------
+
+    def _server_fields(self, info: Any, result: dict[str, Any]) -> None:
+        server = self.handshake.server
+        if isinstance(info, dict):
+            self.server_info_seen = True
+            for k in ("name", "title", "description", "websiteUrl", "icons"):
+                if k in info:
+                    server[k] = info[k]
+            if "version" in info:
+                self.handshake.envelope["/server/version"] = info["version"]
+        for k in ("instructions", "capabilities"):
+            if k in result:
+                server[k] = result[k]
+
+    def _initialize(self, ex: Exchange) -> None:
+        params = request_params(ex.msg)
+        self._client_caps(params.get("capabilities"))
+        result = ex.result
+        if isinstance(result, dict):
+            self._server_fields(result.get("serverInfo"), result)
+            self.handshake.envelope["/server/protocolVersion"] = result.get("protocolVersion")
+        elif ex.error is not None:
+            self.handshake.server["error"] = self._error(ex.method, ex.error, {})
+
+    def _discover(self, ex: Exchange) -> None:
+        self._client_caps(request_meta(ex.msg).get(META_CLIENT_CAPABILITIES))
+        result = ex.result
+        if isinstance(result, dict):
+            meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
+            self._server_fields(meta.get(META_SERVER_INFO), result)
+            self.handshake.envelope["/server/protocolVersion"] = result.get("supportedVersions")
+
+    def _client_caps(self, caps: Any) -> None:
+        if caps is not None and "/client/capabilities" not in self.handshake.envelope:
+            self.handshake.envelope["/client/capabilities"] = caps
+
+    # -- calls -----------------------------------------------------------------------------
+
+    def _call(self, ex: Exchange, chain: list[Exchange]) -> Call:
+        meta = request_meta(ex.msg)
+        level = meta.get(META_LOG_LEVEL) if META_LOG_LEVEL in meta else self.levels.get(ex.session)
+        name = ex.name
+        call = Call(ex.method, name, canonical_key(ex.method, ex.msg.get("params"), self.opts), {},
+                    log_level=level if isinstance(level, str) else None, seq=ex.request.event.seq)  # fmt: skip
+        if level is not None:
+            call.envelope["/params/_meta/logLevel"] = level
+        inputs: list[dict[str, Any]] = []
+        streams: dict[str, list[Any]] = {"progress": [], "logs": [], "notifications": []}
+        links = [ex, *chain]
+        for i, link in enumerate(links):
+            self._items(link, inputs, streams)
+            inputs.extend(self._mrtr_inputs(link, links[i + 1] if i + 1 < len(links) else None))
+        final = links[-1]
+        self._outcome(final, call)
+        if inputs:
+            call.body["inputs"] = _sort_inputs(inputs)
+        for k, v in streams.items():
+            if v:
+                call.body[k] = v
+        if ex.method in LIST_FIELDS:
+            self._collect_surface(ex.method, final.result)
+        return call
+
+    def _items(self, ex: Exchange, inputs: list[dict[str, Any]], streams: dict[str, list[Any]]) -> None:
+        answers: dict[Any, Item] = {}
+        for it in ex.items:
+            if it.src is Source.CLIENT and it.type in (MessageType.RESULT, MessageType.ERROR):
+                answers[id_key(it.msg.get("id"))] = it
+        for it in ex.items:
+            if it.src is not Source.SERVER:
+                continue
+            m = it.msg
+            if it.type is MessageType.REQUEST:
+                if m.get("method") == "ping":
+                    continue
+                ans = answers.get(id_key(m.get("id")))
+                answer = None
+                if ans is not None:
+                    answer = ans.msg.get("result") if "result" in ans.msg else {"error": ans.msg.get("error")}
+                inputs.append(input_entry(m.get("method"), m.get("params"), answer))
+            elif it.type is MessageType.NOTIFICATION:
+                if m.get("method") in CHANGE_NOTIFICATIONS or m.get("method") == "notifications/subscriptions/acknowledged":
+                    self._change(m)
+                    continue
+                stream, entry = notification_entry(m)
+                streams[stream].append(entry)
+
+    def _mrtr_inputs(self, ex: Exchange, retry: Exchange | None) -> list[dict[str, Any]]:
+        result = ex.result
+        if not isinstance(result, dict) or result.get("resultType") != "input_required":
+            return []
+        requests = result.get("inputRequests")
+        responses = request_params(retry.msg).get("inputResponses") if retry is not None else None
+        out = []
+        for key, req in (requests or {}).items():
+            if not isinstance(req, dict):
+                continue
+            answer = responses.get(key) if isinstance(responses, dict) else None
+            out.append(input_entry(req.get("method"), req.get("params"), answer))
+        return out
+
+    def _outcome(self, ex: Exchange, call: Call) -> None:
+        if ex.response is None:
+            return
+        if ex.error is not None or "error" in ex.response.msg:
+            call.body["error"] = self._error(ex.method, ex.error, call.envelope)
+            return
+        result = ex.result
+        if not isinstance(result, dict):
+            call.body["result"] = result
+            return
+        out = dict(result)
+        rtype = out.pop("resultType", None)
+        call.envelope["/result/resultType"] = rtype
+        if rtype not in (None, "complete"):
+            out["resultType"] = rtype
+            out.pop("inputRequests", None)
+            out.pop("requestState", None)
+        for k in ENVELOPE_RESULT_KEYS:
+            if k in out:
+                call.envelope[f"/result/{k}"] = out.pop(k)
+        meta = out.pop("_meta", None)
+        if isinstance(meta, dict):
+            for k, v in meta.items():
+                if _reserved(k):
+                    call.envelope[f"/result/_meta/{k.replace('~', '~0').replace('/', '~1')}"] = v
+            plain = {k: v for k, v in meta.items() if not _reserved(k)}
+            if plain:
+                out["_meta"] = plain
+            if not self.server_info_seen and isinstance(meta.get(META_SERVER_INFO), dict):
+                self._server_fields(meta[META_SERVER_INFO], {})
+        list_field = LIST_FIELDS.get(ex.method)
+        if list_field:
+            out.pop(list_field, None)
+        call.body["result"] = out
+
+    def _error(self, method: str, error: Any, envelope: dict[str, Any]) -> dict[str, Any]:
+        if not isinstance(error, dict):
+            return {"code": None, "data": error}
+        code = error.get("code")
+        if code in (RESOURCE_NOT_FOUND_LEGACY, INVALID_PARAMS) and method.startswith("resources/"):
+            envelope["/error/code"] = code  # resource not found: -32002 until 2025-11-25, -32602 since
+            code = INVALID_PARAMS
+        out: dict[str, Any] = {"code": code}
+        if self.opts.strict_messages:
+            out["message"] = error.get("message")
+        if "data" in error:
+            out["data"] = error["data"]
+        return out
+
+    # -- subscriptions and surface ---------------------------------------------------------
+
+    def _listen(self, ex: Exchange) -> None:
+        filt = request_params(ex.msg).get("notifications")
+        uris = filt.get("resourceSubscriptions") if isinstance(filt, dict) else None
+        for uri in uris if isinstance(uris, list) else []:
+            key = canonical_key("resources/subscribe", {"uri": uri}, self.opts)
+            body: dict[str, Any] = {"error": self._error(ex.method, ex.error, {})} if ex.error else {"result": {}}
+            self.calls.append(Call("resources/subscribe", str(uri), key, body, seq=ex.request.event.seq))
+        for it in ex.items:
+            if it.src is Source.SERVER and it.type is MessageType.NOTIFICATION:
+                self._change(it.msg)
+
+    def _change(self, msg: dict[str, Any]) -> None:
+        method = msg.get("method")
+        if method == "notifications/subscriptions/acknowledged" or method == "notifications/cancelled":
+            return
+        params = request_params(msg)
+        entry: dict[str, Any] = {"method": method}
+        rest = _without_meta(params)
+        if isinstance(rest, dict) and rest:
+            entry["params"] = rest
+        self.changes.append(entry)
+
+    def _collect_surface(self, method: str, result: Any) -> None:
+        kind = LIST_FIELDS[method]
+        items = result.get(kind) if isinstance(result, dict) else None
+        if not isinstance(items, list):
+            return
+        table = self.surface[kind]
+        if table is None:
+            table = self.surface[kind] = {}
+        for item in items:
+            if isinstance(item, dict):
+                ident = item.get("uriTemplate") if kind == "resourceTemplates" else item.get("uri" if kind == "resources" else "name")
+                table[str(ident)] = item
+
