@@ -55,7 +55,7 @@ class _FlowState:
     where dataclasses cannot resolve string annotations.
     """
 
-    __slots__ = ("decoder", "exchange", "extra", "legacy", "modern", "parser", "session", "stream")
+    __slots__ = ("answered", "decoder", "exchange", "extra", "legacy", "modern", "parser", "session", "stream")
 
     def __init__(self, exchange: int) -> None:
         self.exchange = exchange
@@ -65,6 +65,8 @@ class _FlowState:
         """"post" or "get" (the request method, lowercased) once the response is an event stream."""
         self.modern = False
         """The request declared a stateless (2026-07-28+) protocol version."""
+        self.answered = False
+        """A JSON-RPC response (result or error) has passed on this flow's event stream."""
         self.parser: SseParser | None = None
         self.decoder: Any = None
         self.extra: dict[str, Any] = {}
@@ -225,8 +227,8 @@ class McpTape:
         if flow.response is None:
             meta["method"] = flow.request.method
         info: dict[str, Any] = {"error": message}
-        if by_client and st.stream == "post" and st.modern:
-            info["cancel"] = True  # 2026-07-28: closing a request's SSE response cancels the request
+        if by_client and st.stream == "post" and st.modern and not st.answered:
+            info["cancel"] = True  # 2026-07-28: closing a request's SSE response before its answer cancels it
         self._emit(flow, Source.CLIENT if by_client else Source.SERVER, meta, info)
 
     # -- helpers
@@ -305,7 +307,9 @@ class McpTape:
         elif ev.data == "":
             rec.http(Source.SERVER, st.base() | {"phase": "sse", "sse": sse})  # a priming or retry-only event
         else:
-            rec.payload(Source.SERVER, ev.data.encode("utf-8"), http=st.base() | {"phase": "sse", "sse": sse})
+            event = rec.payload(Source.SERVER, ev.data.encode("utf-8"), http=st.base() | {"phase": "sse", "sse": sse})
+            if isinstance(event.msg, dict) and ("result" in event.msg or "error" in event.msg):
+                st.answered = True
 
     def _register_endpoint(self, uri: str) -> str:
         parts = urlsplit(uri)

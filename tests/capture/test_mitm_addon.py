@@ -232,6 +232,19 @@ def test_a_client_closing_a_2026_sse_response_is_recorded_as_a_cancel(tape: Any)
     assert ev["info"] == {"error": "Client disconnected.", "cancel": True}
 
 
+def test_closing_a_2026_sse_response_after_its_answer_is_no_cancel(tape: Any) -> None:
+    addon, out, _ = tape
+    f = tflow.tflow(req=req(body=call(1), headers=(("MCP-Protocol-Version", "2026-07-28"),)))
+    addon.requestheaders(f)
+    addon.request(f)
+    f.response = resp(headers=SSE)
+    addon.responseheaders(f)
+    f.response.stream(b"data: " + orjson.dumps(result(1)) + b"\n\n")
+    f.error = tflow.terr("Client disconnected.")
+    addon.error(f)
+    assert lines(out)[-1]["info"] == {"error": "Client disconnected."}
+
+
 def test_an_unreachable_upstream_is_an_error_from_the_server_side(tape: Any) -> None:
     addon, out, _ = tape
     f = tflow.tflow(req=req(body=call(1)))

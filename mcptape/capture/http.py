@@ -1,0 +1,172 @@
+"""The HTTP capture shell: mitmproxy in reverse-proxy mode, in this process, with the mcptape addon.
+
+`record_http` is what `mcptape record --http` runs. mitmproxy listens on `--listen`, forwards
+every request to the upstream server with `Host` rewritten to the upstream's (servers with
+DNS-rebinding protection answer 421 to a foreign Host), and the addon
+(`mcptape.capture.mitm_addon`) records each exchange into the cassette as it passes;
+event-stream responses are streamed, never buffered. SIGINT, SIGTERM or SIGHUP stop the
+proxy cleanly: the cassette then ends with an `end` event.
+
+mcptape's own lines go to stderr (stdout stays free for whatever the user pipes):
+    mcptape: proxying http://127.0.0.1:PORT/mcp -> http://127.0.0.1:8000/mcp
+    mcptape: recording to cassettes/x.jsonl (Ctrl-C to stop)
+The first one names the real port, also when `--listen` asked for port 0.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import anyio
+from mitmproxy import ctx, master, options
+from mitmproxy.addons import core, disable_h2c, errorcheck, next_layer, proxyserver, tlsconfig
+
+from mcptape.errors import ConfigError, RecordError
+from mcptape.redact import DEFAULT_KEYS, DEFAULT_PATTERNS, RedactConfig, Redactor
+
+from .mitm_addon import McpTape
+
+
+def record_http(upstream: str, listen: str, out_path: Path, config: RedactConfig, *, quiet: bool = False) -> int:
+    """Records the HTTP MCP server at `upstream` through a reverse proxy on `listen` until a signal.
+
+    Returns:
+        0 once stopped by SIGINT/SIGTERM/SIGHUP with the cassette complete.
+
+    Raises:
+        ConfigError: a bad upstream URL, listen address or redaction pattern.
+        RecordError: the proxy cannot listen, or the cassette cannot be written.
+    """
+    parts = urlsplit(upstream)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"--upstream {upstream!r}: give an http:// or https:// URL, e.g. http://127.0.0.1:8000/mcp")
+    host, port = parse_listen(listen)
+    Redactor(config)  # raises ConfigError on a bad pattern
+    _check_listen(host, port)
+    _check_writable(out_path)
+    proxy = _Proxy(upstream, host, port, out_path, config, quiet)
+    return anyio.run(proxy.run, backend="asyncio")
+
+
+def parse_listen(listen: str) -> tuple[str, int]:
+    """`HOST:PORT` (or `[v6]:PORT`, or `PORT` alone for 127.0.0.1) -> (host, port)."""
+    host, sep, port_text = listen.rpartition(":")
+    if not sep:
+        host, port_text = "127.0.0.1", listen
+    host = host.strip("[]") or "127.0.0.1"
+    try:
+        port = int(port_text)
+    except ValueError:
+        raise ConfigError(f"--listen {listen!r}: give HOST:PORT, e.g. 127.0.0.1:8080 (port 0 picks a free one)") from None
+    if not 0 <= port <= 65535:
+        raise ConfigError(f"--listen {listen!r}: the port must be 0..65535")
+    return host, port
+
+
+def _check_listen(host: str, port: int) -> None:
+    """Fails early, with a clear message, when the listen address is taken or not ours."""
+    if port == 0:
+        return
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError as exc:
+            raise RecordError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+def _check_writable(path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+        os.close(fd)
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot write the cassette: {exc.strerror or exc}") from None
+
+
+class _Announce:
+    """Says where clients should connect, once mitmproxy listens (the real port when 0 was asked)."""
+
+    def __init__(self, upstream: str, out_path: Path, quiet: bool) -> None:
+        self.upstream = upstream
+        self.out_path = out_path
+        self.quiet = quiet
+        self.url: str | None = None
+
+    def running(self) -> None:
+        addrs = ctx.master.addons.get("proxyserver").listen_addrs()
+        if not addrs:
+            return
+        host, port = addrs[0][0], addrs[0][1]
+        if ":" in host:
+            host = f"[{host}]"
+        parts = urlsplit(self.upstream)
+        path = parts.path + (f"?{parts.query}" if parts.query else "")
+        self.url = f"http://{host}:{port}{path}"
+        if not self.quiet:
+            print(f"mcptape: proxying {self.url} -> {self.upstream}", file=sys.stderr, flush=True)
+            print(f"mcptape: recording to {self.out_path} (Ctrl-C to stop)", file=sys.stderr, flush=True)
+
+
+class _Proxy:
+    def __init__(self, upstream: str, host: str, port: int, out_path: Path, config: RedactConfig, quiet: bool) -> None:
+        self.upstream = upstream
+        self.host = host
+        self.port = port
+        self.out_path = out_path
+        self.config = config
+        self.quiet = quiet
+        self.tape = McpTape()
+
+    async def run(self) -> int:
+        _log_to_stderr(self.quiet)
+        parts = urlsplit(self.upstream)
+        opts = options.Options(
+            mode=[f"reverse:{parts.scheme}://{parts.netloc}"], listen_host=self.host, listen_port=self.port,
+        )  # fmt: skip
+        m = master.Master(opts)
+        m.addons.add(core.Core(), disable_h2c.DisableH2C(), proxyserver.Proxyserver(), next_layer.NextLayer())
+        if parts.scheme == "https":
+            m.addons.add(tlsconfig.TlsConfig())
+        m.addons.add(errorcheck.ErrorCheck(repeat_errors_on_stderr=True), _Announce(self.upstream, self.out_path, self.quiet), self.tape)
+        opts.update(
+            keep_host_header=False,  # the upstream sees its own Host: DNS-rebinding protection answers 421 otherwise
+            mcptape_cassette=str(self.out_path),
+            mcptape_target=self.upstream,
+            mcptape_redact=self.config.enabled,
+            mcptape_redact_keys=[k for k in self.config.keys if k not in DEFAULT_KEYS],
+            mcptape_redact_patterns=[p for p in self.config.patterns if p not in DEFAULT_PATTERNS],
+        )  # fmt: skip
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._stop_on_signal, m)
+            try:
+                await m.run()
+            except SystemExit as exc:  # errorcheck: mitmproxy could not start (it printed why)
+                raise RecordError("the proxy could not start") from exc
+            finally:
+                tg.cancel_scope.cancel()
+        if self.tape.failed is not None:
+            raise RecordError(f"recording stopped: {self.tape.failed}")
+        return 0
+
+    @staticmethod
+    async def _stop_on_signal(m: master.Master) -> None:
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals:
+            async for _ in signals:
+                m.shutdown()
+
+
+def _log_to_stderr(quiet: bool) -> None:
+    """mitmproxy logs through `logging`: its warnings (and ours) go to stderr, one line each."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("mcptape: %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.ERROR if quiet else logging.WARNING)
