@@ -1,0 +1,70 @@
+"""`mcptape diff`: compare two cassettes by meaning; exit 0 equivalent, 1 differs, 2 error."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+import click
+
+from mcptape.cassette import load
+from mcptape.diff.engine import diff_cassettes
+from mcptape.diff.report import RENDERERS
+from mcptape.diff.types import DiffOptions, DiffReport
+from mcptape.errors import McpTapeError
+
+EXIT_ERROR = 2
+"""Like diff(1): 0 equivalent, 1 different, 2 trouble."""
+
+
+def diff_options(func):  # type: ignore[no-untyped-def]
+    """The comparison and output options `diff` and `verify` share."""
+    for decorator in reversed([
+        click.option("--format", "fmt", type=click.Choice(sorted(RENDERERS)), default="text", show_default=True,
+                     help="text: tables for a terminal; markdown: a pull-request comment; json: for machines (docs/diff.md)."),
+        click.option("--ignore", "ignore", multiple=True, metavar="PATH",
+                     help="Leave out a JSON pointer everywhere, e.g. /result/content/0/text or /tools/*/description "
+                          "(* matches one token; repeatable). /params/... paths also leave the matching key."),
+        click.option("--strict-envelope", is_flag=True, help="Count envelope-only differences (versions, caching hints, resultType) as differences."),
+        click.option("--strict-messages", is_flag=True, help="Compare error messages too, not only error codes."),
+    ]):  # fmt: skip
+        func = decorator(func)
+    return func
+
+
+def fail(message: str) -> NoReturn:
+    """One line on stderr, exit 2 (diff's error code)."""
+    click.echo(f"mcptape: error: {' '.join(message.splitlines())}", err=True)
+    sys.exit(EXIT_ERROR)
+
+
+def emit(report: DiffReport, fmt: str) -> NoReturn:
+    """Prints the report and exits with its code."""
+    sys.stdout.write(RENDERERS[fmt](report))
+    sys.stdout.flush()
+    sys.exit(report.exit_code)
+
+
+@click.command()
+@click.argument("a", type=click.Path(path_type=Path))
+@click.argument("b", type=click.Path(path_type=Path))
+@diff_options
+def diff(a: Path, b: Path, fmt: str, ignore: tuple[str, ...], strict_envelope: bool, strict_messages: bool) -> None:
+    """Compare two cassettes by meaning: what changed in the server's behaviour.
+
+    Ids, timings, progress tokens, session ids and the protocol era are normalized away;
+    envelope-only differences (versions, caching hints, resultType) are listed apart.
+    Exit status: 0 equivalent, 1 behaviour differs, 2 error.
+
+    \b
+    mcptape diff cassettes/v1.jsonl cassettes/v2.jsonl
+    mcptape diff old.jsonl new.jsonl --format markdown > comment.md
+    mcptape diff old.jsonl new.jsonl --format json | jq .counts
+    mcptape diff a.jsonl b.jsonl --ignore /result/content/0/text --strict-envelope
+    """
+    try:
+        report = diff_cassettes(load(a), load(b), DiffOptions(ignore, strict_envelope, strict_messages))
+    except McpTapeError as exc:
+        fail(str(exc))
+    emit(report, fmt)

@@ -1,0 +1,198 @@
+"""Rendering a `DiffReport`: text tables for a terminal, markdown for a pull request, JSON.
+
+No computing here. Every format starts with the same summary line. The JSON shape is
+documented in docs/diff.md and versioned by its `format` member.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from tabulate import tabulate
+
+from .types import MISSING, Difference, DiffReport, Section
+
+JSON_FORMAT = "mcptape.diff/1"
+"""The `format` member of the JSON report; bumped on any incompatible change."""
+
+JSON_STRING_LIMIT = 2000
+"""Strings longer than this are cut in the JSON report."""
+
+SURFACE = (Section.SERVER, Section.TOOLS, Section.PROMPTS, Section.RESOURCES, Section.TEMPLATES)
+
+
+def summary(report: DiffReport) -> str:
+    """The first line: "equivalent", or counts by kind; envelope differences in brackets."""
+    counts = report.counts()
+    env = len(report.envelope)
+    env_note = f"{env} envelope difference{'s' if env != 1 else ''}"
+    if report.differences:
+        parts = ", ".join(f"{n} {k}" for k, n in counts.items() if n)
+        return f"behaviour differs: {parts}" + (f" (+{env_note})" if env else "")
+    if report.equivalent:
+        return "equivalent" + (f" ({env_note}, not behaviour)" if env else "")
+    return f"envelope differs: {env_note} (--strict-envelope)"
+
+
+def _json_text(value: Any) -> str:
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        return repr(value)
+
+
+def shorten(value: Any, width: int = 48) -> str:
+    """A value as compact JSON text, cut in the middle when longer than `width`."""
+    if value is MISSING:
+        return "-"
+    text = _json_text(value)
+    if len(text) <= width:
+        return text
+    keep = max(8, width - 14)
+    return f"{text[: keep * 2 // 3]}…{text[-(keep // 3):]} ({len(text)} chars)"
+
+
+def shorten_pair(a: Any, b: Any, width: int = 48) -> tuple[str, str]:
+    """Both values shortened; two long strings are shown from just before where they first differ."""
+    if isinstance(a, str) and isinstance(b, str) and max(len(a), len(b)) + 2 > width:
+        common = 0
+        for x, y in zip(a, b, strict=False):
+            if x != y:
+                break
+            common += 1
+        start = max(0, common - 10)
+        if start > 0:
+            return _cut("…" + a[start:], width, len(a)), _cut("…" + b[start:], width, len(b))
+    return shorten(a, width), shorten(b, width)
+
+
+def _cut(text: str, width: int, total: int) -> str:
+    body = _json_text(text)
+    if len(body) <= width:
+        return body
+    return f"{body[: width - 12]}…\" ({total} chars)"
+
+
+def _rows(diffs: list[Difference], width: int, *, with_kind: bool = True, count: bool = False) -> list[list[Any]]:
+    rows = []
+    for d in diffs:
+        va, vb = shorten_pair(d.a, d.b, width)
+        row: list[Any] = [d.kind] if with_kind else []
+        where = f"{d.exchange} (+{d.count - 1} more)" if d.count > 1 else d.exchange
+        row += [where, d.path or "/", va, vb, d.message]
+        if count:
+            row.append(d.count)
+        rows.append(row)
+    return rows
+
+
+def _groups(report: DiffReport) -> list[tuple[str, list[Difference]]]:
+    surface = [d for d in report.differences if d.section in SURFACE]
+    exchanges = [d for d in report.differences if d.section not in SURFACE]
+    return [("Server surface", surface), ("Exchanges", exchanges)]
+
+
+def render_text(report: DiffReport, width: int = 40) -> str:
+    """Plain tables for a terminal."""
+    lines = [summary(report), f"A: {_side(report.a)}", f"B: {_side(report.b)}"]
+    head = ["kind", "where", "path", "A", "B", "what"]
+    for title, diffs in _groups(report):
+        if diffs:
+            lines += ["", f"{title}:", tabulate(_rows(diffs, width), headers=head, tablefmt="simple")]
+    if report.envelope:
+        note = "counted (--strict-envelope)" if report.options.strict_envelope else "not behaviour; --strict-envelope counts them"
+        lines += ["", f"Envelope ({note}):",
+                  tabulate(_rows(report.envelope, width, with_kind=False, count=True),
+                           headers=["where", "path", "A", "B", "what", "count"], tablefmt="simple")]  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def _md_cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(report: DiffReport, width: int = 60) -> str:
+    """Markdown for a pull-request comment: summary, tables, envelope folded away."""
+    lines = [f"**mcptape diff: {summary(report)}**", "", f"- A: `{_side(report.a)}`", f"- B: `{_side(report.b)}`"]
+    head = ["kind", "where", "path", "A", "B", "what"]
+    for title, diffs in _groups(report):
+        if diffs:
+            rows = [[_md_cell(c) if i not in (2, 3, 4) else f"`{_md_cell(c)}`" for i, c in enumerate(r)] for r in _rows(diffs, width)]
+            lines += ["", f"### {title}", "", tabulate(rows, headers=head, tablefmt="github")]
+    if report.envelope:
+        rows = [[_md_cell(c) if i not in (1, 2, 3) else f"`{_md_cell(c)}`" for i, c in enumerate(r)]
+                for r in _rows(report.envelope, width, with_kind=False, count=True)]  # fmt: skip
+        lines += ["", f"<details><summary>Envelope differences ({len(report.envelope)}, not behaviour)</summary>", "",
+                  tabulate(rows, headers=["where", "path", "A", "B", "what", "count"], tablefmt="github"), "", "</details>"]  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def _side(side: Any) -> str:
+    ver = side.protocol_version or "unknown version"
+    return f"{side.name} ({side.era} {ver}, {side.calls} calls)"
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > JSON_STRING_LIMIT:
+        return f"{value[:JSON_STRING_LIMIT]}… ({len(value)} chars)"
+    if isinstance(value, dict):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_value(v) for v in value]
+    return value
+
+
+def difference_json(d: Difference) -> dict[str, Any]:
+    """One difference as a JSON object (docs/diff.md)."""
+    out: dict[str, Any] = {
+        "section": str(d.section), "kind": d.kind, "change": str(d.change), "impact": str(d.impact),
+        "exchange": d.exchange, "path": d.path, "message": d.message,
+    }  # fmt: skip
+    if d.a is not MISSING:
+        out["a"] = _json_value(d.a)
+    if d.b is not MISSING:
+        out["b"] = _json_value(d.b)
+    if d.a_seq is not None:
+        out["a_seq"] = d.a_seq
+    if d.b_seq is not None:
+        out["b_seq"] = d.b_seq
+    if d.section is Section.ENVELOPE:
+        out["count"] = d.count
+    return out
+
+
+def report_json(report: DiffReport) -> dict[str, Any]:
+    """The whole report as a JSON-ready dict (docs/diff.md, format `mcptape.diff/1`)."""
+    counts = report.counts()
+    counts["envelope"] = len(report.envelope)
+
+    def side(s: Any) -> dict[str, Any]:
+        return {"name": s.name, "era": s.era, "protocol_version": s.protocol_version, "exchanges": s.exchanges, "calls": s.calls}
+
+    return {
+        "format": JSON_FORMAT,
+        "summary": summary(report),
+        "equivalent": report.equivalent,
+        "exit_code": report.exit_code,
+        "counts": counts,
+        "a": side(report.a),
+        "b": side(report.b),
+        "options": {
+            "ignore": list(report.options.ignore),
+            "strict_envelope": report.options.strict_envelope,
+            "strict_messages": report.options.strict_messages,
+        },
+        "differences": [difference_json(d) for d in report.differences],
+        "envelope": [difference_json(d) for d in report.envelope],
+    }
+
+
+def render_json(report: DiffReport) -> str:
+    """The JSON report, pretty-printed, keys in a fixed order."""
+    return orjson.dumps(report_json(report), option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n"
+
+
+RENDERERS = {"text": render_text, "markdown": render_markdown, "json": render_json}
+"""format name -> renderer."""
+
