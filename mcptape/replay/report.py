@@ -42,7 +42,7 @@ def no_match(index: ReplayIndex, pass_: Pass, subject: Subject, miss: Miss, msg_
         message = f"mcptape replay: {what} matched recorded line {entry.seq} by key, but a matcher refused it: {'; '.join(reasons)}"
         hint = "check the custom matchers of the match policy"
         data["reason"] = "matcher"
-    elif near and near[0].subject.method == subject.method and near[0].diffs:
+    elif near and near[0].subject.method == subject.method and near[0].diffs and _name(near[0].subject) == _name(subject):
         code = NO_MATCH
         best = near[0]
         message = (
@@ -55,10 +55,17 @@ def no_match(index: ReplayIndex, pass_: Pass, subject: Subject, miss: Miss, msg_
     else:
         code = NO_MATCH
         message = f"mcptape replay: {what} was never recorded in {cassette}"
+        names = sorted({n for _, s in pass_.candidates(subject.method) if isinstance(n := _name(s), str)})
+        if names and isinstance(_name(subject), str):
+            message += f" (its {subject.method} requests are for {', '.join(map(repr, names))})"
         hint = "record a session that makes this request"
         data["reason"] = "never recorded"
     data["hint"] = hint
     return error_response(msg_id, code, message, data), f"{message}; {hint}"
+
+
+def _name(s: Subject) -> Any:
+    return s.params.get("name", s.params.get("uri")) if isinstance(s.params, dict) else None
 
 
 def unplayed_report(cassette: str, unplayed: Sequence[Exchange]) -> str:

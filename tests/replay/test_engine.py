@@ -1,0 +1,290 @@
+"""The sans-IO replay engine on hand-built cassettes: no event loop, messages in, messages out."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from mcptape.replay import NO_MATCH, Note, ReplayConfig, ReplayEngine, Send
+from mcptape.replay.engine import Output
+from mcptape.replay.report import EXHAUSTED
+from tests.replay.tape import HANGUP, LEGACY_INIT, call, err, meta, note, ok, req, tape
+
+SUB = "io.modelcontextprotocol/subscriptionId"
+
+
+def engine(*steps: Any, allow_repeats: bool = False, **kw: Any) -> ReplayEngine:
+    return ReplayEngine.from_cassette(tape(*steps, **kw), ReplayConfig(allow_repeats=allow_repeats))
+
+
+def sent(outputs: list[Output]) -> list[Any]:
+    return [o.msg for o in outputs if isinstance(o, Send)]
+
+
+def notes(outputs: list[Output]) -> list[str]:
+    return [o.text for o in outputs if isinstance(o, Note)]
+
+
+PROGRESS = [
+    ("c", call(3, "add", {"a": 1}, _meta={"progressToken": 3})),
+    ("s", note("notifications/progress", {"progressToken": 3, "progress": 1, "total": 2})),
+    ("s", note("notifications/message", {"level": "info", "data": "adding"})),
+    ("s", note("notifications/progress", {"progressToken": 3, "progress": 2, "total": 2})),
+    ("s", ok(3, {"content": [{"type": "text", "text": "2"}]})),
+]
+
+
+@pytest.mark.parametrize("client_id", [7, "seven", 0, "3", 3])
+def test_response_carries_the_client_id_with_its_type(client_id: Any) -> None:
+    e = engine(("c", req(1, "tools/list")), ("s", ok(1, {"tools": []})))
+    assert sent(e.receive(req(client_id, "tools/list"))) == [ok(client_id, {"tools": []})]
+
+
+@pytest.mark.parametrize("token", ["tok-a", 42])
+def test_progress_goes_out_first_with_the_client_token(token: Any) -> None:
+    e = engine(*PROGRESS)
+    out = sent(e.receive(call("x", "add", {"a": 1}, _meta={"progressToken": token})))
+    assert [m.get("method", "response") for m in out] == ["notifications/progress", "notifications/message", "notifications/progress", "response"]
+    assert [m["params"]["progressToken"] for m in out if m.get("method") == "notifications/progress"] == [token, token]
+    assert out[-1]["id"] == "x"
+
+
+def test_no_progress_for_a_client_that_asked_for_none() -> None:
+    out = sent(engine(*PROGRESS).receive(call(9, "add", {"a": 1})))
+    assert [m.get("method", "response") for m in out] == ["notifications/message", "response"]
+
+
+def test_outputs_carry_recorded_timing_and_http_metadata() -> None:
+    e = engine(*PROGRESS, http={4: {"status": 200, "content_type": "text/event-stream"}})
+    out = [o for o in e.receive(call(9, "add", {"a": 1}, _meta={"progressToken": 1})) if isinstance(o, Send)]
+    assert [round(o.after, 3) for o in out] == [0.1, 0.2, 0.3, 0.4]
+    assert out[-1].final and not out[0].final
+    assert out[-1].http == {"status": 200, "content_type": "text/event-stream"} == out[0].response_http
+    assert out[0].event is not None and out[0].event.seq == 2 and out[0].request_id == 9
+
+
+ELICIT = [
+    *LEGACY_INIT,
+    ("c", call(6, "greet")),
+    ("s", req(1, "elicitation/create", {"message": "name?"})),
+    ("c", ok(1, {"action": "accept", "content": {"name": "Ada"}})),
+    ("s", req(2, "sampling/createMessage", {"messages": []})),
+    ("c", ok(2, {"role": "assistant", "content": {"type": "text", "text": "hi"}})),
+    ("s", ok(6, {"content": [{"type": "text", "text": "Hello, Ada!"}]})),
+]
+
+
+def test_legacy_server_requests_get_fresh_ids_and_wait_for_the_answer() -> None:
+    e = engine(*ELICIT)
+    e.receive(LEGACY_INIT[0][1])
+    first = sent(e.receive(call("g", "greet")))
+    assert first == [{"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": {"message": "name?"}}]
+    assert sent(e.receive(ok(1, {"action": "accept", "content": {"name": "Ada"}}))) == [
+        {"jsonrpc": "2.0", "id": 2, "method": "sampling/createMessage", "params": {"messages": []}}
+    ]
+    assert e.in_flight == 1
+    final = e.receive(ok(2, {"role": "assistant", "content": {"type": "text", "text": "hi"}}))
+    assert sent(final) == [ok("g", {"content": [{"type": "text", "text": "Hello, Ada!"}]})] and e.in_flight == 0
+
+
+def test_fresh_ids_are_strings_when_the_recorded_ones_were() -> None:
+    e = engine(("c", call(1, "greet")), ("s", req("srv-1", "roots/list")), ("c", ok("srv-1", {"roots": []})), ("s", ok(1, {})))
+    out = sent(e.receive(call(5, "greet")))
+    assert out[0]["id"] == "mcptape-1"
+    assert sent(e.receive(ok("mcptape-1", {"roots": []}))) == [ok(5, {})]
+
+
+def test_a_different_client_answer_is_noted_and_the_recording_goes_on() -> None:
+    e = engine(*ELICIT)
+    e.receive(call("g", "greet"))
+    out = e.receive(ok(1, {"action": "decline"}))
+    assert notes(out) and "differently than recorded" in notes(out)[0]
+    assert sent(out)[0]["method"] == "sampling/createMessage"
+
+
+def test_an_answer_to_no_request_is_noted_not_answered() -> None:
+    out = engine(*ELICIT).receive(ok(77, {}))
+    assert sent(out) == [] and "no request of the replay" in notes(out)[0]
+
+
+MRTR = [
+    ("c", call(6, "greet", _meta=meta())),
+    ("s", ok(6, {"resultType": "input_required", "inputRequests": {"k": {"method": "elicitation/create", "params": {}}}, "requestState": "state-A"})),
+    ("c", call(7, "greet", _meta=meta(), inputResponses={"k": {"action": "accept", "content": {"name": "Ada"}}}, requestState="state-A")),
+    ("s", ok(7, {"resultType": "complete", "content": [{"type": "text", "text": "Hello, Ada!"}]})),
+]
+
+
+def test_input_required_then_the_retry_with_any_request_state() -> None:
+    e = engine(*MRTR)
+    first = sent(e.receive(call(1, "greet", _meta=meta(**{"io.modelcontextprotocol/clientInfo": {"name": "other"}}))))
+    assert first[0]["result"]["resultType"] == "input_required" and first[0]["id"] == 1
+    retry = call(2, "greet", _meta=meta(), inputResponses={"k": {"action": "accept", "content": {"name": "Ada"}}}, requestState="fresh-state")
+    assert sent(e.receive(retry))[0]["result"]["content"][0]["text"] == "Hello, Ada!"
+    assert e.unplayed() == []
+
+
+def test_a_retry_with_other_input_responses_does_not_match() -> None:
+    e = engine(*MRTR)
+    e.receive(call(1, "greet", _meta=meta()))
+    out = sent(e.receive(call(2, "greet", _meta=meta(), inputResponses={"k": {"action": "decline"}}, requestState="state-A")))
+    assert out[0]["error"]["code"] == NO_MATCH and "inputResponses" in out[0]["error"]["message"]
+
+
+LISTEN = [
+    ("c", req("listen-1", "subscriptions/listen", {"notifications": {"toolsListChanged": True}, "_meta": meta()})),
+    ("s", note("notifications/subscriptions/acknowledged", {"_meta": {SUB: "listen-1"}, "notifications": {"toolsListChanged": True}})),
+    ("s", note("notifications/tools/list_changed", {"_meta": {SUB: "listen-1"}})),
+]
+
+
+def test_listen_acknowledges_first_with_the_client_id_and_stays_open_until_cancelled() -> None:
+    e = engine(*LISTEN, HANGUP, ("s", err("listen-1", -32000, "Connection closed")))
+    out = sent(e.receive(req("L9", "subscriptions/listen", {"notifications": {"toolsListChanged": True}, "_meta": meta()})))
+    assert [m["method"] for m in out] == ["notifications/subscriptions/acknowledged", "notifications/tools/list_changed"]
+    assert all(m["params"]["_meta"][SUB] == "L9" for m in out)
+    assert e.in_flight == 1
+    assert e.receive(note("notifications/cancelled", {"requestId": "L9"})) == []
+    assert e.in_flight == 0
+
+
+def test_a_gracefully_ended_listen_ends_with_its_result_tagged() -> None:
+    e = engine(*LISTEN, ("s", ok("listen-1", {"resultType": "complete", "_meta": {SUB: "listen-1"}})))
+    out = sent(e.receive(req(4, "subscriptions/listen", {"notifications": {"toolsListChanged": True}, "_meta": meta()})))
+    assert out[-1] == ok(4, {"resultType": "complete", "_meta": {SUB: 4}})
+
+
+def test_logging_opt_in_is_significant_in_2026() -> None:
+    log_meta = meta(**{"io.modelcontextprotocol/logLevel": "info"})
+    e = engine(("c", call(1, "add", _meta=log_meta)), ("s", note("notifications/message", {"level": "info", "data": "x"})), ("s", ok(1, {})))
+    out = sent(e.receive(call(2, "add", _meta=meta())))
+    assert out[0]["error"]["code"] == NO_MATCH and "logLevel" in out[0]["error"]["message"]
+    assert [m.get("method") for m in sent(e.receive(call(3, "add", _meta=log_meta)))] == ["notifications/message", None]
+
+
+def test_initialize_answers_as_recorded_and_warns_on_another_version() -> None:
+    e = engine(*LEGACY_INIT)
+    out = e.receive(req("i", "initialize", {"protocolVersion": "2025-06-18", "capabilities": {"x": {}}, "clientInfo": {"name": "other", "version": "2"}}))
+    assert sent(out)[0]["id"] == "i" and sent(out)[0]["result"]["protocolVersion"] == "2025-11-25"
+    assert "2025-06-18" in notes(out)[0]
+
+
+def test_a_second_handshake_starts_the_cassette_again() -> None:
+    e = engine(*LEGACY_INIT, ("c", req(2, "tools/list")), ("s", ok(2, {"tools": ["t"]})))
+    for round_ in range(2):
+        e.receive(LEGACY_INIT[0][1])
+        assert sent(e.receive(req(10 + round_, "tools/list")))[0]["result"] == {"tools": ["t"]}
+
+
+def test_initialize_on_a_2026_cassette_is_refused_naming_the_versions() -> None:
+    discover = req(1, "server/discover", {"_meta": meta()})
+    e = engine(("c", discover), ("s", ok(1, {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {}})))
+    out = sent(e.receive(LEGACY_INIT[0][1]))
+    assert out[0]["error"]["code"] == -32022 and out[0]["error"]["data"] == {"supported": ["2026-07-28"], "requested": "2025-11-25"}
+
+
+@pytest.mark.parametrize(
+    ("steps", "code"),
+    [
+        ([("c", req(1, "server/discover", {"_meta": meta()})), ("s", err(1, -32602, "Invalid params")), *LEGACY_INIT], -32602),
+        (LEGACY_INIT, -32601),
+    ],
+)
+def test_a_discover_probe_on_a_legacy_cassette_gets_the_recorded_error(steps: list[Any], code: int) -> None:
+    probe = req("p", "server/discover", {"_meta": meta(**{"io.modelcontextprotocol/clientCapabilities": {"other": {}}})})
+    out = sent(engine(*steps).receive(probe))
+    assert out[0]["id"] == "p" and out[0]["error"]["code"] == code
+
+
+def test_ping_is_answered_without_the_cassette() -> None:
+    assert sent(engine(*LEGACY_INIT).receive(req(5, "ping"))) == [ok(5, {})]
+
+
+@pytest.mark.parametrize("method", ["notifications/initialized", "notifications/cancelled", "notifications/roots/list_changed", "notifications/whatever"])
+def test_a_notification_is_never_answered(method: str) -> None:
+    assert engine(*LEGACY_INIT).receive(note(method, {"requestId": 1})) == []
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [(b"not json", -32700), (b"{", -32700), (b'{"foo": 1}', -32600), (b"42", -32600), (b'"x"', -32600), (b"[]", -32600), (b'{"jsonrpc":"2.0","method":5,"id":3}', -32600)],
+)
+def test_bad_input_gets_the_standard_error_and_the_engine_goes_on(line: bytes, code: int) -> None:
+    e = engine(("c", req(1, "tools/list")), ("s", ok(1, {"tools": []})))
+    out = sent(e.receive_bytes(line))
+    assert out[0]["error"]["code"] == code
+    assert sent(e.receive_bytes(b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}')) == [ok(2, {"tools": []})]
+
+
+def test_invalid_request_keeps_a_usable_id() -> None:
+    out = sent(engine().receive({"jsonrpc": "2.0", "id": 4, "method": 5}))
+    assert out[0]["id"] == 4 and out[0]["error"]["code"] == -32600
+
+
+def test_a_batch_is_answered_with_an_array() -> None:
+    e = engine(("c", req(1, "tools/list")), ("s", ok(1, {"tools": []})))
+    out = sent(e.receive([req("a", "tools/list"), note("notifications/initialized"), req("b", "ping")]))
+    assert out == [[ok("a", {"tools": []}), ok("b", {})]]
+
+
+def test_no_match_explains_the_nearest_difference() -> None:
+    e = engine(("c", call(1, "add", {"a": 1, "b": 2})), ("s", ok(1, {})))
+    out = e.receive(call(9, "add", {"a": 5, "b": 2}))
+    error = sent(out)[0]["error"]
+    assert error["code"] == NO_MATCH
+    assert error["message"] == "mcptape replay: no recorded answer for tools/call 'add': arguments/a is 5 (recorded 1), compared with the nearest recorded request (line 1)"
+    assert error["data"]["reason"] == "differs"
+    assert error["data"]["request"] == {"method": "tools/call", "params": {"name": "add", "arguments": {"a": 5, "b": 2}}}
+    assert error["data"]["nearest"][0]["diff"] == [{"path": "/arguments/a", "recorded": 1, "incoming": 5}]
+    assert "--ignore /arguments/a" in notes(out)[0]
+
+
+def test_no_match_for_a_request_never_recorded() -> None:
+    out = engine(("c", req(1, "tools/list")), ("s", ok(1, {}))).receive(req(2, "prompts/list"))
+    error = sent(out)[0]["error"]
+    assert error["code"] == NO_MATCH and "prompts/list was never recorded" in error["message"]
+    assert error["data"]["reason"] == "never recorded" and error["data"]["nearest"][0]["method"] == "tools/list"
+
+
+def test_exhausted_then_repeats() -> None:
+    steps = [("c", req(1, "tools/list")), ("s", ok(1, {"n": 1}))]
+    e = engine(*steps)
+    e.receive(req(1, "tools/list"))
+    out = e.receive(req(2, "tools/list"))
+    error = sent(out)[0]["error"]
+    assert error["code"] == EXHAUSTED and "already been played once" in error["message"] and "--allow-repeats" in notes(out)[0]
+    r = engine(*steps, allow_repeats=True)
+    assert [sent(r.receive(req(i, "tools/list")))[0]["result"] for i in range(3)] == [{"n": 1}] * 3
+
+
+def test_cancelling_a_waiting_exchange_drops_it() -> None:
+    e = engine(*ELICIT)
+    e.receive(call("g", "greet"))
+    assert e.receive(note("notifications/cancelled", {"requestId": "g"})) == []
+    assert e.in_flight == 0 and sent(e.receive(ok(1, {"action": "accept"}))) == []
+
+
+def test_unplayed_lists_what_the_client_never_asked() -> None:
+    e = engine(*LEGACY_INIT, ("c", req(2, "tools/list")), ("s", ok(2, {})), ("c", req(3, "prompts/list")), ("s", ok(3, {})))
+    e.receive(LEGACY_INIT[0][1])
+    e.receive(req(2, "tools/list"))
+    assert [ex.method for ex in e.unplayed()] == ["prompts/list"]
+
+
+def test_unsolicited_server_messages_follow_the_exchange_they_followed() -> None:
+    e = engine(("c", req(1, "tools/list")), ("s", ok(1, {})), ("s", note("notifications/tools/list_changed")))
+    out = sent(e.receive(req(5, "tools/list")))
+    assert out == [ok(5, {}), note("notifications/tools/list_changed")]
+
+
+def test_a_tools_call_takes_well_under_a_millisecond() -> None:
+    steps = [*LEGACY_INIT] + [s for i in range(200) for s in (("c", call(10 + i, f"tool{i}", {"i": i})), ("s", ok(10 + i, {"content": []})))]
+    e = engine(*steps, allow_repeats=True)
+    msg = call(1, "tool150", {"i": 150})
+    n = 2000
+    start = time.perf_counter()
+    for _ in range(n):
+        e.receive(msg)
+    assert (time.perf_counter() - start) / n < 0.0005
