@@ -244,6 +244,7 @@ class ReplayEngine:
         errors = [ex for ex in self.index.discover if ex.error is not None]
         if errors:
             assert errors[0].response is not None
+            self.pass_.mark(errors[0])
             sent = {**errors[0].response.msg, "id": msg["id"]}
             return [Send(sent, errors[0].response.event, errors[0], msg["id"], final=True)]
         error = error_response(msg["id"], JSONRPC_METHOD_NOT_FOUND, "Method not found", "server/discover")

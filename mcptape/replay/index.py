@@ -171,6 +171,16 @@ class Pass:
         self.plays[chosen.exchange.index] = self.plays.get(chosen.exchange.index, 0) + 1
         return chosen
 
+    def mark(self, exchange: Exchange) -> None:
+        """Counts a recorded exchange as played although it was answered outside `take`."""
+        for entry in self.index.entries:
+            if entry.exchange is exchange:
+                queue = self.queues.setdefault(entry.key, deque(self.index.by_key[entry.key]))
+                if entry in queue:
+                    queue.remove(entry)
+                self.last[entry.key] = entry
+        self.plays[exchange.index] = self.plays.get(exchange.index, 0) + 1
+
     def unplayed(self) -> list[Entry]:
         """Recorded exchanges this pass never played, in cassette order."""
         return [e for e in self.index.entries if e.exchange.index not in self.plays]

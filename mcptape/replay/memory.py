@@ -64,7 +64,7 @@ class ReplayTransport:
         self.index = ReplayIndex(self.cassette, self.config.match)
         self.strict = strict
         self.timing = timing
-        """None: instant; else a factor on recorded delays (1.0: as recorded)."""
+        """None: instant; else a speed factor on the recorded delays (1.0: as recorded, 2.0: twice as fast)."""
         self.on_note = on_note
         self.engine: ReplayEngine | None = None
         """The engine of the current (or last) session."""
@@ -108,7 +108,7 @@ class ReplayTransport:
                     self.on_note(out)
                 continue
             if self.timing is not None:
-                delay = start + out.after * self.timing - anyio.current_time()
+                delay = start + out.after / self.timing - anyio.current_time()
                 if delay > 0:
                     await anyio.sleep(delay)
             for msg in _messages(out):
@@ -152,7 +152,8 @@ def replay_transport(
         matchers: the matchers that must all pass (`mcptape.replay.matcher`); the default is
             method + significant params.
         strict: on exit, raise `UnplayedExchangesError` if recorded requests never played.
-        timing: None for instant answers, else a factor on the recorded delays.
+        timing: None for instant answers, else a speed factor on the recorded delays
+            (1.0: as recorded; 2.0: twice as fast).
         on_note: where diagnostics go (default: stderr); None to drop them.
     """
     config = ReplayConfig(MatchPolicy(tuple(ignore), tuple(matchers)), allow_repeats)

@@ -176,3 +176,9 @@ async def test_an_auto_client_falls_back_to_initialize_on_a_legacy_cassette(tape
         async with Client(replay_transport(legacy.path, on_note=None), mode="auto", elicitation_callback=accept_name, log_level="info") as c:
             assert c.protocol_version == "2025-11-25"
             assert await demo_session(c) == legacy.outcome
+
+
+async def test_recorded_timing_replays_the_same_session(rec: Recording) -> None:
+    with anyio.fail_after(20):
+        async with client(replay_transport(rec.path, timing=50.0, on_note=None), rec) as c:
+            assert await demo_session(c) == rec.outcome

@@ -194,8 +194,10 @@ def test_initialize_on_a_2026_cassette_is_refused_naming_the_versions() -> None:
 )
 def test_a_discover_probe_on_a_legacy_cassette_gets_the_recorded_error(steps: list[Any], code: int) -> None:
     probe = req("p", "server/discover", {"_meta": meta(**{"io.modelcontextprotocol/clientCapabilities": {"other": {}}})})
-    out = sent(engine(*steps).receive(probe))
+    e = engine(*steps)
+    out = sent(e.receive(probe))
     assert out[0]["id"] == "p" and out[0]["error"]["code"] == code
+    assert "server/discover" not in [ex.method for ex in e.unplayed()]  # the recorded probe counts as played
 
 
 def test_ping_is_answered_without_the_cassette() -> None:
