@@ -46,7 +46,7 @@ def diff_canonical(a: Canonical, b: Canonical, options: DiffOptions = DiffOption
     for d in surface_differences(a.surface, b.surface):
         (envelope if d.impact is Impact.ENVELOPE else rows).append(d)
     for pair in align(a.calls, b.calls):
-        _pair(pair, rows, envelope)
+        _pair(pair, rows, envelope, (a.era, b.era))
     if a.changes != b.changes:
         for path, va, vb, change in deep_rows({"changes": a.changes}, {"changes": b.changes}):
             rows.append(Difference(Section.NOTIFICATIONS, change, Impact.BEHAVIOUR, "(server notifications)", pointer(path), va, vb,
@@ -115,7 +115,21 @@ def _envelope_rows(ea: dict[str, Any], eb: dict[str, Any], label: str, out: list
             out.append(Difference(Section.ENVELOPE, _change(va, vb), Impact.ENVELOPE, label, path, va, vb, "", 1, a_seq, b_seq))
 
 
-def _pair(pair: Pair, rows: list[Difference], envelope: list[Difference]) -> None:
+def _logs_comparable(la: str | None, lb: str | None, eras: tuple[str, str]) -> bool:
+    """Logs are compared unless the client asked for different levels.
+
+    A 2026-07-28 request without `logLevel` gets no logs, while a legacy server logs at its
+    own default until `logging/setLevel`: across eras, that pair is not comparable either.
+    """
+    if la and lb:
+        return la == lb
+    if eras[0] != eras[1]:
+        modern_level = la if eras[0] == "modern" else lb
+        return modern_level is not None
+    return True
+
+
+def _pair(pair: Pair, rows: list[Difference], envelope: list[Difference], eras: tuple[str, str] = ("", "")) -> None:
     ca, cb = pair.a, pair.b
     if ca is None or cb is None:
         call = ca or cb
@@ -132,7 +146,7 @@ def _pair(pair: Pair, rows: list[Difference], envelope: list[Difference]) -> Non
     label = ca.label if pair.occurrence == 1 else f"{ca.label} #{pair.occurrence}"
     _envelope_rows(ca.envelope, cb.envelope, label, envelope, ca.seq, cb.seq)
     ba, bb = ca.body, cb.body
-    if ca.log_level and cb.log_level and ca.log_level != cb.log_level:
+    if not _logs_comparable(ca.log_level, cb.log_level, eras):
         ba = {k: v for k, v in ba.items() if k != "logs"}  # a different requested level: logs are not comparable
         bb = {k: v for k, v in bb.items() if k != "logs"}
     if ba == bb:

@@ -1,0 +1,54 @@
+"""`mcptape verify`: re-drive a cassette against a live server and diff; exit 0 / 1 / 2 like diff."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import click
+
+from mcptape.cassette import load
+from mcptape.diff.engine import diff_cassettes
+from mcptape.diff.types import DiffOptions
+from mcptape.errors import McpTapeError
+from mcptape.verify import verify as run_verify
+from mcptape.versions import KNOWN
+
+from .diff import diff_options, emit, fail
+
+
+@click.command()
+@click.argument("file", type=click.Path(path_type=Path))
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+@click.option("--url", metavar="URL", help="A Streamable HTTP server to verify instead of a stdio command.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Keep the new recording here (default: a temporary file).")
+@click.option("--protocol", metavar="VERSION", help=f"Re-drive in this protocol version instead of the cassette's ({', '.join(KNOWN)}).")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True, help="Seconds to wait for each answer.")
+@diff_options
+def verify(file: Path, command: tuple[str, ...], url: str | None, output: Path | None, protocol: str | None, timeout: float,
+           fmt: str, ignore: tuple[str, ...], strict_envelope: bool, strict_messages: bool) -> None:  # fmt: skip
+    """Re-drive a cassette's client side against a live server and diff the two sessions.
+
+    Sends the recorded requests in order with fresh ids, answers the server's questions
+    (elicitation, sampling, roots; input_required) with the recorded answers, records the
+    new session, and compares it with the cassette. Exit status: 0 equivalent, 1 differs, 2 error.
+
+    \b
+    mcptape verify cassettes/demo.jsonl -- python server.py
+    mcptape verify cassettes/demo.jsonl --url http://127.0.0.1:8000/mcp -o new.jsonl
+    mcptape verify cassettes/legacy.jsonl --protocol 2026-07-28 -- python server.py
+    """
+    if bool(command) == bool(url):
+        fail("give the server either as a command after -- or with --url, not both" if url else "give the server command after --, or --url URL")
+    if protocol is not None and protocol not in KNOWN:
+        fail(f"unknown protocol version {protocol!r}; known: {', '.join(KNOWN)}")
+    try:
+        old = load(file)
+        with tempfile.TemporaryDirectory(prefix="mcptape-verify-") as tmp:
+            out = output or Path(tmp) / "verify.jsonl"
+            new = run_verify(old, out, command=list(command) or None, url=url, protocol=protocol, timeout=timeout)
+            report = diff_cassettes(old, new, DiffOptions(ignore, strict_envelope, strict_messages))
+    except McpTapeError as exc:
+        fail(str(exc))
+    emit(report, fmt)
+
