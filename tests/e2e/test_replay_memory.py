@@ -182,3 +182,22 @@ async def test_recorded_timing_replays_the_same_session(rec: Recording) -> None:
     with anyio.fail_after(20):
         async with client(replay_transport(rec.path, timing=50.0, on_note=None), rec) as c:
             assert await demo_session(c) == rec.outcome
+
+
+async def test_a_call_the_client_cancels_mid_elicitation_is_dropped(tapes: dict[str, Recording]) -> None:
+    rec = tapes["legacy"]
+    transport = replay_transport(rec.path, on_note=None)
+    scope = anyio.CancelScope()
+
+    async def give_up(_ctx: Any, _params: Any) -> Any:
+        scope.cancel()  # the user walks away while the server waits for the answer
+        await anyio.sleep_forever()
+
+    with anyio.fail_after(10):
+        async with client(transport, rec, elicitation_callback=give_up) as c:
+            with scope:
+                await c.call_tool("greet", {})
+            assert scope.cancelled_caught
+            await c.list_tools()  # answered after the client's notifications/cancelled was processed
+            assert transport.engine is not None and transport.engine.in_flight == 0
+            assert (await c.call_tool("divide", {"a": 1, "b": 0})).is_error
