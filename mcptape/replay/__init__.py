@@ -9,6 +9,8 @@ importing this package pulls in neither anyio nor the SDK.
 
 from __future__ import annotations
 
+from typing import Any
+
 from .engine import Note, ReplayConfig, ReplayEngine, Send
 from .index import ReplayIndex
 from .matcher import DEFAULT_MATCHERS, MatchPolicy, Subject
@@ -23,6 +25,19 @@ __all__ = [
     "ReplayConfig",
     "ReplayEngine",
     "ReplayIndex",
+    "ReplayTransport",
     "Send",
     "Subject",
+    "replay_transport",
 ]
+
+_LAZY = {"ReplayTransport", "replay_transport"}
+"""Names from `memory`, imported on first use: it needs anyio and the `mcp` SDK."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from . import memory
+
+        return getattr(memory, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

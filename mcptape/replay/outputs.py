@@ -1,0 +1,66 @@
+"""What the replay engine hands its shells: messages to send (with their recorded origin) and
+diagnostics; and the engine's configuration. Plain values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcptape.model import Event
+from mcptape.pairing import Exchange
+
+from .matcher import MatchPolicy
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayConfig:
+    """How a replay matches and consumes the cassette."""
+
+    match: MatchPolicy = field(default_factory=MatchPolicy)
+    allow_repeats: bool = False
+    """Replay the last recorded answer again when a key's recordings are used up."""
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    """A message for the client, and where it comes from in the cassette."""
+
+    msg: Any
+    """The JSON-RPC message (a list for a batch answer), ids and tokens already rewritten."""
+    event: Event | None = None
+    """The recorded event replayed (None for answers the engine makes up: errors, ping)."""
+    exchange: Exchange | None = None
+    request_id: Any = None
+    """The client request this belongs to (None: unsolicited, or an answer to bad input)."""
+    after: float = 0.0
+    """Recorded seconds between the client message that triggered this and this message."""
+    final: bool = False
+    """True for the response that completes its request."""
+
+    @property
+    def t(self) -> float | None:
+        """The recorded time offset (seconds since the recording started) of the replayed message."""
+        return self.event.t if self.event is not None else None
+
+    @property
+    def http(self) -> dict[str, Any] | None:
+        """The recorded HTTP metadata of this message (status, content type, SSE fields), if any."""
+        return self.event.http if self.event is not None else None
+
+    @property
+    def response_http(self) -> dict[str, Any] | None:
+        """The recorded HTTP metadata of the exchange's response (was it SSE, which status)."""
+        resp = self.exchange.response if self.exchange is not None else None
+        return resp.event.http if resp is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A diagnostic for the operator (stderr), never for the client."""
+
+    text: str
+    level: str = "warning"
+
+
+Output = Send | Note
