@@ -145,8 +145,10 @@ class StdioReplayServer:
                 if not chunk:
                     break
                 arrived = time.monotonic()
+                outputs: list[Output] = []
                 for line in framer.feed(chunk):
-                    self._emit(self._receive(engine, line), arrived, scheduler)
+                    outputs.extend(self._receive(engine, line))
+                self._emit(outputs, arrived, scheduler)  # one write for every line of the chunk
             tail = framer.flush()
             if tail is not None:
                 self._emit(self._receive(engine, tail), time.monotonic(), scheduler)
