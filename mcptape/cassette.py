@@ -165,7 +165,10 @@ class CassetteWriter:
             raise CassetteError(f"{self.path}: cannot write the cassette: {exc.strerror}") from None
 
     def write(self, event: Event) -> None:
-        line = dumps_event(event)
+        self.write_line(dumps_event(event))
+
+    def write_line(self, line: bytes) -> None:
+        """Appends one ready-made event line (newline included)."""
         with self._lock:
             if self._closed:
                 raise CassetteError(f"{self.path}: cassette already closed")

@@ -52,9 +52,22 @@ DEFAULT_PATTERNS: tuple[str, ...] = (
 """Token shapes redacted wherever they appear: bearer tokens, OpenAI/Anthropic-style `sk-` keys,
 GitHub tokens, Slack tokens, AWS access key ids, Google API keys, JWTs, PEM private keys."""
 
+_HINTS: dict[str, tuple[str, ...]] = dict(zip(DEFAULT_PATTERNS, (
+    ("earer", "EARER"), ("sk-",), ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), ("github_pat_",), ("xox",),
+    ("AKIA",), ("AIza",), ("eyJ",), ("PRIVATE KEY",),
+), strict=True))  # fmt: skip
+"""Literal substrings one of which every match of a default pattern contains: a cheap test
+(`in`, C speed) that spares running the regular expression over strings that cannot match."""
+
+_KEY_WORDS: tuple[str, ...] = ("auth", "cookie", "key", "token", "pass", "secret", "bearer", "credential")
+"""Every default secret name, lowercased, contains one of these words."""
+
 
 def _norm(name: str) -> str:
     return name.lower().replace("-", "").replace("_", "").replace(".", "")
+
+
+_DEFAULT_NORMS = frozenset(_norm(k) for k in DEFAULT_KEYS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,12 +94,36 @@ class Redactor:
 
     def __post_init__(self) -> None:
         self._keys = frozenset(_norm(k) for k in self.config.keys)
-        try:
-            self._pattern = re.compile("|".join(f"(?:{p})" for p in self.config.patterns)) if self.config.patterns else None
-        except re.error as exc:
-            from mcptape.errors import ConfigError
+        extra_words = {max(re.split(r"[-_.]", k.lower()), key=len) for k in self.config.keys if _norm(k) not in _DEFAULT_NORMS}
+        self._key_words = tuple(sorted({*_KEY_WORDS, *extra_words}))
+        self._rules: list[tuple[re.Pattern[str], tuple[str, ...]]] = []
+        for p in self.config.patterns:
+            try:
+                self._rules.append((re.compile(p), _HINTS.get(p, ())))
+            except re.error as exc:
+                from mcptape.errors import ConfigError
 
-            raise ConfigError(f"bad --redact-pattern: {exc}") from None
+                raise ConfigError(f"bad --redact-pattern {p!r}: {exc}") from None
+        self._pattern = bool(self._rules)
+        # Literals one of which every secret needs, lowercased (a superset test, so it stays
+        # conservative): a payload holding none of them cannot hold anything to redact.
+        needles = sorted({*(w.encode().lower() for w in self._key_words),
+                          *(h.encode().lower() for _, hs in self._rules for h in hs), b"\\u"})  # fmt: skip
+        self._needles = tuple(needles)
+        self._needle_rx = re.compile(b"|".join(re.escape(n) for n in needles))
+        self._unhinted = any(not hs for _, hs in self._rules)
+
+    def might_hold_secrets(self, raw: bytes) -> bool:
+        """A cheap, conservative test on a payload's bytes: False only when nothing in it can be redacted."""
+        if not self.config.enabled:
+            return False
+        # (a `\\u` escape could hide a name or a token shape from a byte-level test: it counts as a hit)
+        if self._unhinted:
+            return True
+        lower = raw.lower()
+        if len(lower) < 8192:
+            return self._needle_rx.search(lower) is not None  # one pass, best for small payloads
+        return any(n in lower for n in self._needles)  # memmem per needle, best for large ones
 
     def is_secret_key(self, name: str) -> bool:
         n = _norm(name)
@@ -96,16 +133,21 @@ class Redactor:
 
     def text(self, value: str) -> str:
         """A string with every pattern match replaced."""
-        if not self.config.enabled or self._pattern is None:
+        if not self.config.enabled:
             return value
-        return self._pattern.sub(REDACTED, value)
+        for rx, hints in self._rules:
+            if not hints or any(h in value for h in hints):
+                value = rx.sub(REDACTED, value)
+        return value
 
-    def message(self, msg: Any) -> tuple[Any, list[str]]:
+    def message(self, msg: Any, raw: bytes | None = None) -> tuple[Any, list[str]]:
         """A copy of a JSON value with secrets replaced, and the JSON pointers that changed.
 
-        The value itself is returned unchanged (not copied) when nothing is redacted.
+        The value itself is returned unchanged (not copied) when nothing is redacted. With
+        `raw`, the bytes the value was parsed from, a cheap test skips the walk when
+        nothing in them could be a secret.
         """
-        if not self.config.enabled:
+        if not self.config.enabled or (raw is not None and not self.might_hold_secrets(raw)):
             return msg, []
         paths: list[str] = []
         out = self._walk(msg, "", paths)
@@ -129,9 +171,11 @@ class Redactor:
         if isinstance(value, list):
             items = [self._walk(v, f"{path}/{i}", paths) for i, v in enumerate(value)]
             return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
-        if isinstance(value, str) and self._pattern is not None and self._pattern.search(value):
-            paths.append(path)
-            return self._pattern.sub(REDACTED, value)
+        if isinstance(value, str) and self._pattern:
+            new = self.text(value)
+            if new != value:
+                paths.append(path)
+                return new
         return value
 
     def headers(self, headers: dict[str, str]) -> tuple[dict[str, str], list[str]]:

@@ -307,8 +307,8 @@ class McpTape:
         elif ev.data == "":
             rec.http(Source.SERVER, st.base() | {"phase": "sse", "sse": sse})  # a priming or retry-only event
         else:
-            event = rec.payload(Source.SERVER, ev.data.encode("utf-8"), http=st.base() | {"phase": "sse", "sse": sse})
-            if isinstance(event.msg, dict) and ("result" in event.msg or "error" in event.msg):
+            msg = rec.payload(Source.SERVER, ev.data.encode("utf-8"), http=st.base() | {"phase": "sse", "sse": sse})
+            if isinstance(msg, dict) and ("result" in msg or "error" in msg):
                 st.answered = True
 
     def _register_endpoint(self, uri: str) -> str:

@@ -1,9 +1,14 @@
 """The recorder: turns what a capture shell saw into cassette events, redacts, appends.
 
 Transport-agnostic and synchronous: the stdio shell and the mitmproxy addon call it with
-bytes and metadata; it parses, redacts and writes one event per call, in call order.
-Thread-safe (the stdio shell pumps each pipe in its own thread). A write failure raises
-`CassetteError` to the caller, which must stop the session: nothing passes unrecorded.
+bytes and metadata; it parses, redacts and writes one event per call. Thread-safe.
+
+Order: every event gets its place (`seq`) and time when the shell *sees* it, through
+`reserve()`, which is cheap; the slower work (parsing, redacting, writing) can then happen
+after the shell has passed the bytes on, and `commit` writes events strictly in `seq`
+order. A shell that reserves before it forwards keeps the cassette in wire order while the
+recording work overlaps with the peer's: the recorder adds almost no latency. A write
+failure raises `CassetteError` to the caller, which must stop the session.
 """
 
 from __future__ import annotations
@@ -13,11 +18,16 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from mcptape.cassette import CassetteWriter
+import orjson
+
+from mcptape.cassette import CassetteWriter, dumps_event
 from mcptape.model import Event, Kind, Source, payload_event
 from mcptape.redact import Redactor
 from mcptape.wire.jsonrpc import NOT_JSON, decode
 from mcptape.wire.ndjson import Oversize
+
+Ticket = tuple[int, float]
+"""A reserved place in the cassette: (seq, seconds since the start)."""
 
 
 class Recorder:
@@ -30,42 +40,82 @@ class Recorder:
         self._t0 = clock()
         self._seq = 0
         self._lock = threading.Lock()
+        self._written = 0
+        self._cond = threading.Condition()
         self.count = 0
         """How many events were written."""
 
-    def _emit(self, build: Callable[[int, float], Event]) -> Event:
+    def reserve(self) -> Ticket:
+        """Takes the next place in the cassette, stamped with the time now."""
         with self._lock:
             self._seq += 1
-            event = build(self._seq, self._clock() - self._t0)
-            self.writer.write(event)
-            self.count += 1
-            return event
+            return self._seq, self._clock() - self._t0
 
-    def payload(self, src: Source, data: bytes | Oversize, http: dict[str, Any] | None = None) -> Event:
-        """One wire payload (a stdio line, an HTTP body, an SSE event's data): JSON or raw."""
+    def _commit(self, seq: int, line: bytes | None) -> None:
+        """Writes `line` as event `seq` once every earlier event is written (None: give the place up)."""
+        with self._cond:
+            while self._written != seq - 1:
+                self._cond.wait()
+            try:
+                if line is not None:
+                    self.writer.write_line(line)
+                    self.count += 1
+            finally:
+                self._written = seq
+                self._cond.notify_all()
+
+    def _emit(self, build: Callable[[int, float], Event], ticket: Ticket | None = None) -> Event:
+        seq, t = ticket or self.reserve()
+        line = None
+        try:
+            event = build(seq, t)
+            line = dumps_event(event)
+        finally:
+            self._commit(seq, line)
+        return event
+
+    def payload(self, src: Source, data: bytes | Oversize, http: dict[str, Any] | None = None, ticket: Ticket | None = None) -> Any:
+        """One wire payload (a stdio line, an HTTP body, an SSE event's data): JSON or raw.
+
+        Returns the parsed JSON value as written (redacted), or None when the payload was not JSON.
+
+        The hot path: a JSON payload with nothing to redact is written by splicing its own
+        bytes into the event line (it was just validated by parsing), so the message is
+        stored exactly as it was on the wire and is not serialized again.
+        """
+        ticket = ticket or self.reserve()
         if isinstance(data, Oversize):
             head = data.head.decode("utf-8", errors="replace")
-            return self._emit(
-                lambda seq, t: Event(
-                    seq, t, Kind.RAW, src, text=self.redactor.text(head), size=data.size, http=http,
-                    info={"oversize": True, "note": "longer than the recorder's line limit: only the head is kept"},
-                )
-            )  # fmt: skip
+            info = {"oversize": True, "note": "longer than the recorder's line limit: only the head is kept"}
+            self._emit(lambda seq, t: Event(seq, t, Kind.RAW, src, text=self.redactor.text(head), size=data.size, http=http, info=info), ticket)
+            return None
         value = decode(data)
         if value is NOT_JSON:
-            def raw(seq: int, t: float) -> Event:
-                ev = payload_event(seq, t, src, Kind.RAW, data)
-                if ev.text is not None:
-                    red = self.redactor.text(ev.text)
-                    if red != ev.text:
-                        return Event(seq, t, Kind.RAW, src, text=red, http=http, redacted=("",))
-                return Event(seq, t, Kind.RAW, src, text=ev.text, b64=ev.b64, http=http)
+            self._emit(lambda seq, t: self._raw(seq, t, src, data, http), ticket)
+            return None
+        msg, paths = self.redactor.message(value, raw=data)
+        if paths:
+            self._emit(lambda seq, t: Event(seq, t, Kind.MESSAGE, src, msg=msg, http=http, redacted=tuple(paths)), ticket)
+            return msg
+        seq, t = ticket
+        line = None
+        try:
+            head = orjson.dumps({"seq": seq, "t": round(t, 6), "kind": "message", "from": str(src)})
+            tail = b',"http":' + orjson.dumps(http) + b"}\n" if http is not None else b"}\n"
+            line = head[:-1] + b',"msg":' + data.strip() + tail
+        finally:
+            self._commit(seq, line)
+        return msg
 
-            return self._emit(raw)
-        msg, paths = self.redactor.message(value)
-        return self._emit(lambda seq, t: Event(seq, t, Kind.MESSAGE, src, msg=msg, http=http, redacted=tuple(paths)))
+    def _raw(self, seq: int, t: float, src: Source, data: bytes, http: dict[str, Any] | None) -> Event:
+        ev = payload_event(seq, t, src, Kind.RAW, data)
+        if ev.text is not None:
+            red = self.redactor.text(ev.text)
+            if red != ev.text:
+                return Event(seq, t, Kind.RAW, src, text=red, http=http, redacted=("",))
+        return Event(seq, t, Kind.RAW, src, text=ev.text, b64=ev.b64, http=http)
 
-    def stderr(self, data: bytes) -> Event:
+    def stderr(self, data: bytes, ticket: Ticket | None = None) -> Event:
         """One line the server wrote to stderr."""
 
         def build(seq: int, t: float) -> Event:
@@ -75,7 +125,7 @@ class Recorder:
                 return Event(seq, t, Kind.STDERR, Source.SERVER, text=red, redacted=("",) if red != ev.text else ())
             return ev
 
-        return self._emit(build)
+        return self._emit(build, ticket)
 
     def eof(self, src: Source, info: dict[str, Any] | None = None) -> Event:
         """`src` closed its stream."""

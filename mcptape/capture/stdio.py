@@ -3,10 +3,12 @@
 Three pump threads copy bytes as they arrive (client stdin -> child stdin, child stdout
 -> our stdout, child stderr -> our stderr), chunk by chunk, never waiting for a line end,
 so the client cannot tell the recorder is there. Each pump also frames its stream into
-lines and hands every completed line to the `Recorder` *before* forwarding the chunk that
-completed it: the cassette's order is the wire's order, and nothing is forwarded that was
-not recorded. Blocking reads in threads are the lowest-latency way to move pipe bytes in
-Python and work the same for pipes, files and terminals.
+lines. Every line a chunk completes takes its place in the cassette (`Recorder.reserve`)
+*before* the chunk is forwarded, and is parsed, redacted and written just after: the
+cassette's order is the wire's order (an answer cannot be seen before the line that caused
+it has its place), and the recording work overlaps with the peer's instead of adding to
+the round trip. Blocking reads in threads are the lowest-latency way to move pipe bytes
+in Python and work the same for pipes, files and terminals.
 """
 
 from __future__ import annotations
@@ -116,10 +118,12 @@ class StdioCapture:
                     chunk = b""
                 if not chunk:
                     break
-                for line in framer.feed(chunk):
-                    rec.payload(source, line)
+                lines = framer.feed(chunk)
+                tickets = [rec.reserve() for _ in lines]
                 if dst_open:
                     dst_open = _write_all(dst_fd, chunk)  # type: ignore[arg-type]
+                for line, ticket in zip(lines, tickets, strict=True):
+                    rec.payload(source, line, ticket=ticket)
             tail = framer.flush()
             if tail is not None:
                 rec.payload(source, tail)
@@ -137,9 +141,11 @@ class StdioCapture:
                     chunk = b""
                 if not chunk:
                     break
-                for line in framer.feed(chunk):
-                    self.recorder.stderr(line if isinstance(line, bytes) else line.head)
+                lines = framer.feed(chunk)
+                tickets = [self.recorder.reserve() for _ in lines]
                 _write_all(self.stderr_fd, chunk)
+                for line, ticket in zip(lines, tickets, strict=True):
+                    self.recorder.stderr(line if isinstance(line, bytes) else line.head, ticket)
             tail = framer.flush()
             if tail is not None:
                 self.recorder.stderr(tail if isinstance(tail, bytes) else tail.head)

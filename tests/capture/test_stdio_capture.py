@@ -186,7 +186,11 @@ def test_sigkill_of_the_recorder_leaves_a_readable_cassette(tmp_path: Path) -> N
     proc.kill()
     proc.wait(timeout=30)
     cas = load(out)
-    assert [e.msg["id"] for e in cas.events if e.kind is Kind.MESSAGE] == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
+    ids = [e.msg["id"] for e in cas.events if e.kind is Kind.MESSAGE]
+    # Every message is in the cassette, in order, but for the last round trip, which may
+    # have been on its way to the disk when the recorder died (messages are forwarded
+    # first and written microseconds later, so that recording adds no latency).
+    assert ids == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4][: len(ids)] and len(ids) >= 8
     assert any("cut short" in w for w in cas.warnings)
     show = subprocess.run(mcptape_cmd("show", str(out)), capture_output=True, timeout=60)
     assert show.returncode == 0 and b"cut short" in show.stderr and b"ping" in show.stdout
