@@ -69,8 +69,14 @@ class ReplayEngine:
     """Answers one client session from a cassette. Not thread-safe; one per connection."""
 
     def __init__(self, index: ReplayIndex, config: ReplayConfig | None = None) -> None:
+        """Args:
+            index: the cassette, indexed (build it once; engines for several sessions share it).
+            config: repeats; its match policy must be the one the index was built with.
+        """
         self.index = index
-        self.config = config or ReplayConfig()
+        self.config = config or ReplayConfig(index.policy)
+        if self.config.match != index.policy:
+            raise ValueError("the engine's match policy differs from the one its index was built with")
         self.handshakes = 0
         self._reset()
 

@@ -90,22 +90,16 @@ class ReplayIndex:
             self.entries.append(entry)
             by_key.setdefault(entry.key, []).append(entry)
         self.by_key: dict[bytes, tuple[Entry, ...]] = {k: tuple(v) for k, v in by_key.items()}
+        self.modern = any(is_modern(ex.protocol_version) for ex in session.exchanges if ex.method != "initialize")
+        """True when the cassette speaks 2026-07-28 or later (no handshake)."""
+        self.legacy = any(ex.result is not None for ex in self.initialize)
+        """True when the cassette opened with an `initialize` handshake that succeeded."""
         self.after: dict[int, list[Item]] = {}
         """Unsolicited server messages, filed under the request exchange they followed."""
         requests = [ex.index for ex in session.exchanges if not ex.is_notification]
         for before, item in session.unsolicited:
             prior = [i for i in requests if i < before]
             self.after.setdefault(prior[-1] if prior else -1, []).append(item)
-
-    @property
-    def modern(self) -> bool:
-        """True when the cassette speaks 2026-07-28 or later (no handshake)."""
-        return any(is_modern(ex.protocol_version) for ex in self.session.exchanges if ex.method != "initialize")
-
-    @property
-    def legacy(self) -> bool:
-        """True when the cassette opened with an `initialize` handshake."""
-        return any(ex.response is not None and ex.result is not None for ex in self.initialize)
 
     def subject(self, msg: dict[str, Any]) -> Subject:
         """The matching view of a request, ignoring what was redacted in recordings of its method."""
