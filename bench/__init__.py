@@ -1,0 +1,1 @@
+"""mcptape's benchmarks: `make bench` (or `python -m bench [--quick]`). Not tests: CI does not run them."""

@@ -1,0 +1,66 @@
+"""`python -m bench [--quick] [--only NAME]`: runs the benchmarks, prints a table, writes bench/results.json.
+
+Every figure is a ratio against a baseline measured in the same run (medians over
+alternating runs), because these machines are shared and noisy; absolute numbers are
+printed for information only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import platform
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+import orjson
+from tabulate import tabulate
+
+from .common import Row
+
+SUITES: dict[str, str] = {
+    "recorder": "bench.recorder:recorder_overhead",
+}
+"""suite name -> "module:function(quick) -> list[Row]"; suites whose module is absent are skipped."""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(prog="python -m bench")
+    ap.add_argument("--quick", action="store_true", help="fewer runs (under a minute)")
+    ap.add_argument("--only", action="append", help="run only these suites")
+    ap.add_argument("-o", "--output", default=str(Path(__file__).with_name("results.json")))
+    args = ap.parse_args()
+    rows: list[Row] = []
+    started = time.time()
+    for name, target in SUITES.items():
+        if args.only and name not in args.only:
+            continue
+        mod, fn = target.split(":")
+        try:
+            func = getattr(importlib.import_module(mod), fn)
+        except ModuleNotFoundError as exc:
+            print(f"bench: skipping {name}: {exc}", file=sys.stderr)
+            continue
+        print(f"bench: {name} ...", file=sys.stderr, flush=True)
+        rows.extend(func(args.quick))
+    table = [
+        [r.target, f"{r.value:,.1f} {r.unit}", "" if r.baseline is None else f"{r.baseline:,.1f}",
+         "" if r.ratio is None else f"{r.ratio:.2f}x", r.goal, "pass" if r.ok else "FAIL", r.note]
+        for r in rows
+    ]  # fmt: skip
+    print(tabulate(table, headers=["target", "value", "baseline", "ratio", "goal", "", "note"]))
+    doc = {
+        "quick": args.quick,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "seconds": round(time.time() - started, 1),
+        "rows": [asdict(r) for r in rows],
+    }
+    Path(args.output).write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+    print(f"bench: wrote {args.output} in {doc['seconds']} s", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

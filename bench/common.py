@@ -1,0 +1,119 @@
+"""Benchmark plumbing: a raw ndjson stdio client, timing helpers, results."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+ROOT = Path(__file__).resolve().parent.parent
+PY = sys.executable
+DEMO_SERVER = [PY, str(ROOT / "examples" / "demo_server.py")]
+TRIVIAL_SERVER = [PY, str(ROOT / "bench" / "trivial_server.py")]
+
+
+def mcptape(*args: str) -> list[str]:
+    return [PY, "-m", "mcptape", *args]
+
+
+@dataclass
+class Row:
+    """One target: the measured value, its baseline, the ratio and whether it meets the goal."""
+
+    target: str
+    value: float
+    baseline: float | None
+    unit: str
+    goal: str
+    ok: bool
+    ratio: float | None = None
+    note: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class StdioPeer:
+    """A server process spoken to line by line over its pipes (no SDK, minimal client cost)."""
+
+    def __init__(self, cmd: list[str], env: dict[str, str] | None = None) -> None:
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        assert self.proc.stdin and self.proc.stdout
+        self.w = self.proc.stdin
+        self.r = self.proc.stdout
+        self.next_id = 0
+
+    def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        self.next_id += 1
+        msg: dict[str, Any] = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if params is not None:
+            msg["params"] = params
+        self.w.write(orjson.dumps(msg) + b"\n")
+        self.w.flush()
+        while True:
+            line = self.r.readline()
+            if not line:
+                raise RuntimeError(f"server closed the connection during {method}")
+            reply = orjson.loads(line)
+            if reply.get("id") == self.next_id and "method" not in reply:
+                return reply  # type: ignore[no-any-return]
+
+    def notify(self, method: str) -> None:
+        self.w.write(orjson.dumps({"jsonrpc": "2.0", "method": method}) + b"\n")
+        self.w.flush()
+
+    def handshake(self) -> None:
+        self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}})
+        self.notify("notifications/initialized")
+
+    def close(self) -> None:
+        self.w.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def round_trips(peer: StdioPeer, n: int, method: str = "tools/call", params: dict[str, Any] | None = None) -> list[float]:
+    """Latencies (seconds) of n sequential requests."""
+    params = params if params is not None else {"name": "echo", "arguments": {"message": "hi"}}
+    lat = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        peer.request(method, params)
+        lat.append(time.perf_counter() - t0)
+    return lat
+
+
+def rps(latencies: list[float]) -> float:
+    return len(latencies) / sum(latencies)
+
+
+def p99(latencies: list[float]) -> float:
+    s = sorted(latencies)
+    return s[min(len(s) - 1, int(len(s) * 0.99))]
+
+
+def interleaved(runs: int, variants: dict[str, Callable[[], float]]) -> dict[str, float]:
+    """Runs each variant `runs` times, alternating (A B A B ...), and returns the medians.
+
+    Alternating spreads the machine's noise over all variants alike.
+    """
+    values: dict[str, list[float]] = {k: [] for k in variants}
+    for _ in range(runs):
+        for name, fn in variants.items():
+            values[name].append(fn())
+    return {k: statistics.median(v) for k, v in values.items()}
+
+
+def env_without_coverage() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("COVERAGE_PROCESS_START", None)
+    return env
