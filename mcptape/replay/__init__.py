@@ -2,9 +2,8 @@
 
 `index` (exchanges by key), `matcher` (what matches, and why not), `engine` (sans-IO: client
 messages in, recorded server messages out; `outputs` holds what it hands back), `report`
-(no-match and strict-mode texts), and
-the shells that carry the engine: `server_stdio` (`mcptape replay`) and `memory` (an
-in-process transport for the `mcp` SDK `Client`). The shells are not imported here, so
+(no-match and strict-mode texts), and the shells that carry the engine: `server_stdio`
+(`mcptape replay`) and `memory` (an in-process transport for the `mcp` SDK `Client`). The shells are not imported here, so
 importing this package pulls in neither anyio nor the SDK.
 """
 

@@ -24,9 +24,12 @@ from typing import Any
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp.client._transport import TransportStreams
-from mcp.shared.message import SessionMessage
-from mcp_types import jsonrpc_message_adapter
+try:
+    from mcp.client._transport import TransportStreams
+    from mcp.shared.message import SessionMessage
+    from mcp_types import jsonrpc_message_adapter
+except ImportError as exc:  # pragma: no cover - the SDK is an optional extra
+    raise ImportError(f"the in-process replay transport needs the mcp SDK: pip install 'mcptape[sdk]' ({exc})") from exc
 
 from mcptape.cassette import Cassette, load
 from mcptape.errors import McpTapeError
