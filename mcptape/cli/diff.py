@@ -39,6 +39,13 @@ def fail(message: str) -> NoReturn:
     sys.exit(EXIT_ERROR)
 
 
+def check_ignore(patterns: tuple[str, ...]) -> None:
+    """Every --ignore must be a JSON pointer below the root (the root would ignore everything)."""
+    for p in patterns:
+        if not p.startswith("/") or p == "/":
+            fail(f"--ignore {p!r}: give a JSON pointer such as /result/content/0/text (see docs/diff.md)")
+
+
 def emit(report: DiffReport, fmt: str) -> NoReturn:
     """Prints the report and exits with its code."""
     sys.stdout.write(RENDERERS[fmt](report))
@@ -63,6 +70,7 @@ def diff(a: Path, b: Path, fmt: str, ignore: tuple[str, ...], strict_envelope: b
     mcptape diff old.jsonl new.jsonl --format json | jq .counts
     mcptape diff a.jsonl b.jsonl --ignore /result/content/0/text --strict-envelope
     """
+    check_ignore(ignore)
     try:
         report = diff_cassettes(load(a), load(b), DiffOptions(ignore, strict_envelope, strict_messages))
     except McpTapeError as exc:

@@ -14,7 +14,7 @@ from mcptape.errors import McpTapeError
 from mcptape.verify import verify as run_verify
 from mcptape.versions import KNOWN
 
-from .diff import diff_options, emit, fail
+from .diff import check_ignore, diff_options, emit, fail
 
 
 @click.command()
@@ -40,6 +40,7 @@ def verify(file: Path, command: tuple[str, ...], url: str | None, output: Path |
     """
     if bool(command) == bool(url):
         fail("give the server either as a command after -- or with --url, not both" if url else "give the server command after --, or --url URL")
+    check_ignore(ignore)
     if protocol is not None and protocol not in KNOWN:
         fail(f"unknown protocol version {protocol!r}; known: {', '.join(KNOWN)}")
     try:

@@ -154,7 +154,7 @@ def _pair(pair: Pair, rows: list[Difference], envelope: list[Difference], eras: 
     if ("result" in ba and "error" in bb) or ("error" in ba and "result" in bb):
         va, vb = ba.get("result", ba.get("error")), bb.get("result", bb.get("error"))
         msg = "a result became an error" if "result" in ba else "an error became a result"
-        rows.append(Difference(Section.ERROR, Change.CHANGED, Impact.BEHAVIOUR, label, "", va, vb, msg, 1, ca.seq, cb.seq))
+        rows.append(Difference(Section.ERROR, Change.CHANGED, Impact.BEHAVIOUR, label, "/error", va, vb, msg, 1, ca.seq, cb.seq))
         ba = {k: v for k, v in ba.items() if k not in ("result", "error")}
         bb = {k: v for k, v in bb.items() if k not in ("result", "error")}
     found = deep_rows(ba, bb)

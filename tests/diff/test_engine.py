@@ -109,7 +109,7 @@ def test_a_result_that_became_an_error_is_one_difference() -> None:
     a = [req(1, "tools/call", {"name": "f"}), res(1, text_result("ok"))]
     b = [req(1, "tools/call", {"name": "f"}), err(1, -32601, "nope")]
     report = diff(a, b)
-    assert rows(report) == [("changed", "error", "tools/call f", "")]
+    assert rows(report) == [("changed", "error", "tools/call f", "/error")]
     assert report.differences[0].b == {"code": -32601}
 
 
