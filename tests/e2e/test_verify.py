@@ -1,0 +1,126 @@
+"""End to end: `mcptape verify` re-drives recorded SDK sessions against the demo server (stdio and HTTP)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import orjson
+import pytest
+
+from mcptape.cassette import load
+from mcptape.pairing import pair
+from tests.conftest import DEMO_SERVER, free_port, mcptape_cmd
+from tests.e2e.test_diff_e2e import V1_TO_V2, MODES, changes, record_demo
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("verify-e2e")
+
+    async def both() -> dict[str, Path]:
+        with anyio.fail_after(60):
+            return {era: await record_demo(root / f"{era}.jsonl", era, "v1") for era in MODES}
+
+    return anyio.run(both)
+
+
+def verify(*args: Any, variant: str = "v1") -> tuple[int, str, str]:
+    env = {**os.environ, "DEMO_SERVER_VARIANT": variant}
+    proc = subprocess.run(mcptape_cmd("verify", *map(str, args)), capture_output=True, text=True, timeout=90, env=env)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+SERVER = (sys.executable, str(DEMO_SERVER))
+
+
+@pytest.mark.parametrize("era", list(MODES))
+def test_verify_against_the_unchanged_server_is_equivalent(recorded: dict[str, Path], era: str, tmp_path: Path) -> None:
+    new = tmp_path / "new.jsonl"
+    code, out, err = verify(recorded[era], "-o", new, "--", *SERVER)
+    assert code == 0, out + err
+    assert out.splitlines()[0] == "equivalent"
+    old_methods = [ex.method for ex in pair(load(recorded[era]).events).exchanges]
+    assert [ex.method for ex in pair(load(new).events).exchanges] == old_methods  # same calls, MRTR retry included
+
+
+@pytest.mark.parametrize("era", list(MODES))
+def test_verify_against_the_second_release_lists_its_changes(recorded: dict[str, Path], era: str) -> None:
+    code, out, _ = verify(recorded[era], "--format", "json", "--", *SERVER, variant="v2")
+    assert code == 1
+    assert sorted(changes(orjson.loads(out))) == sorted(V1_TO_V2)
+
+
+def test_verify_a_legacy_cassette_in_2026(recorded: dict[str, Path], tmp_path: Path) -> None:
+    new = tmp_path / "new.jsonl"
+    code, out, _ = verify(recorded["legacy"], "--protocol", "2026-07-28", "-o", new, "--format", "json", "--", *SERVER)
+    report = orjson.loads(out)
+    assert code == 0 and report["b"]["era"] == "modern" and report["differences"] == []
+    assert "/protocol/version" in {d["path"] for d in report["envelope"]}
+    code, _, _ = verify(recorded["legacy"], "--protocol", "2026-07-28", "--strict-envelope", "--", *SERVER)
+    assert code == 1
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    ((), "give the server command after --"),
+    (("--url", "http://127.0.0.1:1/mcp", "--", "x"), "not both"),
+    (("--protocol", "1999-01-01", "--", "x"), "unknown protocol version"),
+])  # fmt: skip
+def test_verify_usage_errors_exit_2(recorded: dict[str, Path], args: tuple[str, ...], message: str) -> None:
+    code, out, err = verify(recorded["legacy"], *args)
+    assert code == 2 and message in err and out == ""
+
+
+def test_verify_a_server_that_cannot_start_exits_2(recorded: dict[str, Path]) -> None:
+    code, _, err = verify(recorded["legacy"], "--", "/nonexistent/server")
+    assert code == 2 and "cannot start" in err
+
+
+@asynccontextmanager
+async def http_server(variant: str) -> AsyncIterator[str]:
+    """The demo server on Streamable HTTP; yields its URL once uvicorn says it listens."""
+    port = free_port()
+    env = {**os.environ, "DEMO_SERVER_VARIANT": variant}
+    proc = await anyio.open_process([*SERVER, "http", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        assert proc.stderr is not None
+        seen = b""
+        async for chunk in proc.stderr:
+            seen += chunk
+            if b"Uvicorn running" in seen:
+                break
+        else:
+            raise AssertionError(f"the demo server did not start: {seen.decode()}")
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        with anyio.move_on_after(10):
+            await proc.wait()
+        if proc.returncode is None:
+            proc.kill()
+        await proc.aclose()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("era", "variant", "want"), [("legacy", "v1", 0), ("modern", "v1", 0), ("modern", "v2", 1)])
+async def test_verify_over_streamable_http(recorded: dict[str, Path], tmp_path: Path, era: str, variant: str, want: int) -> None:
+    new = tmp_path / "http.jsonl"
+    with anyio.fail_after(60):
+        async with http_server(variant) as url:
+            cmd = mcptape_cmd("verify", str(recorded[era]), "--url", url, "-o", str(new), "--format", "json")
+            proc = await anyio.run_process(cmd, check=False)
+    report = orjson.loads(proc.stdout)
+    assert proc.returncode == want, proc.stderr
+    if want == 1:
+        assert sorted(changes(report)) == sorted(V1_TO_V2)
+    events = load(new).events
+    assert events[0].http and events[0].http["method"] == "POST"
+    assert any(e.http and e.http.get("sse") is not None for e in events)  # the progress call answered as SSE
