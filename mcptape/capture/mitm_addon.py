@@ -95,6 +95,8 @@ class McpTape:
         self._legacy_sessions: set[str] = set()
         self._numbers = itertools.count(1)
         self.failed: CassetteError | None = None
+        self.stopped = False
+        """mitmproxy is shutting down: the cassette has its end; later hooks record nothing."""
 
     def load(self, loader: Loader) -> None:
         loader.add_option(
@@ -141,7 +143,19 @@ class McpTape:
         self._rec()
 
     def done(self) -> None:
-        self._close()
+        """Ends the cassette. Exchanges still open get an `error` event first: mitmproxy closes
+        their connections only after its addons are done, too late for the cassette."""
+        if self.stopped:
+            return
+        try:
+            if self._recorder is not None and self.failed is None:
+                for st in self._flows.values():
+                    self._recorder.http(None, st.base() | {"phase": "error"}, {"error": "recording stopped with this exchange open"})
+        except CassetteError as exc:
+            self._fail(exc)
+        finally:
+            self._close()
+            self.stopped = True
 
     def _rec(self) -> Recorder:
         if self._recorder is None:
@@ -174,9 +188,12 @@ class McpTape:
     # -- hooks
 
     def requestheaders(self, flow: http.HTTPFlow) -> None:
-        self._flows[flow.id] = _FlowState(next(self._numbers))
+        if not self.stopped:
+            self._flows[flow.id] = _FlowState(next(self._numbers))
 
     def request(self, flow: http.HTTPFlow) -> None:
+        if self.stopped:
+            return
         st = self._state(flow)
         req = flow.request
         st.session = req.headers.get("mcp-session-id") or self._legacy_session_of(req.path)
@@ -187,6 +204,8 @@ class McpTape:
         self._body(flow, Source.CLIENT, req.get_content(strict=False), meta)
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
+        if self.stopped:
+            return
         st = self._state(flow)
         resp = flow.response
         assert resp is not None
@@ -210,6 +229,8 @@ class McpTape:
         resp.stream = self._tee(flow, st, resp.stream)
 
     def response(self, flow: http.HTTPFlow) -> None:
+        if self.stopped:
+            return
         st = self._flows.pop(flow.id, None) or self._state(flow)
         resp = flow.response
         assert resp is not None
@@ -220,6 +241,8 @@ class McpTape:
         self._body(flow, Source.SERVER, resp.get_content(strict=False), meta)
 
     def error(self, flow: http.HTTPFlow) -> None:
+        if self.stopped:
+            return
         st = self._flows.pop(flow.id, None) or self._state(flow)
         message = flow.error.msg if flow.error else "unknown error"
         by_client = "client" in message.lower()
@@ -272,7 +295,7 @@ class McpTape:
         def tee(chunk: bytes) -> Any:
             if callable(previous):  # another addon streams this response too: record what it forwards
                 chunk = previous(chunk)
-            if chunk and st.parser is not None and isinstance(chunk, bytes):
+            if chunk and st.parser is not None and isinstance(chunk, bytes) and not self.stopped:
                 self._feed(flow, st, chunk)
             return chunk
 

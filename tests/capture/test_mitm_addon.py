@@ -308,15 +308,23 @@ def test_legacy_http_sse_ties_posts_and_the_get_stream_to_one_session(tape: Any)
     assert [it.msg["method"] for it in session.exchanges[1].items] == ["notifications/message"]
 
 
-def test_done_ends_the_cassette_and_notes_open_exchanges(tape: Any) -> None:
+def test_done_closes_open_exchanges_ends_the_cassette_and_records_nothing_after(tape: Any) -> None:
     addon, out, _ = tape
     f = tflow.tflow(req=req(body=call(1)))
     addon.requestheaders(f)
     addon.request(f)
     addon.done()
+    f.error = tflow.terr("Client disconnected.")
+    addon.error(f)  # mitmproxy closes connections after its addons are done
+    g = tflow.tflow(req=req(body=call(2)))
+    addon.requestheaders(g)
+    addon.request(g)
     cas = load(out)
     assert cas.warnings == []
-    assert cas.events[-1].kind is Kind.END and cas.events[-1].info == {"open_exchanges": 1}
+    assert [e.kind for e in cas.events] == [Kind.MESSAGE, Kind.HTTP, Kind.END]
+    assert cas.events[1].src is None and cas.events[1].http == {"exchange": 1, "phase": "error"}
+    assert cas.events[1].info == {"error": "recording stopped with this exchange open"}
+    assert cas.events[-1].info == {"open_exchanges": 1}
     assert cas.header.target == {"url": "http://127.0.0.1:9/mcp"}
     assert cas.header.redaction["enabled"] is True
 
@@ -357,3 +365,14 @@ def test_events_come_from_both_sides(tape: Any) -> None:
     exchange(addon, req(body=call(1)), resp(body=result(1)))
     addon.done()
     assert [e.src for e in load(out).events[:2]] == [Source.CLIENT, Source.SERVER]
+
+
+def test_2026_headers_are_kept_raw_including_base64_params(tape: Any) -> None:
+    addon, out, _ = tape
+    headers = (
+        ("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call"), ("Mcp-Name", "weather"),
+        ("Mcp-Param-City", "=?base64?U8OjbyBQYXVsbw==?="),
+    )  # fmt: skip
+    exchange(addon, req(body=call(1, "weather"), headers=headers), resp(body=result(1)))
+    recorded = lines(out)[0]["http"]["headers"]
+    assert {k: recorded[k] for k, _ in headers} == dict(headers)

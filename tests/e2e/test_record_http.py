@@ -332,3 +332,20 @@ async def test_mitmdump_with_the_addon_path_records_a_session(tmp_path: Path, st
     assert cas.header.target == {"url": upstream.removesuffix("/mcp")}
     assert "x-tenant" in cas.header.redaction["keys"]
     check_demo_pairing(cas, modern=True)
+
+
+async def test_stopping_the_recorder_with_a_stream_open_leaves_a_complete_cassette(tmp_path: Path, start: Any) -> None:
+    upstream = demo_http(start, "sse")
+    cassette = tmp_path / "open.jsonl"
+    rec = start.recorder(upstream, cassette)
+    with anyio.fail_after(30):
+        async with httpx2.AsyncClient() as http, http.stream("GET", rec.url) as resp:
+            async for line in resp.aiter_lines():
+                if line.startswith("data:"):
+                    break  # the endpoint event passed: the stream stays open
+            rec.stop(signal.SIGTERM)
+    cas = complete(cassette)
+    assert len(cassette.read_text().splitlines()) == len(cas.events) + 1, "one header, written once"
+    phases = [e.http["phase"] for e in cas.events if e.http]
+    assert phases == ["request", "response", "sse", "error"]
+    assert cas.events[-2].info == {"error": "recording stopped with this exchange open"}
