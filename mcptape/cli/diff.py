@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -71,6 +72,7 @@ def diff(a: Path, b: Path, fmt: str, ignore: tuple[str, ...], strict_envelope: b
     mcptape diff a.jsonl b.jsonl --ignore /result/content/0/text --strict-envelope
     """
     check_ignore(ignore)
+    gc.disable()  # a short-lived process building many small objects: the collector only costs time here
     try:
         report = diff_cassettes(load(a), load(b), DiffOptions(ignore, strict_envelope, strict_messages))
     except McpTapeError as exc:
