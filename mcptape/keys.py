@@ -19,13 +19,20 @@ from typing import Any
 
 import orjson
 
-from mcptape.versions import META_CLIENT_INFO, META_PROTOCOL_VERSION, TRACE_KEYS
+from mcptape.versions import META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, TRACE_KEYS
 
 VOLATILE_META: frozenset[str] = frozenset({"progressToken", META_CLIENT_INFO, META_PROTOCOL_VERSION, *TRACE_KEYS})
 """`_meta` keys that never take part in matching."""
 
 VOLATILE_PARAMS: frozenset[str] = frozenset({"requestState"})
 """Top-level params that never take part in matching."""
+
+VOLATILE_META_BY_METHOD: dict[str, frozenset[str]] = {
+    "server/discover": frozenset({META_CLIENT_CAPABILITIES, META_LOG_LEVEL}),
+}
+"""`_meta` keys left out for one method only: a server's discover answer does not depend on
+what the client declares, so a client with other callbacks (other capabilities) still
+finds it; for every other request the declared capabilities and log level stay significant."""
 
 
 def parse_pointer(pointer: str) -> tuple[str, ...]:
@@ -41,14 +48,15 @@ def parse_pointer(pointer: str) -> tuple[str, ...]:
     return tokens[1:] if tokens and tokens[0] == "params" else tokens
 
 
-def strip_params(params: Any, ignore: Iterable[tuple[str, ...]] = ()) -> Any:
-    """A copy of params without the volatile parts and the ignored paths."""
+def strip_params(params: Any, ignore: Iterable[tuple[str, ...]] = (), method: str | None = None) -> Any:
+    """A copy of params without the volatile parts (of any request, or of `method`'s) and the ignored paths."""
     if not isinstance(params, dict):
         return params
     out = {k: v for k, v in params.items() if k not in VOLATILE_PARAMS}
     meta = out.get("_meta")
     if isinstance(meta, dict):
-        meta = {k: v for k, v in meta.items() if k not in VOLATILE_META}
+        drop = VOLATILE_META | VOLATILE_META_BY_METHOD.get(method, frozenset()) if method else VOLATILE_META
+        meta = {k: v for k, v in meta.items() if k not in drop}
         if meta:
             out["_meta"] = meta
         else:
@@ -92,7 +100,7 @@ class KeyPolicy:
 
 def request_key(msg: dict[str, Any], policy: KeyPolicy = KeyPolicy(), extra_ignore: Iterable[tuple[str, ...]] = ()) -> bytes:
     """The key of a request or notification: canonical JSON of method + stripped params."""
-    params = strip_params(msg.get("params"), (*policy.ignore, *extra_ignore))
+    params = strip_params(msg.get("params"), (*policy.ignore, *extra_ignore), msg.get("method"))
     body = {"method": msg.get("method"), "params": params if params is not None else {}}
     if body["params"] == {}:
         body["params"] = {}

@@ -98,7 +98,7 @@ class MatchPolicy:
         return KeyPolicy(self.paths)
 
     def subject(self, msg: dict[str, Any], extra_ignore: Iterable[tuple[str, ...]] = ()) -> Subject:
-        stripped = strip_params(msg.get("params"), (*self.paths, *extra_ignore))
+        stripped = strip_params(msg.get("params"), (*self.paths, *extra_ignore), msg.get("method"))
         return Subject(str(msg.get("method", "")), stripped if stripped is not None else {}, msg)
 
     def failures(self, recorded: Subject, incoming: Subject) -> list[str]:

@@ -1,0 +1,142 @@
+"""The pytest plugin, tested with pytester: replay, record modes, failures that teach."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from mcptape.api import cassette_path
+from mcptape.cassette import load
+from mcptape.errors import ConfigError
+from mcptape.pytest_plugin import sanitize
+from tests.conftest import DEMO_SERVER, ROOT
+
+pytest_plugins = ["pytester"]
+GOLDEN = ROOT / "cassettes" / "python-sdk"
+
+TEST_FILE = f'''
+import pytest
+
+SERVER = [{sys.executable!r}, {str(DEMO_SERVER)!r}]
+pytestmark = [pytest.mark.anyio, pytest.mark.mcptape(server=SERVER)]
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+async def test_add(mcptape):
+    result = await mcptape.client.call_tool("add", {{"a": 1, "b": 2}})
+    assert result.content[0].text == "3"
+    assert mcptape.path.name == "test_add.jsonl"
+
+
+async def test_echo(mcptape):
+    result = await mcptape.client.call_tool("echo", {{"message": ECHO}})
+    assert result.content[0].text == ECHO
+'''
+
+
+def write_tests(pytester: pytest.Pytester, echo: str = "hi") -> None:
+    pytester.makepyfile(test_tools=TEST_FILE.replace("ECHO", repr(echo)))
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "anyio", *args, timeout=180)
+
+
+def cassettes(pytester: pytest.Pytester) -> Path:
+    return pytester.path / "cassettes" / "test_tools"
+
+
+@pytest.mark.e2e
+def test_once_records_missing_cassettes_then_none_replays_them(pytester: pytest.Pytester) -> None:
+    write_tests(pytester)
+    missing = run(pytester)
+    missing.assert_outcomes(errors=2)
+    missing.stdout.fnmatch_lines(["*cassette not found and record mode is 'none'*--mcptape-record-mode=once*"])
+
+    run(pytester, "--mcptape-record-mode=once").assert_outcomes(passed=2)
+    recorded = load(cassettes(pytester) / "test_add.jsonl")
+    assert any(e.msg and e.msg.get("method") == "tools/call" for e in recorded.events if e.kind == "message")
+
+    # Replay: the server command is broken now, so passing proves nothing reached a real server.
+    pytester.path.joinpath("test_tools.py").write_text(
+        pytester.path.joinpath("test_tools.py").read_text().replace(str(DEMO_SERVER), "/no/such/server.py")
+    )
+    run(pytester).assert_outcomes(passed=2)
+    assert load(cassettes(pytester) / "test_add.jsonl").events == recorded.events, "replay does not touch the cassette"
+
+
+@pytest.mark.e2e
+def test_unmatched_request_fails_with_the_replays_explanation(pytester: pytest.Pytester) -> None:
+    write_tests(pytester, echo="hi")
+    run(pytester, "--mcptape-record-mode=once").assert_outcomes(passed=2)
+    write_tests(pytester, echo="something else")
+    result = run(pytester)
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*no recorded answer for tools/call 'echo'*"])
+
+
+@pytest.mark.e2e
+def test_all_re_records(pytester: pytest.Pytester) -> None:
+    write_tests(pytester, echo="first")
+    run(pytester, "--mcptape-record-mode=once", "-k", "echo").assert_outcomes(passed=1)
+    first = load(cassettes(pytester) / "test_echo.jsonl")
+    write_tests(pytester, echo="second")
+    run(pytester, "--mcptape-record-mode=all", "-k", "echo").assert_outcomes(passed=1)
+    second = load(cassettes(pytester) / "test_echo.jsonl")
+    assert first.header.recorded_at != second.header.recorded_at or first.events != second.events
+    texts = [str(e.msg) for e in second.events if e.kind == "message"]
+    assert any("second" in t for t in texts) and not any("first" in t for t in texts)
+
+
+def test_golden_cassette_replays_through_the_marker(pytester: pytest.Pytester) -> None:
+    target = pytester.path / "golden.jsonl"
+    shutil.copy(GOLDEN / "2026-07-28" / "stdio.jsonl", target)
+    pytester.makepyfile(test_golden=f'''
+import pytest
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+async def elicit(ctx, params):
+    return None  # never called on replay; declaring it gives the recorded client capabilities
+
+@pytest.mark.anyio
+@pytest.mark.mcptape(cassette={str(target)!r}, client={{"log_level": "info", "elicitation_callback": elicit}})
+async def test_golden(mcptape):
+    assert not mcptape.recording
+    tools = await mcptape.client.list_tools()
+    assert "add" in [t.name for t in tools.tools]
+    assert mcptape.command[-1] == {str(target)!r}
+''')
+    run(pytester).assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize(
+    ("name", "safe"),
+    [
+        ("test_x", "test_x"),
+        ("test_x[a/b]", "test_x-a-b"),
+        ("test_x[../../etc/passwd]", "test_x-..-..-etc-passwd"),
+        ("..", "test"),
+        ("TestC.test_y[1-2]", "TestC.test_y-1-2"),
+    ],
+)
+def test_test_names_become_safe_file_names(name: str, safe: str) -> None:
+    assert sanitize(name) == safe
+    assert "/" not in sanitize(name)
+
+
+def test_cassette_names_cannot_escape_their_directory(tmp_path: Path) -> None:
+    assert cassette_path(tmp_path, "a/b") == (tmp_path / "a" / "b.jsonl").resolve()
+    with pytest.raises(ConfigError, match="escapes the cassette directory"):
+        cassette_path(tmp_path, "../../evil")
+    with pytest.raises(ConfigError, match="escapes"):
+        cassette_path(tmp_path, "/etc/passwd")
