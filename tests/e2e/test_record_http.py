@@ -20,6 +20,8 @@ from typing import Any
 
 import anyio
 import httpx2
+import jsonschema
+import orjson
 import pytest
 from mcp import Client
 from mcp.client.sse import sse_client
@@ -29,6 +31,7 @@ from mcptape.cassette import Cassette, load
 from mcptape.model import Kind, Source, Transport
 from mcptape.pairing import pair
 from mcptape.redact import REDACTED
+from mcptape.schema import cassette_schema
 from tests.conftest import ROOT, demo_server_cmd, free_port, mcptape_cmd
 from tests.sdk_helpers import accept_name, demo_session
 
@@ -129,6 +132,10 @@ def demo_http(start: Any, transport: str = "http") -> str:
 
 
 def complete(path: Path) -> Cassette:
+    """The cassette, checked: every line valid against the shipped schema, numbered, ended."""
+    validator = jsonschema.Draft202012Validator(cassette_schema())
+    for line in path.read_bytes().splitlines():
+        validator.validate(orjson.loads(line))
     cas = load(path)
     assert cas.warnings == []
     assert [e.seq for e in cas.events] == list(range(1, len(cas.events) + 1))
