@@ -20,25 +20,18 @@ Ids are not kept at all: an exchange is known by its matching key and occurrence
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
-from mcptape.diff.pointer import drop
-from mcptape.keys import strip_params
 from mcptape.model import Source
 from mcptape.pairing import Exchange, Item, Session, pair
-from mcptape.versions import (
-    META_CLIENT_CAPABILITIES,
-    META_LOG_LEVEL,
-    META_PROTOCOL_VERSION,
-    META_SERVER_INFO,
-    is_modern,
-)
+from mcptape.versions import META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO, is_modern
 from mcptape.wire.jsonrpc import MessageType, id_key, request_meta, request_params
 
-from .schema import clean_schema
+from .canonical import (
+    Call, Canonical, Handshake, Options, canonical_key, input_entry, notification_entry, reserved, sort_inputs, without_meta,
+)  # fmt: skip
+
+__all__ = ["Call", "Canonical", "Handshake", "Options", "canonical_key", "input_entry", "normalize_events", "normalize_session"]
 
 LIST_FIELDS: dict[str, str] = {
     "tools/list": "tools",
@@ -64,79 +57,6 @@ RESOURCE_NOT_FOUND_LEGACY = -32002
 INVALID_PARAMS = -32602
 
 
-@dataclass(frozen=True, slots=True)
-class Options:
-    """What normalizing keeps: error messages, and paths the user asked to ignore."""
-
-    strict_messages: bool = False
-    ignore: tuple[tuple[str, ...], ...] = ()
-    """Pointer token tuples; `("params", ...)` ones also leave the matching key."""
-
-
-@dataclass(slots=True)
-class Call:
-    """One logical exchange in canonical form."""
-
-    method: str
-    name: str | None
-    key: bytes
-    body: dict[str, Any]
-    """What is compared: `result` or `error` (or neither), `inputs`, `progress`, `logs`, `notifications`."""
-    envelope: dict[str, Any] = field(default_factory=dict)
-    """Envelope-only values, by pointer (`/result/ttlMs`), compared apart from behaviour."""
-    log_level: str | None = None
-    seq: int = 0
-    """The cassette line (event seq) of the request, for people looking for it."""
-
-    @property
-    def label(self) -> str:
-        return f"{self.method} {self.name}" if self.name else self.method
-
-
-@dataclass(slots=True)
-class Handshake:
-    """What the server said about itself: legacy InitializeResult or 2026-07-28 DiscoverResult."""
-
-    server: dict[str, Any] = field(default_factory=dict)
-    """name, title, description, instructions, capabilities (behaviour)."""
-    envelope: dict[str, Any] = field(default_factory=dict)
-    """protocol versions, server version, client capabilities (envelope)."""
-
-
-@dataclass(slots=True)
-class Canonical:
-    """A whole cassette in canonical form."""
-
-    era: str
-    """"legacy", "modern" or "unknown"."""
-    protocol_version: str | None
-    handshake: Handshake
-    calls: list[Call]
-    surface: dict[str, dict[str, Any] | None]
-    """kind ("tools", "prompts", "resources", "resourceTemplates") -> {name: definition}, None when never listed."""
-    changes: list[dict[str, Any]]
-    """The change-notification stream (list_changed, resources/updated), in order."""
-    exchanges: int = 0
-
-
-def canonical_key(method: str, params: Any, opts: Options) -> bytes:
-    """The alignment key: method + params without volatile, era-only and ignored parts."""
-    p = strip_params(params)
-    if isinstance(p, dict):
-        p = {k: v for k, v in p.items() if k not in ("inputResponses", "requestState")}
-        meta = p.get("_meta")
-        if isinstance(meta, dict):
-            meta = {k: v for k, v in meta.items() if k not in (META_CLIENT_CAPABILITIES, META_LOG_LEVEL)}
-            if meta:
-                p["_meta"] = meta
-            else:
-                del p["_meta"]
-        for pattern in opts.ignore:
-            if pattern and pattern[0] == "params":
-                p = drop(p, pattern[1:])
-    return orjson.dumps({"method": method, "params": p or {}}, option=orjson.OPT_SORT_KEYS)
-
-
 def normalize_session(session: Session, opts: Options = Options()) -> Canonical:
     """The canonical form of a paired session."""
     return _Normalizer(session, opts).run()
@@ -145,51 +65,6 @@ def normalize_session(session: Session, opts: Options = Options()) -> Canonical:
 def normalize_events(events: list[Any], opts: Options = Options()) -> Canonical:
     """Pairs events, then normalizes."""
     return normalize_session(pair(events), opts)
-
-
-def _reserved(key: str) -> bool:
-    return key.startswith("io.modelcontextprotocol/") or key.startswith("modelcontextprotocol.io/")
-
-
-def _plain_meta(meta: Any) -> dict[str, Any]:
-    """A `_meta` without reserved keys and progress tokens (empty when nothing is left)."""
-    if not isinstance(meta, dict):
-        return {}
-    return {k: v for k, v in meta.items() if not _reserved(k) and k != "progressToken"}
-
-
-def _without_meta(params: Any) -> Any:
-    if not isinstance(params, dict):
-        return params
-    out = {k: v for k, v in params.items() if k != "_meta"}
-    plain = _plain_meta(params.get("_meta"))
-    if plain:
-        out["_meta"] = plain
-    return out
-
-
-def notification_entry(msg: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """(stream, canonical entry) of a server notification inside a call."""
-    method = msg.get("method")
-    params = request_params(msg)
-    if method == "notifications/progress":
-        return "progress", {k: params[k] for k in ("progress", "total", "message") if k in params}
-    if method == "notifications/message":
-        return "logs", {k: params[k] for k in ("level", "logger", "data") if k in params}
-    return "notifications", {"method": method, "params": _without_meta(params)}
-
-
-def input_entry(method: Any, params: Any, answer: Any) -> dict[str, Any]:
-    """One server-to-client input request with the client's answer, in canonical form."""
-    p = _without_meta(params)
-    if isinstance(p, dict) and isinstance(p.get("requestedSchema"), dict):
-        p = {**p, "requestedSchema": clean_schema(p["requestedSchema"])}
-    ans = _without_meta(answer) if isinstance(answer, dict) else answer
-    return {"method": method, "params": p, "answer": ans}
-
-
-def _sort_inputs(inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return sorted(inputs, key=lambda e: orjson.dumps(e, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS))
 
 
 class _Normalizer:
@@ -301,7 +176,7 @@ class _Normalizer:
         final = links[-1]
         self._outcome(final, call)
         if inputs:
-            call.body["inputs"] = _sort_inputs(inputs)
+            call.body["inputs"] = sort_inputs(inputs)
         for k, v in streams.items():
             if v:
                 call.body[k] = v
@@ -370,9 +245,9 @@ class _Normalizer:
         meta = out.pop("_meta", None)
         if isinstance(meta, dict):
             for k, v in meta.items():
-                if _reserved(k):
+                if reserved(k):
                     call.envelope[f"/result/_meta/{k.replace('~', '~0').replace('/', '~1')}"] = v
-            plain = {k: v for k, v in meta.items() if not _reserved(k)}
+            plain = {k: v for k, v in meta.items() if not reserved(k)}
             if plain:
                 out["_meta"] = plain
             if not self.server_info_seen and isinstance(meta.get(META_SERVER_INFO), dict):
@@ -415,7 +290,7 @@ class _Normalizer:
             return
         params = request_params(msg)
         entry: dict[str, Any] = {"method": method}
-        rest = _without_meta(params)
+        rest = without_meta(params)
         if isinstance(rest, dict) and rest:
             entry["params"] = rest
         self.changes.append(entry)
