@@ -247,7 +247,7 @@ class McpTape:
         message = flow.error.msg if flow.error else "unknown error"
         by_client = "client" in message.lower()
         meta = st.base() | {"phase": "disconnect" if by_client else "error"}
-        if flow.response is None:
+        if st.stream is None:  # no response event was recorded for this flow: say which request failed
             meta["method"] = flow.request.method
         info: dict[str, Any] = {"error": message}
         if by_client and st.stream == "post" and st.modern and not st.answered:
