@@ -138,6 +138,7 @@ class _Proxy:
         m.addons.add(errorcheck.ErrorCheck(repeat_errors_on_stderr=True), _Announce(self.upstream, self.out_path, self.quiet), self.tape)
         opts.update(
             keep_host_header=False,  # the upstream sees its own Host: DNS-rebinding protection answers 421 otherwise
+            connection_strategy="lazy",  # read the request first: an unreachable upstream is a recorded 502, not a reset
             mcptape_cassette=str(self.out_path),
             mcptape_target=self.upstream,
             mcptape_redact=self.config.enabled,

@@ -356,3 +356,18 @@ async def test_stopping_the_recorder_with_a_stream_open_leaves_a_complete_casset
     phases = [e.http["phase"] for e in cas.events if e.http]
     assert phases == ["request", "response", "sse", "error"]
     assert cas.events[-2].info == {"error": "recording stopped with this exchange open"}
+
+
+async def test_an_unreachable_upstream_is_a_502_and_a_recorded_error(tmp_path: Path, start: Any) -> None:
+    cassette = tmp_path / "down.jsonl"
+    rec = start.recorder(f"http://127.0.0.1:{free_port()}/mcp", cassette)
+    with anyio.fail_after(30):
+        async with httpx2.AsyncClient() as http:
+            resp = await http.post(rec.url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    rec.stop()
+    assert resp.status_code == 502
+    cas = complete(cassette)
+    assert [(e.kind, e.src, e.http["phase"]) for e in cas.events if e.http] == [
+        (Kind.MESSAGE, Source.CLIENT, "request"), (Kind.HTTP, Source.SERVER, "error"),
+    ]  # fmt: skip
+    assert cas.events[1].http == {"exchange": 1, "phase": "error", "method": "POST"}
