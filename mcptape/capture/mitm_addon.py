@@ -293,11 +293,13 @@ class McpTape:
         """The response's stream callable: records each SSE event a chunk completes, then forwards the chunk."""
 
         def tee(chunk: bytes) -> Any:
-            if callable(previous):  # another addon streams this response too: record what it forwards
-                chunk = previous(chunk)
-            if chunk and st.parser is not None and isinstance(chunk, bytes) and not self.stopped:
-                self._feed(flow, st, chunk)
-            return chunk
+            out = previous(chunk) if callable(previous) else chunk  # another addon may stream it too
+            pieces = [out] if isinstance(out, bytes) else list(out)
+            if st.parser is not None and not self.stopped:
+                for piece in pieces:
+                    if piece:
+                        self._feed(flow, st, piece)
+            return out if isinstance(out, bytes) else pieces
 
         return tee
 

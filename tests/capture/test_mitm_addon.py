@@ -376,3 +376,16 @@ def test_2026_headers_are_kept_raw_including_base64_params(tape: Any) -> None:
     exchange(addon, req(body=call(1, "weather"), headers=headers), resp(body=result(1)))
     recorded = lines(out)[0]["http"]["headers"]
     assert {k: recorded[k] for k, _ in headers} == dict(headers)
+
+
+def test_a_stream_another_addon_set_is_chained_and_what_it_forwards_is_recorded(tape: Any) -> None:
+    addon, out, _ = tape
+    f = tflow.tflow(req=req(body=call(1)))
+    addon.requestheaders(f)
+    addon.request(f)
+    f.response = resp(headers=SSE)
+    f.response.stream = lambda chunk: [chunk[:3], chunk[3:]] if chunk else []
+    addon.responseheaders(f)
+    wire = b"data: " + orjson.dumps(result(1)) + b"\n\n"
+    assert b"".join(f.response.stream(wire)) == wire
+    assert lines(out)[-1]["msg"] == result(1)

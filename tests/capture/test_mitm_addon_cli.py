@@ -68,3 +68,12 @@ def test_record_http_errors_are_one_line_with_exit_code_2(capsys: pytest.Capture
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("mcptape: error: --upstream") and "\n" not in err
+
+
+def test_addon_path_and_the_cli_do_not_import_mitmproxy() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys; from mcptape.cli import main; import mcptape.cli.addon_path, mcptape.cli.record; print('mitmproxy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout.strip() == "False"
