@@ -8,10 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 from mcptape.diff.pointer import drop
-from mcptape.keys import strip_params
+from mcptape.keys import request_key, strip_params
 from mcptape.versions import META_CLIENT_CAPABILITIES, META_LOG_LEVEL
 from mcptape.wire.jsonrpc import request_params
 
@@ -87,7 +85,7 @@ def canonical_key(method: str, params: Any, opts: Options) -> bytes:
         for pattern in opts.ignore:
             if pattern and pattern[0] == "params":
                 p = drop(p, pattern[1:])
-    return orjson.dumps({"method": method, "params": p or {}}, option=orjson.OPT_SORT_KEYS)
+    return request_key({"method": method, "params": p or {}})  # canonical JSON, shared with replay
 
 
 def reserved(key: str) -> bool:
@@ -135,4 +133,13 @@ def input_entry(method: Any, params: Any, answer: Any) -> dict[str, Any]:
 
 def sort_inputs(inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Input requests in a canonical order (legacy wire order and MRTR key order differ)."""
-    return sorted(inputs, key=lambda e: orjson.dumps(e, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS))
+    return sorted(inputs, key=lambda e: repr(freeze(e)))
+
+
+def freeze(value: Any) -> Any:
+    """A hashable, order-independent stand-in for a JSON value (dicts become sorted tuples)."""
+    if isinstance(value, dict):
+        return ("{", tuple(sorted((str(k), freeze(v)) for k, v in value.items())))
+    if isinstance(value, list):
+        return ("[", tuple(freeze(v) for v in value))
+    return value

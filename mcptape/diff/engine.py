@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import orjson
 from deepdiff import DeepDiff
 from deepdiff.helper import notpresent
 
 from mcptape.cassette import Cassette
 
 from .align import Pair, align
+from .canonical import freeze
 from .normalize import Canonical, Options, normalize_events
 from .pointer import ignored, pointer, tokens
 from .surface import surface_differences
@@ -221,7 +221,7 @@ def _message(path: tuple[Any, ...], change: Change, twin: bool = False) -> str:
 
 def _fold(rows: Iterable[Difference]) -> list[Difference]:
     """One row per distinct (path, A, B), counting the exchanges it appeared in."""
-    seen: dict[tuple[str, bytes, bytes], int] = {}
+    seen: dict[tuple[str, Any, Any], int] = {}
     out: list[Difference] = []
     for d in rows:
         key = (d.path, _h(d.a), _h(d.b))
@@ -236,10 +236,5 @@ def _fold(rows: Iterable[Difference]) -> list[Difference]:
     return out
 
 
-def _h(value: Any) -> bytes:
-    if value is MISSING:
-        return b"<missing>"
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
-    except TypeError:
-        return repr(value).encode()
+def _h(value: Any) -> Any:
+    return "<missing>" if value is MISSING else repr(freeze(value))

@@ -6,9 +6,9 @@ documented in docs/diff.md and versioned by its `format` member.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-import orjson
 from tabulate import tabulate
 
 from .types import MISSING, Difference, DiffReport, Section
@@ -37,8 +37,8 @@ def summary(report: DiffReport) -> str:
 
 def _json_text(value: Any) -> str:
     try:
-        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
-    except TypeError:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError):
         return repr(value)
 
 
@@ -190,7 +190,7 @@ def report_json(report: DiffReport) -> dict[str, Any]:
 
 def render_json(report: DiffReport) -> str:
     """The JSON report, pretty-printed, keys in a fixed order."""
-    return orjson.dumps(report_json(report), option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n"
+    return json.dumps(report_json(report), ensure_ascii=False, indent=2, default=repr) + "\n"
 
 
 RENDERERS = {"text": render_text, "markdown": render_markdown, "json": render_json}
