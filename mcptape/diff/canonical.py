@@ -52,6 +52,8 @@ class Handshake:
     """name, title, description, instructions, capabilities (behaviour)."""
     envelope: dict[str, Any] = field(default_factory=dict)
     """protocol versions, server version, client capabilities (envelope)."""
+    partial: bool = False
+    """Only what results' `_meta.serverInfo` told (no initialize or discover was recorded)."""
 
 
 @dataclass(slots=True)

@@ -111,7 +111,8 @@ def _server(a: Canonical, b: Canonical, rows: list[Difference], envelope: list[D
     sa, sb = a.handshake.server, b.handshake.server
     cross_era = a.era != b.era
     if sa and sb:
-        for fld in sorted(sa.keys() | sb.keys()):
+        partial = a.handshake.partial or b.handshake.partial
+        for fld in sorted(sa.keys() & sb.keys() if partial else sa.keys() | sb.keys()):
             va, vb = sa.get(fld, MISSING), sb.get(fld, MISSING)
             if va == vb:
                 continue

@@ -140,6 +140,7 @@ class _Normalizer:
         self._client_caps(params.get("capabilities"))
         result = ex.result
         if isinstance(result, dict):
+            self.handshake.partial = False
             self._server_fields(result.get("serverInfo"), result)
             self.handshake.envelope["/server/protocolVersion"] = result.get("protocolVersion")
         elif ex.error is not None:
@@ -149,6 +150,7 @@ class _Normalizer:
         self._client_caps(request_meta(ex.msg).get(META_CLIENT_CAPABILITIES))
         result = ex.result
         if isinstance(result, dict):
+            self.handshake.partial = False
             meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
             self._server_fields(meta.get(META_SERVER_INFO), result)
             self.handshake.envelope["/server/protocolVersion"] = result.get("supportedVersions")
@@ -252,6 +254,7 @@ class _Normalizer:
                 out["_meta"] = plain
             if not self.server_info_seen and isinstance(meta.get(META_SERVER_INFO), dict):
                 self._server_fields(meta[META_SERVER_INFO], {})
+                self.handshake.partial = True
         list_field = LIST_FIELDS.get(ex.method)
         if list_field:
             out.pop(list_field, None)

@@ -201,3 +201,13 @@ def test_change_notification_streams_are_compared() -> None:
 def test_legacy_versions_are_detected_from_the_handshake() -> None:
     report = diff(V1, V1)
     assert (report.a.era, report.a.protocol_version) == ("legacy", LEGACY)
+
+
+def test_a_session_without_handshake_compares_only_what_results_said() -> None:
+    served = {"_meta": {"io.modelcontextprotocol/serverInfo": SERVER_INFO}}
+    modern = [req(1, "tools/call", {"name": "t", "_meta": meta()}), res(1, {**text_result("ok"), **served})]
+    legacy = [*legacy_handshake(), req(2, "tools/call", {"name": "t"}), res(2, text_result("ok"))]
+    assert rows(diff(legacy, modern)) == []
+    renamed = [req(1, "tools/call", {"name": "t", "_meta": meta()}),
+               res(1, {**text_result("ok"), "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "other"}}})]  # fmt: skip
+    assert rows(diff(legacy, renamed)) == [("changed", "server", "server", "/server/name")]
