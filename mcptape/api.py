@@ -103,6 +103,15 @@ class Tape:
             return StdioServerParameters(command=cmd[0], args=cmd[1:])
         from mcptape.replay.memory import replay_transport
 
+        if self.record_mode is RecordMode.NEW_EPISODES:
+            if not self.server:
+                raise ConfigError("record mode 'new_episodes' needs the real server's command: server=[...]")
+            from mcptape.replay.episodes import EpisodesTransport
+            from mcptape.replay.engine import ReplayConfig
+            from mcptape.replay.matcher import MatchPolicy
+
+            config = ReplayConfig(MatchPolicy(self.ignore), self.allow_repeats)
+            return EpisodesTransport(self.path, self.server, config=config)
         return replay_transport(self.path, allow_repeats=self.allow_repeats, ignore=self.ignore, strict=self.strict)
 
     @contextlib.asynccontextmanager

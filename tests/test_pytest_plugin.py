@@ -140,3 +140,37 @@ def test_cassette_names_cannot_escape_their_directory(tmp_path: Path) -> None:
         cassette_path(tmp_path, "../../evil")
     with pytest.raises(ConfigError, match="escapes"):
         cassette_path(tmp_path, "/etc/passwd")
+
+
+@pytest.mark.e2e
+def test_new_episodes_replays_what_matches_and_appends_the_rest(pytester: pytest.Pytester) -> None:
+    write_tests(pytester, echo="hi")
+    run(pytester, "--mcptape-record-mode=once", "-k", "echo").assert_outcomes(passed=1)
+    before = load(cassettes(pytester) / "test_echo.jsonl")
+    pytester.makepyfile(test_tools=TEST_FILE.replace("ECHO", repr("hi")).replace(
+        '''    result = await mcptape.client.call_tool("echo", {"message": 'hi'})
+    assert result.content[0].text == 'hi'
+''',
+        '''    result = await mcptape.client.call_tool("echo", {"message": 'hi'})
+    assert result.content[0].text == 'hi'
+    result = await mcptape.client.call_tool("echo", {"message": 'new episode'})
+    assert result.content[0].text == 'new episode'
+''',
+    ))
+    run(pytester, "--mcptape-record-mode=new_episodes", "-k", "echo").assert_outcomes(passed=1)
+    after = load(cassettes(pytester) / "test_echo.jsonl")
+    assert after.warnings == []
+    old = [e.msg for e in before.events if e.kind == "message"]
+    new = [e.msg for e in after.events if e.kind == "message"]
+    assert new[: len(old)] == old, "the old exchanges stay as they were"
+    tail_kinds = [e.kind for e in before.events if e.seq > max(x.seq for x in before.events if x.kind == "message")]
+    assert [e.kind for e in after.events[-len(tail_kinds) :]] == tail_kinds, "the process events stay last"
+    assert [e.seq for e in after.events] == list(range(1, len(after.events) + 1))
+    texts = [str(m) for m in new[len(old) :]]
+    assert any("new episode" in t for t in texts)
+    assert not any("initialize" in t or "server/discover" in t for t in texts), "the handshake is not appended"
+    # and now the new exchange replays with no server at all
+    pytester.path.joinpath("test_tools.py").write_text(
+        pytester.path.joinpath("test_tools.py").read_text().replace(str(DEMO_SERVER), "/no/such/server.py")
+    )
+    run(pytester, "-k", "echo").assert_outcomes(passed=1)
