@@ -11,7 +11,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-from .types import MISSING, Difference, DiffReport, Section
+from .types import MISSING, Change, Difference, DiffReport, Section
 
 JSON_FORMAT = "mcptape.diff/1"
 """The `format` member of the JSON report; bumped on any incompatible change."""
@@ -77,7 +77,7 @@ def _cut(text: str, width: int, total: int) -> str:
 def _rows(diffs: list[Difference], width: int, *, with_kind: bool = True, count: bool = False) -> list[list[Any]]:
     rows = []
     for d in diffs:
-        va, vb = shorten_pair(d.a, d.b, width)
+        va, vb = shorten_pair(_gist(d, d.a), _gist(d, d.b), width)
         row: list[Any] = [d.kind] if with_kind else []
         where = f"{d.exchange} (+{d.count - 1} more)" if d.count > 1 else d.exchange
         row += [where, d.path or "/", va, vb, d.message]
@@ -87,13 +87,20 @@ def _rows(diffs: list[Difference], width: int, *, with_kind: bool = True, count:
     return rows
 
 
+def _gist(d: Difference, value: Any) -> Any:
+    """A whole tool/prompt/resource added or removed is shown by its description (the JSON keeps all)."""
+    if d.section in SURFACE and d.change is not Change.CHANGED and isinstance(value, dict):
+        return value.get("description", value.get("title", value.get("name", value)))
+    return value
+
+
 def _groups(report: DiffReport) -> list[tuple[str, list[Difference]]]:
     surface = [d for d in report.differences if d.section in SURFACE]
     exchanges = [d for d in report.differences if d.section not in SURFACE]
     return [("Server surface", surface), ("Exchanges", exchanges)]
 
 
-def render_text(report: DiffReport, width: int = 40) -> str:
+def render_text(report: DiffReport, width: int = 48) -> str:
     """Plain tables for a terminal."""
     lines = [summary(report), f"A: {_side(report.a)}", f"B: {_side(report.b)}"]
     head = ["kind", "where", "path", "A", "B", "what"]
