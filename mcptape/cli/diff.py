@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import gc
+import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NoReturn
 
 import click
 
-from mcptape.cassette import load
+from mcptape.cassette import Cassette, load
 from mcptape.diff.engine import diff_cassettes
 from mcptape.diff.report import RENDERERS
 from mcptape.diff.types import DiffOptions, DiffReport
@@ -47,6 +50,24 @@ def check_ignore(patterns: tuple[str, ...]) -> None:
             fail(f"--ignore {p!r}: give a JSON pointer such as /result/content/0/text (see docs/diff.md)")
 
 
+@contextmanager
+def exit_2_on_crash() -> Iterator[None]:
+    """diff's contract is exit 2 on any error, a bug included (MCPTAPE_DEBUG=1 shows the traceback)."""
+    try:
+        yield
+    except Exception as exc:  # the command's top level: nothing above it may turn this into exit 1
+        if os.environ.get("MCPTAPE_DEBUG"):
+            raise
+        fail(f"internal error: {type(exc).__name__}: {exc} (set MCPTAPE_DEBUG=1 for a traceback, and please report it)")
+
+
+def warn(*cassettes: Cassette) -> None:
+    """What the reader noticed (a cut-short recording) goes to stderr; the diff still runs."""
+    for cas in cassettes:
+        for warning in cas.warnings:
+            click.echo(f"mcptape: warning: {warning}", err=True)
+
+
 def emit(report: DiffReport, fmt: str) -> NoReturn:
     """Prints the report and exits with its code."""
     sys.stdout.write(RENDERERS[fmt](report))
@@ -74,7 +95,10 @@ def diff(a: Path, b: Path, fmt: str, ignore: tuple[str, ...], strict_envelope: b
     check_ignore(ignore)
     gc.disable()  # a short-lived process building many small objects: the collector only costs time here
     try:
-        report = diff_cassettes(load(a), load(b), DiffOptions(ignore, strict_envelope, strict_messages))
+        old, new = load(a), load(b)
     except McpTapeError as exc:
         fail(str(exc))
+    warn(old, new)
+    with exit_2_on_crash():
+        report = diff_cassettes(old, new, DiffOptions(ignore, strict_envelope, strict_messages))
     emit(report, fmt)

@@ -14,7 +14,7 @@ from mcptape.errors import McpTapeError
 from mcptape.verify import verify as run_verify
 from mcptape.versions import KNOWN
 
-from .diff import check_ignore, diff_options, emit, fail
+from .diff import check_ignore, diff_options, emit, exit_2_on_crash, fail, warn
 
 
 @click.command()
@@ -43,13 +43,15 @@ def verify(file: Path, command: tuple[str, ...], url: str | None, output: Path |
     check_ignore(ignore)
     if protocol is not None and protocol not in KNOWN:
         fail(f"unknown protocol version {protocol!r}; known: {', '.join(KNOWN)}")
-    try:
-        old = load(file)
-        with tempfile.TemporaryDirectory(prefix="mcptape-verify-") as tmp:
-            out = output or Path(tmp) / "verify.jsonl"
-            new = run_verify(old, out, command=list(command) or None, url=url, protocol=protocol, timeout=timeout)
-            report = diff_cassettes(old, new, DiffOptions(ignore, strict_envelope, strict_messages))
-    except McpTapeError as exc:
-        fail(str(exc))
+    with exit_2_on_crash():
+        try:
+            old = load(file)
+            warn(old)
+            with tempfile.TemporaryDirectory(prefix="mcptape-verify-") as tmp:
+                out = output or Path(tmp) / "verify.jsonl"
+                new = run_verify(old, out, command=list(command) or None, url=url, protocol=protocol, timeout=timeout)
+                report = diff_cassettes(old, new, DiffOptions(ignore, strict_envelope, strict_messages))
+        except McpTapeError as exc:
+            fail(str(exc))
     emit(report, fmt)
 

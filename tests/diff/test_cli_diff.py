@@ -82,3 +82,22 @@ def test_errors_exit_2(tmp_path: Path, files: dict[str, str]) -> None:
 def test_help_has_examples() -> None:
     code, out = run("--help")
     assert code == 0 and "mcptape diff cassettes/v1.jsonl cassettes/v2.jsonl" in out
+
+
+def test_a_cut_short_cassette_is_diffed_with_a_warning(tmp_path: Path, files: dict[str, str]) -> None:
+    data = Path(files["a"]).read_bytes().splitlines(keepends=True)
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(b"".join(data[:-1]))  # without the end marker
+    result = CliRunner().invoke(diff, [str(cut), files["a"]])
+    assert result.exit_code == 0
+    assert "mcptape: warning:" in result.stderr and "cut short" in result.stderr
+
+
+def test_a_crash_inside_the_diff_still_exits_2(files: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(*_: object) -> None:
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr("mcptape.cli.diff.diff_cassettes", boom)
+    monkeypatch.delenv("MCPTAPE_DEBUG", raising=False)
+    code, out = run(files["a"], files["b"])
+    assert code == 2 and "internal error: RuntimeError: bug" in out

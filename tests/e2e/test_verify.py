@@ -17,7 +17,7 @@ import pytest
 from mcptape.cassette import load
 from mcptape.pairing import pair
 from tests.conftest import DEMO_SERVER, free_port, mcptape_cmd
-from tests.e2e.test_diff_e2e import V1_TO_V2, MODES, changes, record_demo
+from tests.e2e.test_diff_e2e import MODES, V1_TO_V2, changes, record_demo
 
 pytestmark = pytest.mark.e2e
 
