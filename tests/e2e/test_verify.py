@@ -124,3 +124,32 @@ async def test_verify_over_streamable_http(recorded: dict[str, Path], tmp_path: 
     events = load(new).events
     assert events[0].http and events[0].http["method"] == "POST"
     assert any(e.http and e.http.get("sse") is not None for e in events)  # the progress call answered as SSE
+
+
+def one_call_cassette(path: Path) -> Path:
+    lines = [
+        {"mcptape_cassette": 1, "mcptape_version": "0.1.0", "transport": "stdio", "target": {"command": ["x"]},
+         "recorded_at": "2026-01-01T00:00:00Z", "redaction": {}},
+        {"seq": 1, "t": 0, "kind": "message", "from": "client", "msg": {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}},
+        {"seq": 2, "t": 0, "kind": "message", "from": "server", "msg": {"jsonrpc": "2.0", "id": 1, "result": {"tools": []}}},
+        {"seq": 3, "t": 0, "kind": "end"},
+    ]  # fmt: skip
+    path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("server", "why"),
+    [("import sys\nfor _ in sys.stdin: pass", "never answers"), ("pass", "exits at once")],
+)
+def test_verify_against_a_silent_or_dead_server_reports_the_missing_answer(tmp_path: Path, server: str, why: str) -> None:
+    new = tmp_path / "new.jsonl"
+    code, out, err = verify(one_call_cassette(tmp_path / "one.jsonl"), "--timeout", "0.5", "-o", new, "--format", "json",
+                            "--", sys.executable, "-c", server)  # fmt: skip
+    assert code == 1, (why, err)
+    report = orjson.loads(out)
+    assert [(d["exchange"], d["path"]) for d in report["differences"]] == [("tools/list", "/result")]
+    events = load(new).events
+    assert events[-1].kind == "end" and events[-2].kind == "exit"
+    if why == "never answers":
+        assert events[-1].info == {"abandoned": ["tools/list"]}
