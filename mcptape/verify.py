@@ -147,7 +147,7 @@ def build_steps(session: Session, protocol: str | None = None) -> tuple[list[Ste
         init = {"protocolVersion": target or KNOWN[3], "capabilities": caps or {}, "clientInfo": info or {"name": "mcptape-verify", "version": "0"}}
         steps.append(Step({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}))
         steps.append(Step({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-    current_level: str | None = None
+    state = _Rewrite(target, caps, info, level)
     for ex in firsts:
         msg = copy.deepcopy(ex.msg)
         method = ex.method
@@ -157,35 +157,52 @@ def build_steps(session: Session, protocol: str | None = None) -> tuple[list[Ste
             if method == "initialize" and protocol:
                 msg.setdefault("params", {})["protocolVersion"] = protocol
             steps.append(Step(msg, ex.index))
-            continue
-        if method in ERA_METHODS:
-            if method == "logging/setLevel":
-                lvl = request_params(msg).get("level")
-                level = lvl if isinstance(lvl, str) else level
-            continue
-        if ex.is_notification:
-            continue
-        params = msg.setdefault("params", {})
-        if target_era == "modern":
-            meta = params.setdefault("_meta", {})
-            meta.update({META_PROTOCOL_VERSION: target, META_CLIENT_CAPABILITIES: caps or {}})
-            if info is not None:
-                meta[META_CLIENT_INFO] = info
-            if level is not None:
-                meta[META_LOG_LEVEL] = level
-        else:
-            meta = params.get("_meta") or {}
-            want = meta.get(META_LOG_LEVEL)
-            if isinstance(want, str) and want != current_level:
-                steps.append(Step({"jsonrpc": "2.0", "id": 0, "method": "logging/setLevel", "params": {"level": want}}))
-                current_level = want
-            kept = {k: v for k, v in meta.items() if not k.startswith("io.modelcontextprotocol/")}
-            if kept:
-                params["_meta"] = kept
-            else:
-                params.pop("_meta", None)
-        steps.append(Step(msg, ex.index))
+        elif method == "logging/setLevel":
+            lvl = request_params(msg).get("level")
+            state.level = lvl if isinstance(lvl, str) else state.level
+        elif method not in ERA_METHODS and not ex.is_notification:
+            steps.extend(Step(m, ex.index) for m in (state.to_modern(msg) if target_era == "modern" else state.to_legacy(msg)))
     return steps, target_era, target
+
+
+@dataclass(slots=True)
+class _Rewrite:
+    """Moves one request across eras: the handshake's identity into `_meta`, or `_meta` back out."""
+
+    target: str | None
+    caps: Any
+    info: Any
+    level: str | None
+    sent_level: str | None = None
+
+    def to_modern(self, msg: dict[str, Any]) -> list[dict[str, Any]]:
+        params = msg.setdefault("params", {})
+        if not isinstance(params, dict):
+            return [msg]
+        meta = params.setdefault("_meta", {})
+        meta.update({META_PROTOCOL_VERSION: self.target, META_CLIENT_CAPABILITIES: self.caps or {}})
+        if self.info is not None:
+            meta[META_CLIENT_INFO] = self.info
+        if self.level is not None:
+            meta[META_LOG_LEVEL] = self.level
+        return [msg]
+
+    def to_legacy(self, msg: dict[str, Any]) -> list[dict[str, Any]]:
+        out = []
+        params = msg.setdefault("params", {})
+        if not isinstance(params, dict):
+            return [msg]
+        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        want = meta.get(META_LOG_LEVEL)
+        if isinstance(want, str) and want != self.sent_level:
+            out.append({"jsonrpc": "2.0", "id": 0, "method": "logging/setLevel", "params": {"level": want}})
+            self.sent_level = want
+        kept = {k: v for k, v in meta.items() if not k.startswith("io.modelcontextprotocol/")}
+        if kept:
+            params["_meta"] = kept
+        else:
+            params.pop("_meta", None)
+        return [*out, msg]
 
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
