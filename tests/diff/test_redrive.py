@@ -1,11 +1,12 @@
-"""verify's sans-IO driver: what it sends, how it answers, how it rewrites the era."""
+"""redrive: verify's sans-IO driver: what it sends, how it answers, how it rewrites the era."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from mcptape.pairing import pair
-from mcptape.verify import Driver, build_steps, collect_answers, redaction_of
+from mcptape.diff.redrive import Driver, build_steps, collect_answers
+from mcptape.verify import redaction_of
 
 from .builders import LEGACY, MODERN, cassette, legacy_handshake, meta, modern_handshake, note, req, res, text_result
 

@@ -1,0 +1,316 @@
+"""Re-driving a recorded client side, sans-IO: what to send next, and how to answer the server.
+
+Pure, no I/O and no clock. `build_steps` turns a paired session into the client messages
+to re-send (rewritten for another protocol era when asked); `collect_answers` gathers the
+client's recorded answers to server questions; `Driver` walks the steps one request at a
+time with fresh ids, answers server requests and `input_required` results from the
+recorded answers, and says what to send next. `mcptape.verify` feeds it real I/O.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcptape.model import Source
+from mcptape.pairing import Exchange, Session
+from mcptape.versions import (
+    KNOWN,
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+    is_modern,
+)
+from mcptape.wire.jsonrpc import MessageType, classify, id_key, request_meta, request_params
+
+from .canonical import input_entry
+
+MAX_INPUT_ROUNDS = 8
+"""How many `input_required` rounds one call may take before the driver gives up on it."""
+
+ERA_METHODS = frozenset({"initialize", "notifications/initialized", "server/discover", "logging/setLevel", "ping"})
+"""Client messages that belong to an era's plumbing; rewritten when the era changes."""
+
+
+@dataclass(slots=True)
+class Step:
+    """One client message to send, with the recorded exchange whose answers it may need."""
+
+    msg: dict[str, Any]
+    source: int | None = None
+
+
+@dataclass(slots=True)
+class Answers:
+    """Recorded client answers to server input requests: per recorded exchange, and all together."""
+
+    by_exchange: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    every: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, index: int, entry: dict[str, Any]) -> None:
+        self.by_exchange.setdefault(index, []).append(entry)
+        self.every.append(entry)
+
+    def find(self, index: int | None, method: Any, params: Any) -> Any:
+        """The recorded answer: same exchange and params, else same method, else anywhere."""
+        want = input_entry(method, params, None)["params"]
+        local = self.by_exchange.get(index, []) if index is not None else []
+        for pool in (local, self.every):
+            for entry in pool:
+                if entry["method"] == method and entry["params"] == want and entry["answer"] is not None:
+                    return entry["answer"]
+            for entry in pool:
+                if entry["method"] == method and entry["answer"] is not None:
+                    return entry["answer"]
+        return None
+
+
+def session_era(session: Session) -> tuple[str, str | None]:
+    """("legacy" | "modern", protocol version) of a recorded session."""
+    for ex in session.exchanges:
+        ver = request_meta(ex.msg).get(META_PROTOCOL_VERSION)
+        if isinstance(ver, str):
+            return ("modern" if is_modern(ver) else "legacy"), ver
+        if ex.method == "initialize":
+            res = ex.result
+            ver = res.get("protocolVersion") if isinstance(res, dict) else request_params(ex.msg).get("protocolVersion")
+            return "legacy", ver if isinstance(ver, str) else None
+    return "legacy", None
+
+
+def collect_answers(session: Session) -> Answers:
+    """Every client answer the cassette recorded, legacy and 2026-07-28 alike."""
+    answers = Answers()
+    for ex in session.exchanges:
+        root = ex.retry_of if ex.retry_of is not None else ex.index
+        replies = {id_key(it.msg.get("id")): it.msg for it in ex.items
+                   if it.src is Source.CLIENT and it.type in (MessageType.RESULT, MessageType.ERROR)}  # fmt: skip
+        for it in ex.items:
+            if it.src is Source.SERVER and it.type is MessageType.REQUEST:
+                reply = replies.get(id_key(it.msg.get("id")))
+                answer = None if reply is None else reply.get("result", {"error": reply.get("error")})
+                answers.add(root, input_entry(it.msg.get("method"), it.msg.get("params"), answer))
+        responses = request_params(ex.msg).get("inputResponses")
+        if isinstance(responses, dict):
+            prev = _previous_in_chain(session, ex)
+            requests = prev.result.get("inputRequests") if prev is not None and isinstance(prev.result, dict) else {}
+            for key, answer in responses.items():
+                req = (requests or {}).get(key) or {}
+                answers.add(root, input_entry(req.get("method"), req.get("params"), answer))
+    return answers
+
+
+def _previous_in_chain(session: Session, ex: Exchange) -> Exchange | None:
+    for prev in reversed(session.exchanges[: ex.index]):
+        if prev.method == ex.method and prev.name == ex.name and isinstance(prev.result, dict) \
+                and prev.result.get("resultType") == "input_required":  # fmt: skip
+            return prev
+    return None
+
+
+def build_steps(session: Session, protocol: str | None = None) -> tuple[list[Step], str, str | None]:
+    """The client messages to re-send, in order, rewritten for `protocol` when given."""
+    era, version = session_era(session)
+    target = protocol or version
+    target_era = "modern" if is_modern(target) else "legacy"
+    firsts = [ex for ex in session.exchanges if ex.retry_of is None]
+    caps, info, level = _client_identity(firsts)
+    if level is None and era == "legacy":
+        level = _observed_log_level(session)
+    steps: list[Step] = []
+    if target_era == "modern" and era == "legacy":
+        meta_base = {META_PROTOCOL_VERSION: target, META_CLIENT_CAPABILITIES: caps or {}}
+        if info is not None:
+            meta_base[META_CLIENT_INFO] = info
+        steps.append(Step({"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": dict(meta_base)}}))
+    if target_era == "legacy" and era == "modern":
+        init = {"protocolVersion": target or KNOWN[3], "capabilities": caps or {}, "clientInfo": info or {"name": "mcptape-verify", "version": "0"}}
+        steps.append(Step({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}))
+        steps.append(Step({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+    state = _Rewrite(target, caps, info, level)
+    for ex in firsts:
+        msg = copy.deepcopy(ex.msg)
+        method = ex.method
+        if method in ("notifications/cancelled", "subscriptions/listen"):
+            continue  # a cancel names a recorded id; a listen stream never answers, so it would stall the driver
+        if era == target_era:
+            if method == "initialize" and protocol:
+                msg.setdefault("params", {})["protocolVersion"] = protocol
+            steps.append(Step(msg, ex.index))
+        elif method == "logging/setLevel":
+            lvl = request_params(msg).get("level")
+            state.level = lvl if isinstance(lvl, str) else state.level
+        elif method not in ERA_METHODS and not ex.is_notification:
+            steps.extend(Step(m, ex.index) for m in (state.to_modern(msg) if target_era == "modern" else state.to_legacy(msg)))
+    return steps, target_era, target
+
+
+@dataclass(slots=True)
+class _Rewrite:
+    """Moves one request across eras: the handshake's identity into `_meta`, or `_meta` back out."""
+
+    target: str | None
+    caps: Any
+    info: Any
+    level: str | None
+    sent_level: str | None = None
+
+    def to_modern(self, msg: dict[str, Any]) -> list[dict[str, Any]]:
+        params = msg.setdefault("params", {})
+        if not isinstance(params, dict):
+            return [msg]
+        meta = params.setdefault("_meta", {})
+        meta.update({META_PROTOCOL_VERSION: self.target, META_CLIENT_CAPABILITIES: self.caps or {}})
+        if self.info is not None:
+            meta[META_CLIENT_INFO] = self.info
+        if self.level is not None:
+            meta[META_LOG_LEVEL] = self.level
+        return [msg]
+
+    def to_legacy(self, msg: dict[str, Any]) -> list[dict[str, Any]]:
+        out = []
+        params = msg.setdefault("params", {})
+        if not isinstance(params, dict):
+            return [msg]
+        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        want = meta.get(META_LOG_LEVEL)
+        if isinstance(want, str) and want != self.sent_level:
+            out.append({"jsonrpc": "2.0", "id": 0, "method": "logging/setLevel", "params": {"level": want}})
+            self.sent_level = want
+        kept = {k: v for k, v in meta.items() if not k.startswith("io.modelcontextprotocol/")}
+        if kept:
+            params["_meta"] = kept
+        else:
+            params.pop("_meta", None)
+        return [*out, msg]
+
+
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+"""MCP log levels, most verbose first."""
+
+
+def _observed_log_level(session: Session) -> str | None:
+    """The most verbose level among recorded log messages: what a legacy server sent unasked."""
+    seen = {it.msg.get("params", {}).get("level") for ex in session.exchanges for it in ex.items
+            if it.src is Source.SERVER and it.msg.get("method") == "notifications/message"}  # fmt: skip
+    return next((lvl for lvl in LOG_LEVELS if lvl in seen), None)
+
+
+def _client_identity(exchanges: list[Exchange]) -> tuple[Any, Any, str | None]:
+    """Client capabilities, client info and log level, from the handshake or the first modern request."""
+    caps = info = level = None
+    for ex in exchanges:
+        params = request_params(ex.msg)
+        meta = request_meta(ex.msg)
+        if ex.method == "initialize":
+            caps, info = params.get("capabilities"), params.get("clientInfo")
+        elif META_PROTOCOL_VERSION in meta and caps is None:
+            caps, info = meta.get(META_CLIENT_CAPABILITIES), meta.get(META_CLIENT_INFO)
+            lvl = meta.get(META_LOG_LEVEL)
+            level = lvl if isinstance(lvl, str) else None
+        if caps is not None:
+            break
+    return caps, info, level
+
+
+class Driver:
+    """Sans-IO: what to send next, given what the server said. One request in flight at a time."""
+
+    def __init__(self, steps: list[Step], answers: Answers, era: str, protocol: str | None) -> None:
+        self.steps = deque(steps)
+        self.answers = answers
+        self.era = era
+        self.protocol = protocol
+        """The version to announce in HTTP headers (legacy: as negotiated)."""
+        self._next_id = 1
+        self.pending: dict[str, Any] | None = None
+        self._pending_source: int | None = None
+        self._rounds = 0
+        self.abandoned: list[str] = []
+        """Requests that got no answer in time (method names), for the report."""
+
+    @property
+    def done(self) -> bool:
+        return self.pending is None and not self.steps
+
+    def _fresh(self, msg: dict[str, Any]) -> dict[str, Any]:
+        msg = dict(msg)
+        msg["id"] = self._next_id
+        self._next_id += 1
+        return msg
+
+    def start(self) -> list[dict[str, Any]]:
+        """The first messages to send."""
+        return self._advance()
+
+    def _advance(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        self.pending = None
+        while self.steps:
+            step = self.steps.popleft()
+            if "id" not in step.msg:
+                out.append(step.msg)
+                continue
+            msg = self._fresh(step.msg)
+            self.pending, self._pending_source, self._rounds = msg, step.source, 0
+            out.append(msg)
+            break
+        return out
+
+    def on_message(self, msg: Any) -> list[dict[str, Any]]:
+        """A message from the server; returns what to send in reply (answers, then the next request)."""
+        typ = classify(msg)
+        if typ is MessageType.REQUEST:
+            return [self._answer(msg)]
+        if typ not in (MessageType.RESULT, MessageType.ERROR) or self.pending is None:
+            return []
+        if id_key(msg.get("id")) != id_key(self.pending.get("id")):
+            return []
+        result = msg.get("result")
+        if self.pending.get("method") == "initialize" and isinstance(result, dict):
+            ver = result.get("protocolVersion")
+            self.protocol = ver if isinstance(ver, str) else self.protocol
+        if isinstance(result, dict) and result.get("resultType") == "input_required" and self._rounds < MAX_INPUT_ROUNDS:
+            retry = self._retry(result)
+            if retry is not None:
+                self._rounds += 1
+                self.pending = self._fresh(retry)
+                return [self.pending]
+        return self._advance()
+
+    def timeout(self) -> list[dict[str, Any]]:
+        """Nothing came in time: give up on the request in flight and go on."""
+        if self.pending is not None:
+            self.abandoned.append(str(self.pending.get("method")))
+        return self._advance()
+
+    def _answer(self, req: dict[str, Any]) -> dict[str, Any]:
+        method = req.get("method")
+        if method == "ping":
+            return {"jsonrpc": "2.0", "id": req.get("id"), "result": {}}
+        answer = self.answers.find(self._pending_source, method, req.get("params"))
+        if answer is None:
+            err = {"code": -32601, "message": f"mcptape verify: the cassette has no recorded answer to {method}"}
+            return {"jsonrpc": "2.0", "id": req.get("id"), "error": err}
+        if isinstance(answer, dict) and set(answer) == {"error"}:
+            return {"jsonrpc": "2.0", "id": req.get("id"), "error": answer["error"]}
+        return {"jsonrpc": "2.0", "id": req.get("id"), "result": answer}
+
+    def _retry(self, result: dict[str, Any]) -> dict[str, Any] | None:
+        assert self.pending is not None
+        responses = {}
+        for key, req in (result.get("inputRequests") or {}).items():
+            answer = self.answers.find(self._pending_source, req.get("method"), req.get("params")) if isinstance(req, dict) else None
+            if answer is None:
+                return None
+            responses[key] = answer
+        params = dict(request_params(self.pending))
+        params["inputResponses"] = responses
+        if "requestState" in result:
+            params["requestState"] = result["requestState"]
+        else:
+            params.pop("requestState", None)
+        return {k: v for k, v in self.pending.items() if k != "params"} | {"params": params}
