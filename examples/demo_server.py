@@ -7,7 +7,7 @@ a resource and a prompt. Run it over stdio (the default), Streamable HTTP or HTT
     python examples/demo_server.py http 8000        # http://127.0.0.1:8000/mcp
     python examples/demo_server.py sse 8001         # http://127.0.0.1:8001/sse
 
-Set DEMO_SERVER_VARIANT=v2 for a second release of the same server (a tool added and
+Pass --v2 (or set DEMO_SERVER_VARIANT=v2) for a second release of the same server (a tool added and
 one removed, a new required argument, a reworded description, a changed result and error),
 which the diff examples compare against the first.
 """
@@ -28,7 +28,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 # The demo logs through the deprecated (but still live) logging feature on purpose.
 warnings.simplefilter("ignore", MCPDeprecationWarning)
 
-V2 = os.environ.get("DEMO_SERVER_VARIANT") == "v2"
+V2 = os.environ.get("DEMO_SERVER_VARIANT") == "v2" or "--v2" in sys.argv
 
 mcp = MCPServer(name="mcptape-demo", version="2.0.0" if V2 else "1.0.0", instructions="A demo server.")
 
@@ -103,6 +103,7 @@ def review(code: str) -> str:
 
 
 def main(argv: list[str]) -> None:
+    argv = [a for a in argv if a != "--v2"]
     transport = argv[1] if len(argv) > 1 else "stdio"
     if transport == "stdio":
         mcp.run("stdio")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -19,3 +20,14 @@ def test_the_copyable_pytest_example_replays_its_cassettes() -> None:
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "4 passed" in proc.stdout
+
+
+def test_make_demo_runs_every_step(tmp_path: object) -> None:
+    env = dict(os.environ, MCPTAPE_DEMO_DIR=str(tmp_path))
+    proc = subprocess.run([sys.executable, str(EXAMPLES / "demo.py")], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    out = proc.stdout
+    assert "demo: done" in out
+    assert out.count("add(1, 2) = 3") == 3, "recorded, replayed, and recorded again for v2"
+    assert "equivalent (11 envelope differences, not behaviour)" in out
+    assert "behaviour differs" in out and "new required argument 'tone'" in out
