@@ -3,7 +3,8 @@
     normalize (per protocol era -> canonical calls) -> align (by matching key)
         -> engine (DeepDiff per pair -> DiffReport) -> report (text, markdown, JSON)
 
-All pure; the CLI (`mcptape diff`, `mcptape verify`) loads files and prints.
+All pure, like `redrive` (the decisions of `mcptape verify`); the CLI and
+`mcptape.verify` do the I/O.
 """
 
 from __future__ import annotations
