@@ -34,7 +34,7 @@ from mcptape.wire.ndjson import LineFramer
 from mcptape.wire.sse import SseParser
 
 __all__ = [
-    "DEFAULT_TIMEOUT", "Answers", "Driver", "Step", "build_steps", "collect_answers", "redaction_of", "run_http",
+    "Answers", "DEFAULT_TIMEOUT", "Driver", "Step", "build_steps", "collect_answers", "redaction_of", "run_http",
     "run_stdio", "session_era", "verify",
 ]  # fmt: skip
 
