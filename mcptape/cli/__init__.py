@@ -69,7 +69,10 @@ def main(argv: list[str] | None = None) -> Any:
     """Entry point: runs the CLI, turning every error into one line on stderr."""
     args = sys.argv[1:] if argv is None else argv
     try:
-        return cli.main(args, prog_name="mcptape", standalone_mode=False)
+        rv = cli.main(args, prog_name="mcptape", standalone_mode=False)
+        if isinstance(rv, int):  # a command's ctx.exit(code): click hands the code back
+            sys.exit(rv)
+        return rv
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.Abort:
