@@ -1,0 +1,416 @@
+"""`mcptape check`: is a cassette sound, and is it safe to commit?
+
+Pure: bytes in, findings out (the CLI reads the files and prints). Four checks:
+- **format**: every line is JSON, line 1 is a header of a format this mcptape reads, and
+  each line validates against the shipped JSON Schema (with `jsonschema`, when installed);
+- **pairing**: every client request has its response (`mcptape.pairing.pair`), unless the
+  recording says why not (a cancel, a listen stream, the server exited, the cut was short:
+  those are warnings), and every response answers a request;
+- **protocol**: each JSON-RPC message is well formed and, for the protocol revisions the
+  `mcp-types` package describes, requests, notifications and results of known methods are
+  valid against its models (imported lazily; skipped when not installed);
+- **secrets**: what escaped redaction: token shapes (the redaction defaults and a few more),
+  private keys, and random-looking values in places that hold secrets (members, headers,
+  query parameters and `name=value` text named like secrets).
+
+A finding is `file:line: what`; a secret is never printed, only its kind and first characters.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from types import UnionType
+from typing import Any, get_args
+from urllib.parse import parse_qsl, urlsplit
+
+import orjson
+
+from mcptape.errors import CassetteVersionError
+from mcptape.migrate import check_version
+from mcptape.model import HEADER_MARKER, Event, Kind, Source
+from mcptape.pairing import Exchange, Item, pair
+from mcptape.redact import DEFAULT_PATTERNS, REDACTED, Redactor
+from mcptape.wire.jsonrpc import MessageType, classify
+
+__all__ = ["CHECKS", "Finding", "Report", "check_bytes"]
+
+CHECKS: tuple[str, ...] = ("format", "pairing", "protocol", "secrets")
+"""The checks `check_bytes` runs; `skip` leaves some out."""
+
+TOKEN_SHAPES: tuple[tuple[str, str], ...] = (
+    ("bearer token", DEFAULT_PATTERNS[0]),
+    ("sk- API key", DEFAULT_PATTERNS[1]),
+    ("GitHub token", DEFAULT_PATTERNS[2]),
+    ("GitHub fine-grained token", DEFAULT_PATTERNS[3]),
+    ("Slack token", DEFAULT_PATTERNS[4]),
+    ("AWS access key id", DEFAULT_PATTERNS[5]),
+    ("Google API key", DEFAULT_PATTERNS[6]),
+    ("JWT", DEFAULT_PATTERNS[7]),
+    ("private key", r"-----BEGIN [A-Z ]*PRIVATE KEY-----"),
+    ("Stripe key", r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}"),
+    ("GitLab token", r"\bglpat-[A-Za-z0-9_-]{20,}"),
+    ("Hugging Face token", r"\bhf_[A-Za-z]{30,}"),
+    ("npm token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+)
+"""(what, regular expression): token shapes that must never be in a cassette. The private key
+needs only its BEGIN line, so a key cut in two (by an oversize line) is found too."""
+
+_ASSIGNMENT = re.compile(r"""([A-Za-z_][A-Za-z0-9_.-]{1,60})["']?\s*[=:]\s*["']?([^\s"'&,;<>]{10,})""")
+"""`name=value` or `name: value` inside free text (stderr lines, raw lines, command arguments)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem: where (line 0 for the whole file) and what."""
+
+    line: int
+    check: str
+    what: str
+
+    def render(self, name: str) -> str:
+        return f"{name}:{self.line}: {self.what}" if self.line else f"{name}: {self.what}"
+
+
+@dataclass(slots=True)
+class Report:
+    """What `check_bytes` found: problems (exit 1) and warnings (printed, not failing)."""
+
+    findings: list[Finding] = field(default_factory=list)
+    warnings: list[Finding] = field(default_factory=list)
+
+    def add(self, line: int, check: str, what: str) -> None:
+        self.findings.append(Finding(line, check, what))
+
+    def warn(self, line: int, check: str, what: str) -> None:
+        self.warnings.append(Finding(line, check, what))
+
+
+def check_bytes(data: bytes, skip: frozenset[str] = frozenset()) -> Report:
+    """Checks one cassette's bytes; see the module docstring."""
+    report = Report()
+    lines = data.split(b"\n")
+    complete = data.endswith(b"\n")
+    if complete:
+        lines.pop()
+    if not any(ln.strip() for ln in lines):
+        report.add(0, "format", "empty file, not an mcptape cassette")
+        return report
+    parsed = _parse_lines(lines, complete, report)
+    if not parsed or parsed[0][0] != 1 or not isinstance(parsed[0][1], dict) or HEADER_MARKER not in parsed[0][1]:
+        if not any(f.line == 1 for f in report.findings):
+            report.add(1, "format", f"not an mcptape cassette (no {HEADER_MARKER!r} header on line 1)")
+        return report
+    try:
+        check_version(parsed[0][1], "line 1")
+    except CassetteVersionError as exc:
+        report.add(1, "format", str(exc).removeprefix("line 1: "))
+        return report
+    if "format" not in skip:
+        _schema(parsed, report)
+    events = _events(parsed[1:])
+    if "pairing" not in skip:
+        _pairing(events, report)
+    if "protocol" not in skip:
+        _protocol(events, report)
+    if "secrets" not in skip:
+        SecretScan(parsed[0][1]).run(parsed, report)
+    return report
+
+
+def _parse_lines(lines: list[bytes], complete: bool, report: Report) -> list[tuple[int, Any]]:
+    parsed: list[tuple[int, Any]] = []
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            parsed.append((lineno, orjson.loads(line)))
+        except orjson.JSONDecodeError:
+            if lineno == len(lines) and not complete and lineno > 1:
+                report.warn(lineno, "format", "last line is truncated (the recorder was stopped mid-write)")
+            else:
+                report.add(lineno, "format", "corrupt line (not JSON)")
+    return parsed
+
+
+def _schema(parsed: list[tuple[int, Any]], report: Report) -> None:
+    try:
+        import jsonschema
+    except ImportError:
+        report.warn(0, "format", "JSON Schema not checked: install jsonschema (pip install jsonschema)")
+        return
+    from mcptape.schema import cassette_schema
+
+    schema = cassette_schema()
+    validators = {
+        part: jsonschema.Draft202012Validator({"$defs": schema["$defs"], "$ref": f"#/$defs/{part}"})
+        for part in ("header", "event")
+    }
+    for lineno, obj in parsed:
+        error = jsonschema.exceptions.best_match(validators["header" if lineno == 1 else "event"].iter_errors(obj))
+        if error is not None:
+            where = error.json_path.removeprefix("$").lstrip(".") or "the line"
+            report.add(lineno, "format", f"not valid against the cassette schema: {where}: {_short(error.message)}")
+
+
+def _events(parsed: list[tuple[int, Any]]) -> list[tuple[int, Event]]:
+    out: list[tuple[int, Event]] = []
+    for lineno, obj in parsed:
+        if not isinstance(obj, dict):
+            continue
+        try:
+            out.append((lineno, Event.from_json(obj)))
+        except (KeyError, ValueError, TypeError):
+            continue  # the schema check names what is wrong with it
+    return out
+
+
+# -- pairing ------------------------------------------------------------------------------
+
+
+def _pairing(events: list[tuple[int, Event]], report: Report) -> None:
+    line_of = {id(ev): lineno for lineno, ev in events}
+    session = pair([ev for _, ev in events])
+    cut_short = not events or events[-1][1].kind is not Kind.END
+    ended = {ev.http.get("exchange") for ev in session.others if ev.http and ev.http.get("phase") in ("disconnect", "error")}
+    exits = [line_of[id(ev)] for ev in session.others if ev.kind is Kind.EXIT or (ev.kind is Kind.EOF and ev.src is Source.SERVER)]
+    # An HTTP error status answers the request of its exchange, whatever the body's id (often null).
+    refused = {ev.http.get("exchange") for _, ev in events if ev.src is Source.SERVER and ev.http and ev.http.get("phase") == "response" and (ev.http.get("status") or 0) >= 400}
+    for item in session.orphans:
+        if item.type in (MessageType.RESULT, MessageType.ERROR) and item.msg.get("id") is not None:
+            report.add(line_of[id(item.event)], "pairing", f"a response (id {item.msg.get('id')!r}) that answers no request")
+    for ex in session.exchanges:
+        if ex.is_notification or ex.response is not None or ex.method == "subscriptions/listen":
+            continue
+        if ex.http_exchange is not None and ex.http_exchange in refused:
+            continue
+        line = line_of[id(ex.request.event)]
+        what = f"{ex.method} (id {ex.request.msg.get('id')!r}) was never answered"
+        if any(i.msg.get("method") == "notifications/cancelled" for i in ex.items if i.src is Source.CLIENT):
+            continue
+        if ex.http_exchange is not None and ex.http_exchange in ended:
+            report.warn(line, "pairing", f"{what}: its HTTP exchange failed or the client went away")
+        elif any(x > line for x in exits):
+            report.warn(line, "pairing", f"{what}: the server exited first")
+        elif cut_short:
+            report.warn(line, "pairing", f"{what}: the recording was cut short")
+        else:
+            report.add(line, "pairing", what)
+    if cut_short:
+        report.warn(0, "pairing", "the recording was cut short (no end marker; the recorder was killed?)")
+
+
+# -- protocol -----------------------------------------------------------------------------
+
+
+def _protocol(events: list[tuple[int, Event]], report: Report) -> None:
+    for lineno, ev in events:
+        if ev.kind is not Kind.MESSAGE:
+            continue
+        for msg in ev.msg if isinstance(ev.msg, list) else [ev.msg]:
+            problem = _envelope(msg)
+            if problem:
+                report.add(lineno, "protocol", problem)
+    try:
+        from mcp_types import methods
+        from pydantic import ValidationError
+    except ImportError:
+        report.warn(0, "protocol", "messages not checked against the MCP schema: install mcp-types (pip install mcp-types)")
+        return
+    line_of = {id(ev): lineno for lineno, ev in events}
+    validator = _McpValidator(methods, ValidationError, report, line_of)
+    session = pair([ev for _, ev in events])
+    for ex in session.exchanges:
+        validator.exchange(ex)
+    latest = next((ex.protocol_version for ex in reversed(session.exchanges) if ex.protocol_version), None)
+    for _, item in session.unsolicited:
+        validator.server_message(item, latest)
+
+
+def _envelope(msg: Any) -> str | None:
+    if not isinstance(msg, dict):
+        return f"not a JSON-RPC message (a JSON {type(msg).__name__})"
+    if msg.get("jsonrpc") != "2.0":
+        return f'not JSON-RPC 2.0 ("jsonrpc" is {msg.get("jsonrpc")!r})'
+    typ = classify(msg)
+    if typ is MessageType.INVALID:
+        return "not a JSON-RPC request, notification or response"
+    msg_id = msg.get("id")
+    if "id" in msg and (isinstance(msg_id, bool) or not isinstance(msg_id, (int, str))) and not (typ is MessageType.ERROR and msg_id is None):
+        return f"bad JSON-RPC id {msg_id!r} (a string or an integer)"
+    if typ is MessageType.ERROR:
+        err = msg.get("error")
+        if not isinstance(err, dict) or isinstance(err.get("code"), bool) or not isinstance(err.get("code"), int) or not isinstance(err.get("message"), str):
+            return "bad JSON-RPC error object (needs an integer code and a string message)"
+    return None
+
+
+class _McpValidator:
+    """Validates messages of known methods with mcp-types' per-revision models."""
+
+    def __init__(self, methods: Any, error_type: type[Exception], report: Report, line_of: dict[int, int]) -> None:
+        self.m = methods
+        self.error_type = error_type
+        self.report = report
+        self.line_of = line_of
+
+    def _run(self, item: Item, what: str, version: str | None, fn: Any, *args: Any, **kw: Any) -> None:
+        if version is None:
+            return
+        try:
+            fn(*args, **kw)
+        except self.error_type as exc:
+            errors = exc.errors()  # type: ignore[attr-defined]
+            first = errors[0] if errors else {"loc": (), "msg": str(exc)}
+            loc = ".".join(str(p) for p in first.get("loc", ())) or "(top)"
+            more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+            self.report.add(self.line_of[id(item.event)], "protocol", f"{what} is not valid MCP {version}: {loc}: {_short(first['msg'])}{more}")
+        except (KeyError, ValueError, RuntimeError, TypeError):
+            return  # a method or revision mcp-types does not describe: nothing to check against
+
+    def exchange(self, ex: Exchange) -> None:
+        v, req = ex.protocol_version, ex.request
+        params = req.msg.get("params")
+        if req.type is MessageType.REQUEST:
+            self._run(req, f"{ex.method} request", v, self.m.validate_client_request, ex.method, v, params)
+        else:
+            self._run(req, f"{ex.method} notification", v, self.m.validate_client_notification, ex.method, v, params)
+        pending: dict[Any, str] = {}
+        for item in ex.items:
+            if item.src is Source.SERVER:
+                self.server_message(item, v)
+                if item.type is MessageType.REQUEST:
+                    pending[orjson.dumps(item.msg.get("id"))] = str(item.msg.get("method"))
+            elif item.type is MessageType.RESULT and isinstance(item.msg.get("result"), dict):
+                method = pending.get(orjson.dumps(item.msg.get("id")))
+                if method:
+                    self._run(item, f"client answer to {method}", v, self.m.validate_client_result, method, v, item.msg["result"])
+        resp = ex.response
+        if resp is not None and resp.type is MessageType.RESULT:
+            result = resp.msg.get("result")
+            if not isinstance(result, dict):
+                self.report.add(self.line_of[id(resp.event)], "protocol", f"{ex.method} result is not an object")
+            else:
+                surface = self._result_surface(ex.method, v, result)
+                self._run(resp, f"{ex.method} result", v, self.m.validate_server_result, ex.method, v, result, surface=surface)
+
+    def _result_surface(self, method: str, version: str | None, result: dict[str, Any]) -> Any:
+        """The result types to check against: a result that is not `input_required` is checked
+        against the method's own result alone (the union would let `InputRequiredResult`,
+        which takes any `resultType`, accept it)."""
+        target = self.m.SERVER_RESULTS.get((method, version))
+        if isinstance(target, UnionType) and result.get("resultType") != "input_required":
+            own = [t for t in get_args(target) if getattr(t, "__name__", "") != "InputRequiredResult"]
+            if len(own) == 1:
+                target = own[0]
+        return {(method, version): target} if target is not None else {}
+
+    def server_message(self, item: Item, version: str | None) -> None:
+        method, params = item.msg.get("method"), item.msg.get("params")
+        if item.type is MessageType.NOTIFICATION:
+            self._run(item, f"{method} notification", version, self.m.parse_server_notification, method, version, params)
+        elif item.type is MessageType.REQUEST:
+            self._run(item, f"{method} server request", version, self.m.parse_server_request, method, version, params)
+
+
+# -- secrets ------------------------------------------------------------------------------
+
+
+class SecretScan:
+    """Looks for secrets that escaped redaction in every string of every line."""
+
+    def __init__(self, header: dict[str, Any]) -> None:
+        self.names = Redactor()
+        shapes = list(TOKEN_SHAPES)
+        redaction = header.get("redaction")
+        extra = redaction.get("patterns", []) if isinstance(redaction, dict) else []
+        for n, pattern in enumerate(p for p in extra if isinstance(p, str) and p not in DEFAULT_PATTERNS):
+            shapes.append((f"value matching the cassette's redaction pattern #{n + 1}", pattern))
+        self.shapes: list[tuple[str, re.Pattern[str]]] = []
+        for what, pattern in shapes:
+            try:
+                self.shapes.append((what, re.compile(pattern)))
+            except re.error:
+                continue
+
+    def run(self, parsed: list[tuple[int, Any]], report: Report) -> None:
+        for lineno, obj in parsed:
+            seen: set[tuple[str, str]] = set()
+            for where, what in self.line(lineno, obj):
+                if (where, what) not in seen:
+                    seen.add((where, what))
+                    report.add(lineno, "secrets", f"possible secret not redacted: {what} at {where}")
+
+    def line(self, lineno: int, obj: Any) -> Iterator[tuple[str, str]]:
+        if lineno == 1 and isinstance(obj, dict):
+            obj = {k: v for k, v in obj.items() if k != "redaction"}  # the rules themselves
+        if isinstance(obj, dict) and isinstance(obj.get("b64"), str):
+            import base64
+            import binascii
+
+            try:
+                text = base64.b64decode(obj["b64"]).decode("utf-8", "replace")
+            except (binascii.Error, ValueError):
+                text = ""
+            yield from self.text(text, "/b64")
+        yield from self.walk(obj, "")
+
+    def walk(self, value: Any, path: str) -> Iterator[tuple[str, str]]:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                sub = f"{path}/{k.replace('~', '~0').replace('/', '~1')}"
+                if isinstance(v, str) and self.names.is_secret_key(k) and REDACTED not in v and _random_looking(v):
+                    yield sub, f"{_preview(v)} in a member named {k!r}"
+                    continue
+                if k == "path" and isinstance(v, str) and "?" in v:
+                    yield from self.query(v, sub)
+                yield from self.walk(v, sub)
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                yield from self.walk(v, f"{path}/{i}")
+        elif isinstance(value, str):
+            yield from self.text(value, path)
+
+    def text(self, value: str, path: str) -> Iterator[tuple[str, str]]:
+        for what, rx in self.shapes:
+            m = rx.search(value)
+            if m:
+                yield path, f"{what} ({_preview(m.group(0))})"
+        if ("=" in value or ":" in value) and len(value) < 1_000_000:
+            for m in _ASSIGNMENT.finditer(value):
+                name, secret = m.group(1), m.group(2)
+                if self.names.is_secret_key(name.rsplit(".", 1)[-1].lstrip("-")) and REDACTED not in secret and _random_looking(secret):
+                    yield path, f"{_preview(secret)} assigned to {name!r}"
+
+    def query(self, url: str, path: str) -> Iterator[tuple[str, str]]:
+        for name, value in parse_qsl(urlsplit(url).query, keep_blank_values=True):
+            if self.names.is_secret_key(name) and REDACTED not in value and _random_looking(value):
+                yield path, f"{_preview(value)} in query parameter {name!r}"
+
+
+def _random_looking(value: str) -> bool:
+    """A value that looks like a key or token rather than a word: long enough, no spaces,
+    at least two kinds of character, and high Shannon entropy (bits per character)."""
+    if not 10 <= len(value) <= 10_000 or any(c.isspace() for c in value):
+        return False
+    kinds = sum((any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value),
+                 any(not c.isalnum() for c in value)))  # fmt: skip
+    if kinds < 2:
+        return False
+    counts = Counter(value)
+    entropy = -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+    return entropy >= 3.0
+
+
+def _preview(secret: str) -> str:
+    """Enough to find it, never the secret: the first characters and the length."""
+    head = secret[:6] if len(secret) >= 24 else secret[:3]
+    return f"{head}... ({len(secret)} chars)"
+
+
+def _short(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,56 @@
+"""`mcptape check FILE...`: validate cassettes and scan them for secrets (a pre-commit hook)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from mcptape.check import CHECKS
+
+
+@click.command()
+@click.argument("cassettes", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--skip", multiple=True, type=click.Choice(CHECKS), help="Leave a check out (repeatable).")
+@click.option("-q", "--quiet", is_flag=True, help="Print findings only: no warnings, no summary.")
+def check(cassettes: tuple[Path, ...], skip: tuple[str, ...], quiet: bool) -> None:
+    """Check cassettes: format, request/response pairing, messages against the MCP schema
+    of their protocol version, and secrets that escaped redaction.
+
+    Prints `FILE:LINE: what` for each problem (on stdout; warnings go to stderr) and exits
+    1 if there is any, 0 if all cassettes are clean.
+
+    \b
+    Examples:
+        mcptape check cassettes/*.jsonl
+        mcptape check --skip protocol tests/cassettes/test_api/*.jsonl
+    \b
+    As a pre-commit hook (.pre-commit-config.yaml):
+        - repo: https://github.com/<owner>/mcptape
+          rev: <tag>
+          hooks: [{id: mcptape-check}]
+    """
+    from mcptape.check import check_bytes
+
+    bad = 0
+    total = 0
+    for path in cassettes:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            click.echo(f"{path}: cannot read: {exc.strerror}")
+            bad += 1
+            continue
+        report = check_bytes(data, frozenset(skip))
+        for finding in report.findings:
+            click.echo(finding.render(str(path)))
+        if not quiet:
+            for warning in report.warnings:
+                print(f"{warning.render(str(path))}: warning", file=sys.stderr)
+        total += len(report.findings)
+        bad += bool(report.findings)
+    if not quiet:
+        verdict = f"{total} problem(s) in {bad} of {len(cassettes)} cassette(s)" if bad else f"{len(cassettes)} cassette(s) clean"
+        print(f"mcptape check: {verdict}", file=sys.stderr)
+    sys.exit(1 if bad else 0)
