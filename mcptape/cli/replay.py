@@ -31,7 +31,13 @@ def parse_timing(value: str) -> float | None:
 @click.option("--ignore", "ignore", multiple=True, metavar="POINTER", help="Leave this JSON pointer into params out of matching, e.g. /arguments/when (repeatable).")
 @click.option("--timing", "speed", default="none", show_default=True, metavar="none|recorded|FACTOR", callback=lambda _c, _p, v: parse_timing(v), help="Answer at once, with the recorded delays, or FACTOR times faster than recorded.")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors on stderr (unmatched requests, strict report).")
-def replay(cassette: Path, allow_repeats: bool, strict: bool, ignore: tuple[str, ...], speed: float | None, quiet: bool) -> None:
+@click.option("--faults", "faults_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE", help="Fault rules (JSON, or TOML with [[faults]]) to inject: delays, errors, garbage, drops, disconnects. See docs/faults.md.")
+@click.option("--fault", "fault_rules", multiple=True, metavar="RULE_JSON", help='One fault rule inline, e.g. \'{"tool": "add", "nth": 2, "action": "drop"}\' (repeatable; after --faults).')
+@click.option("--dry-run", is_flag=True, help="Do not serve: list the recorded requests each fault rule would hit.")
+def replay(
+    cassette: Path, allow_repeats: bool, strict: bool, ignore: tuple[str, ...], speed: float | None, quiet: bool,
+    faults_file: Path | None = None, fault_rules: tuple[str, ...] = (), dry_run: bool = False,
+) -> None:  # fmt: skip
     """Serve CASSETTE as a deterministic MCP server on stdin/stdout.
 
     Give this command to your client in place of the real server's. Requests are matched
@@ -46,14 +52,23 @@ def replay(cassette: Path, allow_repeats: bool, strict: bool, ignore: tuple[str,
         mcptape replay --strict cassettes/demo.jsonl            # fail on unplayed exchanges
         mcptape replay --ignore /arguments/when cassettes/demo.jsonl
         mcptape replay --allow-repeats --timing recorded cassettes/demo.jsonl
+        mcptape replay --fault '{"tool": "add", "action": "error", "code": -32603}' cassettes/demo.jsonl
+        mcptape replay --faults faults.json --dry-run cassettes/demo.jsonl
     \b
     With the mcp SDK:
         Client(StdioServerParameters(command="mcptape", args=["replay", "demo.jsonl"]))
     """
     from mcptape.cassette import load
     from mcptape.replay.engine import ReplayConfig
+    from mcptape.replay.faults import rules_from_options
     from mcptape.replay.matcher import MatchPolicy
     from mcptape.replay.server_stdio import serve_stdio
 
+    faults = rules_from_options(faults_file, fault_rules)
+    if dry_run:
+        from mcptape.replay.faults import dry_run as list_hits
+
+        click.echo(list_hits(faults, load(cassette)), nl=False)
+        return
     config = ReplayConfig(MatchPolicy(ignore=ignore), allow_repeats=allow_repeats)
-    sys.exit(serve_stdio(load(cassette), config, strict=strict, speed=speed, quiet=quiet))
+    sys.exit(serve_stdio(load(cassette), config, strict=strict, speed=speed, quiet=quiet, faults=faults))

@@ -35,6 +35,7 @@ from mcptape.cassette import Cassette, load
 from mcptape.errors import McpTapeError
 
 from .engine import Note, Output, ReplayConfig, ReplayEngine, Send
+from .faults import Deliver, FaultPlan, FaultRule, Hangup, Step, parse_rules
 from .index import ReplayIndex
 from .matcher import DEFAULT_MATCHERS, Matcher, MatchPolicy
 from .report import unplayed_report
@@ -61,7 +62,10 @@ class ReplayTransport:
         strict: bool = False,
         timing: float | None = None,
         on_note: NoteHandler | None = _to_stderr,
+        faults: Any = (),
     ) -> None:
+        self.faults: tuple[FaultRule, ...] = parse_rules(faults)
+        """Fault rules (`mcptape.replay.faults`), applied afresh in each session."""
         self.cassette = cassette if isinstance(cassette, Cassette) else load(cassette)
         self.config = config or ReplayConfig()
         self.index = ReplayIndex(self.cassette, self.config.match)
@@ -96,9 +100,22 @@ class ReplayTransport:
         outbox: MemoryObjectSendStream[SessionMessage | Exception],
         tg: anyio.abc.TaskGroup,
     ) -> None:
+        plan = FaultPlan(self.faults) if self.faults else None
+        for note in plan.notes if plan is not None else ():
+            self._note(note)
         async for incoming in inbox:
             value = incoming.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
             outputs = engine.receive(value)
+            if plan is not None:
+                steps = plan.apply(value, outputs)
+                if any(isinstance(s, Hangup) for s in steps):
+                    await self._deliver_steps(steps, outbox, anyio.current_time())
+                    return  # the connection is gone: nothing more is read or answered
+                if self.timing is None and not any(isinstance(s, Deliver) and s.delay for s in steps):
+                    await self._deliver_steps(steps, outbox, 0.0)
+                else:
+                    tg.start_soon(self._deliver_steps, steps, outbox, anyio.current_time())
+                continue
             if self.timing is None:
                 await self._deliver(outputs, outbox, 0.0)
             else:
@@ -120,6 +137,33 @@ class ReplayTransport:
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     return
 
+    def _note(self, note: Note) -> None:
+        if self.on_note is not None:
+            self.on_note(note)
+
+    async def _deliver_steps(self, steps: list[Step], outbox: MemoryObjectSendStream[SessionMessage | Exception], start: float) -> None:
+        """Carries out fault steps: what the SDK's stdio client would hand its session for each."""
+        for step in steps:
+            if isinstance(step, Note):
+                self._note(step)
+                continue
+            if not isinstance(step, (Deliver, Hangup)):
+                continue  # Status is HTTP-only: a non-HTTP FaultPlan never makes one
+            recorded = step.send.after / self.timing if isinstance(step, Deliver) and self.timing is not None else 0.0
+            delay = start + recorded + step.delay - anyio.current_time()
+            if delay > 0:
+                await anyio.sleep(delay)
+            if isinstance(step, Hangup):
+                outbox.close()  # the client's read stream ends: its pending requests fail as closed
+                return
+            items: list[SessionMessage | Exception] = [_parsed(step.raw)] if step.raw is not None else [
+                SessionMessage(jsonrpc_message_adapter.validate_python(m, by_name=False)) for m in _messages(step.send)]  # fmt: skip
+            for item in items:
+                try:
+                    await outbox.send(item)
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    return
+
     async def __aenter__(self) -> TransportStreams:
         self._cm = self._connect()
         return await self._cm.__aenter__()
@@ -137,6 +181,14 @@ def _messages(out: Send) -> list[Any]:
     return out.msg if isinstance(out.msg, list) else [out.msg]
 
 
+def _parsed(raw: bytes) -> SessionMessage | Exception:
+    """A raw line as the SDK's stdio client reads it: a message, or the parse error as a value."""
+    try:
+        return SessionMessage(jsonrpc_message_adapter.validate_json(raw, by_name=False))
+    except ValueError as exc:
+        return exc
+
+
 def replay_transport(
     cassette: Cassette | str | os.PathLike[str],
     *,
@@ -146,6 +198,7 @@ def replay_transport(
     strict: bool = False,
     timing: float | None = None,
     on_note: NoteHandler | None = _to_stderr,
+    faults: Any = (),
 ) -> ReplayTransport:
     """A transport for `mcp.Client` that answers from `cassette` (a `Cassette` or a path).
 
@@ -158,6 +211,11 @@ def replay_transport(
         timing: None for instant answers, else a speed factor on the recorded delays
             (1.0: as recorded; 2.0: twice as fast).
         on_note: where diagnostics go (default: stderr); None to drop them.
+        faults: fault rules (dicts or `FaultRule`s; see `mcptape.replay.faults` and
+            docs/faults.md): delay, fail, corrupt, drop or disconnect chosen answers.
+
+    Raises:
+        ConfigError: a fault rule is wrong.
     """
     config = ReplayConfig(MatchPolicy(tuple(ignore), tuple(matchers)), allow_repeats)
-    return ReplayTransport(cassette, config, strict=strict, timing=timing, on_note=on_note)
+    return ReplayTransport(cassette, config, strict=strict, timing=timing, on_note=on_note, faults=faults)

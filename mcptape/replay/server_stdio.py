@@ -23,14 +23,17 @@ from dataclasses import dataclass, field
 import orjson
 
 from mcptape.cassette import Cassette
-from mcptape.wire.jsonrpc import JSONRPC_PARSE_ERROR, error_response
+from mcptape.wire.jsonrpc import JSONRPC_PARSE_ERROR, NOT_JSON, decode, error_response
 from mcptape.wire.ndjson import LineFramer
 
 from .engine import Note, Output, ReplayConfig, ReplayEngine, Send
+from .faults import Deliver, FaultPlan, FaultRule, Hangup, Step
 from .index import ReplayIndex
 from .report import unplayed_report
 
 CHUNK = 1 << 16
+_HANGUP = b""
+"""Queued in the scheduler where a fault closes stdout (a real line is never empty)."""
 
 
 def _write_all(fd: int, data: bytes) -> bool:
@@ -93,7 +96,7 @@ class StdioReplayServer:
 
     def __init__(
         self, cassette: Cassette, config: ReplayConfig, *, strict: bool = False, speed: float | None = None,
-        quiet: bool = False, stdin_fd: int = 0, stdout_fd: int = 1,
+        quiet: bool = False, stdin_fd: int = 0, stdout_fd: int = 1, faults: tuple[FaultRule, ...] = (),
     ) -> None:  # fmt: skip
         self.cassette = cassette
         self.engine = ReplayEngine(ReplayIndex(cassette, config.match), config)
@@ -103,11 +106,23 @@ class StdioReplayServer:
         self.stdin_fd = stdin_fd
         self.stdout_fd = stdout_fd
         self._out_open = True
+        self.faults = FaultPlan(faults) if faults else None
+        """Fault rules on: every line goes through the scheduler, which also carries out hang-ups."""
 
     def _write(self, data: bytes) -> bool:
         if self._out_open:
             self._out_open = _write_all(self.stdout_fd, data)
         return self._out_open
+
+    def _write_or_hangup(self, data: bytes) -> bool:
+        if data != _HANGUP:
+            return self._write(data)
+        if self._out_open:  # the client sees end of file; fd 1's number stays valid for serve_stdio's close
+            self._out_open = False
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self.stdout_fd)
+            os.close(devnull)
+        return False
 
     def _note(self, note: Note) -> None:
         if self.quiet and note.level != "error":
@@ -133,7 +148,10 @@ class StdioReplayServer:
         """Serves until stdin ends; returns the exit code (1: strict and exchanges left unplayed)."""
         for warning in self.cassette.warnings:
             self._note(Note(warning))
-        scheduler = _Scheduler(self._write) if self.speed is not None else None
+        if self.faults is not None:
+            for note in self.faults.notes:
+                self._note(note)
+        scheduler = _Scheduler(self._write_or_hangup) if self.speed is not None or self.faults is not None else None
         framer = LineFramer()
         engine = self.engine
         try:
@@ -146,11 +164,17 @@ class StdioReplayServer:
                     break
                 arrived = time.monotonic()
                 outputs: list[Output] = []
+                if self.faults is not None and scheduler is not None:
+                    for line in framer.feed(chunk):
+                        self._emit_steps(self._receive_steps(self.faults, line), arrived, scheduler)
+                    continue
                 for line in framer.feed(chunk):
                     outputs.extend(self._receive(engine, line))
                 self._emit(outputs, arrived, scheduler)  # one write for every line of the chunk
             tail = framer.flush()
-            if tail is not None:
+            if tail is not None and self.faults is not None and scheduler is not None:
+                self._emit_steps(self._receive_steps(self.faults, tail), time.monotonic(), scheduler)
+            elif tail is not None:
                 self._emit(self._receive(engine, tail), time.monotonic(), scheduler)
         finally:
             if scheduler is not None:
@@ -161,6 +185,25 @@ class StdioReplayServer:
                 print(unplayed_report(self.cassette.name, unplayed), file=sys.stderr, flush=True)
                 return 1
         return 0
+
+    def _receive_steps(self, faults: FaultPlan, line: bytes | object) -> list[Step]:
+        """One client line through the engine and the fault rules."""
+        value = decode(line) if isinstance(line, bytes) and line.strip() else NOT_JSON
+        if value is NOT_JSON:
+            return [o if isinstance(o, Note) else Deliver(o) for o in self._receive(self.engine, line)]
+        return faults.apply(value, self.engine.receive(value))
+
+    def _emit_steps(self, steps: list[Step], arrived: float, scheduler: _Scheduler) -> None:
+        for step in steps:
+            if isinstance(step, Note):
+                self._note(step)
+            elif isinstance(step, Hangup):
+                scheduler.put(arrived + step.delay, _HANGUP)
+            elif isinstance(step, Deliver):
+                recorded = step.send.after / self.speed if self.speed is not None else 0.0
+                line = step.raw + b"\n" if step.raw is not None else _line(step.send)
+                scheduler.put(arrived + recorded + step.delay, line)
+            # Status is HTTP-only: a stdio FaultPlan never makes one
 
     @staticmethod
     def _receive(engine: ReplayEngine, line: bytes | object) -> list[Output]:
@@ -175,7 +218,10 @@ def _line(out: Send) -> bytes:
     return orjson.dumps(out.msg) + b"\n"
 
 
-def serve_stdio(cassette: Cassette, config: ReplayConfig, *, strict: bool = False, speed: float | None = None, quiet: bool = False) -> int:
+def serve_stdio(
+    cassette: Cassette, config: ReplayConfig, *, strict: bool = False, speed: float | None = None, quiet: bool = False,
+    faults: tuple[FaultRule, ...] = (),
+) -> int:  # fmt: skip
     """Runs the replay on this process's stdin/stdout, keeping stray output off stdout."""
     with contextlib.suppress(Exception):
         sys.stdout.flush()
@@ -183,6 +229,6 @@ def serve_stdio(cassette: Cassette, config: ReplayConfig, *, strict: bool = Fals
     os.dup2(2, 1)  # anything else that writes to fd 1 now lands on stderr
     sys.stdout = sys.stderr
     try:
-        return StdioReplayServer(cassette, config, strict=strict, speed=speed, quiet=quiet, stdout_fd=out_fd).run()
+        return StdioReplayServer(cassette, config, strict=strict, speed=speed, quiet=quiet, stdout_fd=out_fd, faults=faults).run()
     finally:
         os.close(out_fd)
