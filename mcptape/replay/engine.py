@@ -119,6 +119,12 @@ class ReplayEngine:
         """One parsed JSON value from the client: a message, or a batch array."""
         if isinstance(value, list):
             return self._batch(value)
+        if isinstance(value, dict) and value.get("jsonrpc") != "2.0":
+            msg_id = value.get("id")
+            if isinstance(msg_id, bool) or not isinstance(msg_id, (str, int)):
+                msg_id = None
+            text = 'Invalid Request: "jsonrpc" must be "2.0"'
+            return [Send(error_response(msg_id, JSONRPC_INVALID_REQUEST, text)), Note(f"a client message has jsonrpc {value.get('jsonrpc')!r}; answered -32600")]
         typ = classify(value)
         if typ is MessageType.REQUEST:
             return self._request(value)
