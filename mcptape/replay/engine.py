@@ -119,12 +119,12 @@ class ReplayEngine:
         """One parsed JSON value from the client: a message, or a batch array."""
         if isinstance(value, list):
             return self._batch(value)
-        if isinstance(value, dict) and value.get("jsonrpc") != "2.0":
+        if isinstance(value, dict) and (value.get("jsonrpc") != "2.0" or _bad_request_id(value)):
             msg_id = value.get("id")
             if isinstance(msg_id, bool) or not isinstance(msg_id, (str, int)):
                 msg_id = None
-            text = 'Invalid Request: "jsonrpc" must be "2.0"'
-            return [Send(error_response(msg_id, JSONRPC_INVALID_REQUEST, text)), Note(f"a client message has jsonrpc {value.get('jsonrpc')!r}; answered -32600")]
+            text = 'Invalid Request: "jsonrpc" must be "2.0"' if value.get("jsonrpc") != "2.0" else "Invalid Request: the id must be a string or an integer"
+            return [Send(error_response(msg_id, JSONRPC_INVALID_REQUEST, text)), Note(f"a client message is not valid JSON-RPC ({text}); answered -32600")]
         typ = classify(value)
         if typ is MessageType.REQUEST:
             return self._request(value)
@@ -319,3 +319,11 @@ class ReplayEngine:
             if item.src is Source.CLIENT and item.type in (MessageType.RESULT, MessageType.ERROR) and id_key(item.msg.get("id")) == want:
                 return item
         return None
+
+
+def _bad_request_id(msg: dict[str, Any]) -> bool:
+    """A request whose id is neither a string nor an integer (MCP forbids null, floats and the rest)."""
+    if "method" not in msg or "id" not in msg:
+        return False
+    msg_id = msg["id"]
+    return isinstance(msg_id, bool) or not isinstance(msg_id, (str, int))
