@@ -17,6 +17,7 @@ Recording runs the real server through the recorder (`mcptape record`): a stdio 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sys
 from collections.abc import AsyncIterator, Sequence
@@ -27,6 +28,7 @@ from types import TracebackType
 from typing import Any
 
 from mcptape.errors import CassetteError, ConfigError
+from mcptape.replay.faults import parse_rules
 
 
 class RecordMode(StrEnum):
@@ -66,6 +68,8 @@ class Tape:
     ignore: tuple[str, ...] = ()
     strict: bool = False
     client_options: dict[str, Any] = field(default_factory=dict)
+    faults: tuple[Any, ...] = ()
+    """Fault rules (`mcptape.replay.faults.FaultRule`) for replays; a recording runs without them."""
     _client: Any = None
     _exit: contextlib.AsyncExitStack | None = None
     _serve: Any = None
@@ -81,6 +85,8 @@ class Tape:
         opts = ["--allow-repeats"] if self.allow_repeats else []
         for pointer in self.ignore:
             opts += ["--ignore", pointer]
+        for rule in self.faults:
+            opts += ["--fault", json.dumps(rule.to_json())]
         return [*py, "replay", *opts, str(self.path)]
 
     @property
@@ -106,13 +112,15 @@ class Tape:
         if self.record_mode is RecordMode.NEW_EPISODES:
             if not self.server:
                 raise ConfigError("record mode 'new_episodes' needs the real server's command: server=[...]")
+            if self.faults:
+                raise ConfigError("faults are not supported with record mode 'new_episodes': use 'none' or 'once'")
             from mcptape.replay.episodes import EpisodesTransport
             from mcptape.replay.engine import ReplayConfig
             from mcptape.replay.matcher import MatchPolicy
 
             config = ReplayConfig(MatchPolicy(self.ignore), self.allow_repeats)
             return EpisodesTransport(self.path, self.server, config=config)
-        return replay_transport(self.path, allow_repeats=self.allow_repeats, ignore=self.ignore, strict=self.strict)
+        return replay_transport(self.path, allow_repeats=self.allow_repeats, ignore=self.ignore, strict=self.strict, faults=self.faults)
 
     @contextlib.asynccontextmanager
     async def connect(self, **options: Any) -> AsyncIterator[Any]:
@@ -158,6 +166,11 @@ class use_cassette:  # noqa: N801 - named like vcrpy's, used as a context manage
         ignore: JSON pointers into params left out of matching.
         strict: on exit, fail if recorded exchanges were never played.
         client: options for the connected `mcp.Client` (`mode`, `elicitation_callback`, ...).
+        faults: fault rules for replays (dicts or `FaultRule`s, see docs/faults.md): delay,
+            fail, corrupt, drop or disconnect chosen answers. A recording ignores them.
+
+    Raises:
+        ConfigError: a bad record mode or fault rule.
     """
 
     def __init__(
@@ -171,12 +184,14 @@ class use_cassette:  # noqa: N801 - named like vcrpy's, used as a context manage
         ignore: Sequence[str] = (),
         strict: bool = False,
         client: dict[str, Any] | None = None,
+        faults: Any = (),
     ) -> None:
         self.path = Path(path)
         self.mode = validate_record_mode(record_mode)
         self.server = list(server) if server else None
         self.url = url
         self.options = dict(allow_repeats=allow_repeats, ignore=tuple(ignore), strict=strict, client_options=dict(client or {}))
+        self.options["faults"] = parse_rules(faults)
         self._tape: Tape | None = None
 
     def _make(self) -> Tape:

@@ -25,7 +25,7 @@ import pytest
 from mcptape.api import RecordMode, Tape, cassette_path, use_cassette, validate_record_mode
 from mcptape.errors import McpTapeError
 
-MARKER_KEYS = ("cassette", "server", "url", "allow_repeats", "ignore", "strict", "client")
+MARKER_KEYS = ("cassette", "server", "url", "allow_repeats", "ignore", "strict", "client", "faults")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -42,7 +42,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "mcptape(cassette=None, server=None, url=None, allow_repeats=False, ignore=(), strict=False, client=None): "
+        "mcptape(cassette=None, server=None, url=None, allow_repeats=False, ignore=(), strict=False, client=None, faults=()): "
         "replay (or record) this test's MCP cassette",
     )
 

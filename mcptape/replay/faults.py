@@ -22,7 +22,7 @@ import fnmatch
 import random
 import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +105,15 @@ class FaultRule:
             raise ConfigError(f"fault rule seconds={self.seconds!r}: a number >= 0, or [low, high] with 0 <= low <= high")
         if self.action == "status" and not 400 <= self.status <= 599:
             raise ConfigError(f"fault rule status={self.status!r}: must be an HTTP error status (400-599)")
+
+    def to_json(self) -> dict[str, Any]:
+        """The rule as it would be written in a file: the action and every field not at its default."""
+        out: dict[str, Any] = {"action": self.action}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name != "action" and value != f.default:
+                out[f.name] = list(value) if isinstance(value, tuple) else value
+        return out
 
     def describe(self) -> str:
         """A one-line summary: `error -32603 on tools/call add, nth=2`."""
