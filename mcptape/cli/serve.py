@@ -1,0 +1,52 @@
+"""`mcptape serve FILE`: serve a cassette as an MCP server over HTTP."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from mcptape.cli.replay import parse_timing
+
+
+@click.command()
+@click.argument("cassette", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on. Anything but loopback is reachable by others: a warning says so.")
+@click.option("--port", default=0, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on; 0 picks a free one (the URL line names it).")
+@click.option("--allow-repeats", is_flag=True, help="Answer a request again with its last recording once its recordings are used up.")
+@click.option("--strict", is_flag=True, help="On shutdown, list recorded requests a session never made and exit 1 if any.")
+@click.option("--ignore", "ignore", multiple=True, metavar="POINTER", help="Leave this JSON pointer into params out of matching, e.g. /arguments/when (repeatable).")
+@click.option("--timing", "speed", default="none", show_default=True, metavar="none|recorded|FACTOR", callback=lambda _c, _p, v: parse_timing(v), help="Answer at once, with the recorded delays, or FACTOR times faster than recorded.")
+@click.option("--max-body", default=4 * 1024 * 1024, show_default=True, type=click.IntRange(1), metavar="BYTES", help="Larger request bodies are answered 413.")
+@click.option("-q", "--quiet", is_flag=True, help="Only errors on stderr (unmatched requests, strict report); the URL line stays.")
+def serve(cassette: Path, host: str, port: int, allow_repeats: bool, strict: bool, ignore: tuple[str, ...], speed: float | None, max_body: int, quiet: bool) -> None:
+    """Serve CASSETTE as a deterministic MCP server over HTTP, until Ctrl-C.
+
+    The transport is the recorded one: Streamable HTTP at the recorded path (/mcp by
+    default; a stdio cassette is served there too), or the legacy HTTP+SSE transport
+    (GET /sse, then POSTs to the announced endpoint). Each client session (each
+    initialize, or each HTTP+SSE stream) gets a fresh session id and its own pass
+    through the cassette; 2026-07-28 requests are matched one by one. Status codes and
+    JSON-vs-SSE answers are replayed as recorded. The URL is printed on stderr:
+
+    \b
+        mcptape: serving cassettes/demo.jsonl at http://127.0.0.1:PORT/mcp (...)
+
+    \b
+    Examples:
+        mcptape serve cassettes/demo-http.jsonl --port 8000
+        mcptape serve --strict --timing recorded cassettes/demo-http.jsonl
+        mcptape serve cassettes/demo.jsonl          # a stdio cassette, over HTTP
+    \b
+    With the mcp SDK:
+        Client("http://127.0.0.1:8000/mcp")
+    """
+    from mcptape.cassette import load
+    from mcptape.replay.engine import ReplayConfig
+    from mcptape.replay.http_run import serve_http
+    from mcptape.replay.matcher import MatchPolicy
+
+    config = ReplayConfig(MatchPolicy(ignore=ignore), allow_repeats=allow_repeats)
+    code = serve_http(load(cassette), config, name=str(cassette), host=host, port=port, strict=strict, speed=speed, quiet=quiet, max_body=max_body)
+    sys.exit(code)
