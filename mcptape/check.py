@@ -129,7 +129,10 @@ def _parse_lines(lines: list[bytes], complete: bool, report: Report) -> list[tup
         try:
             parsed.append((lineno, orjson.loads(line)))
         except orjson.JSONDecodeError:
-            if lineno == len(lines) and not complete and lineno > 1:
+            if lineno == 1:
+                report.add(1, "format", "not an mcptape cassette (line 1 is not JSON)")
+                return []  # another tool's file: its other lines say nothing more
+            if lineno == len(lines) and not complete:
                 report.warn(lineno, "format", "last line is truncated (the recorder was stopped mid-write)")
             else:
                 report.add(lineno, "format", "corrupt line (not JSON)")
@@ -208,8 +211,8 @@ def _pairing(events: list[tuple[int, Event]], report: Report) -> None:
 
 def _protocol(events: list[tuple[int, Event]], report: Report) -> None:
     for lineno, ev in events:
-        if ev.kind is not Kind.MESSAGE:
-            continue
+        if ev.kind is not Kind.MESSAGE or ev.msg is None:
+            continue  # (a message event without `msg` is a schema finding)
         for msg in ev.msg if isinstance(ev.msg, list) else [ev.msg]:
             problem = _envelope(msg)
             if problem:
@@ -366,7 +369,9 @@ class SecretScan:
                     yield sub, f"{_preview(v)} in a member named {k!r}"
                     continue
                 if k == "path" and isinstance(v, str) and "?" in v:
-                    yield from self.query(v, sub)
+                    yield from self.query(v, sub)  # (the query, decoded, instead of name=value text)
+                    yield from self.text(v, sub, assignments=False)
+                    continue
                 yield from self.walk(v, sub)
         elif isinstance(value, list):
             for i, v in enumerate(value):
@@ -374,12 +379,12 @@ class SecretScan:
         elif isinstance(value, str):
             yield from self.text(value, path)
 
-    def text(self, value: str, path: str) -> Iterator[tuple[str, str]]:
+    def text(self, value: str, path: str, assignments: bool = True) -> Iterator[tuple[str, str]]:
         for what, rx in self.shapes:
             m = rx.search(value)
             if m:
                 yield path, f"{what} ({_preview(m.group(0))})"
-        if ("=" in value or ":" in value) and len(value) < 1_000_000:
+        if assignments and ("=" in value or ":" in value) and len(value) < 1_000_000:
             for m in _ASSIGNMENT.finditer(value):
                 name, secret = m.group(1), m.group(2)
                 if self.names.is_secret_key(name.rsplit(".", 1)[-1].lstrip("-")) and REDACTED not in secret and _random_looking(secret):
