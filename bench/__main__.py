@@ -22,6 +22,10 @@ from .common import Row
 
 SUITES: dict[str, str] = {
     "recorder": "bench.recorder:recorder_overhead",
+    "replay": "bench.replay:replay_stdio",
+    "scaling": "bench.replay:scaling",
+    "in-process": "bench.replay:in_process",
+    "diff": "bench.replay:diff",
 }
 """suite name -> "module:function(quick) -> list[Row]"; suites whose module is absent are skipped."""
 

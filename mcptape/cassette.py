@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from mcptape import __version__
+from mcptape._perf import paused_gc
 from mcptape.errors import CassetteError
 from mcptape.migrate import check_version, migrate
 from mcptape.model import HEADER_MARKER, Event, Header, Transport
@@ -79,6 +80,13 @@ def loads(data: bytes, name: str = "<memory>", path: Path | None = None) -> Cass
     if not isinstance(head, dict) or HEADER_MARKER not in head:
         raise CassetteError(f"{name}:1: not an mcptape cassette (no {HEADER_MARKER!r} header on line 1)")
     check_version(head, f"{name}:1")
+    with paused_gc():
+        return _parse_events(lines, head, complete, name, path, warnings)
+
+
+def _parse_events(
+    lines: list[bytes], head: dict[str, Any], complete: bool, name: str, path: Path | None, warnings: list[str]
+) -> Cassette:
     raw: list[dict[str, Any]] = []
     last = len(lines)
     loads_ = orjson.loads

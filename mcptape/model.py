@@ -154,20 +154,27 @@ class Event:
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> Event:
-        src = obj.get("from")
+        """An event from its cassette line (raises KeyError/ValueError/TypeError when malformed)."""
+        get = obj.get
+        src = get("from")
+        redacted = get("redacted")
         return cls(
-            seq=int(obj["seq"]),
-            t=float(obj.get("t", 0.0)),
-            kind=Kind(obj["kind"]),
-            src=Source(src) if src is not None else None,
-            msg=obj.get("msg"),
-            text=obj.get("text"),
-            b64=obj.get("b64"),
-            size=obj.get("size"),
-            http=obj.get("http"),
-            info=obj.get("info"),
-            redacted=tuple(obj.get("redacted", ())),
+            int(obj["seq"]),
+            float(get("t", 0.0)),
+            _KINDS[obj["kind"]],
+            _SOURCES[src] if src is not None else None,
+            get("msg"),
+            get("text"),
+            get("b64"),
+            get("size"),
+            get("http"),
+            get("info"),
+            tuple(redacted) if redacted else (),
         )
+
+
+_KINDS: dict[str, Kind] = {k.value: k for k in Kind}
+_SOURCES: dict[str, Source] = {s.value: s for s in Source}
 
 
 def payload_event(seq: int, t: float, src: Source, kind: Kind, data: bytes) -> Event:

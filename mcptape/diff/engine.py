@@ -13,6 +13,7 @@ from typing import Any
 from deepdiff import DeepDiff
 from deepdiff.helper import notpresent
 
+from mcptape._perf import paused_gc
 from mcptape.cassette import Cassette
 
 from .align import Pair, align
@@ -34,7 +35,8 @@ _SECTION_OF = {
 def diff_cassettes(a: Cassette, b: Cassette, options: DiffOptions = DiffOptions()) -> DiffReport:
     """Compares two loaded cassettes."""
     opts = Options(strict_messages=options.strict_messages, ignore=tuple(tokens(p) for p in options.ignore))
-    return diff_canonical(normalize_events(a.events, opts), normalize_events(b.events, opts), options, a.name, b.name)
+    with paused_gc():
+        return diff_canonical(normalize_events(a.events, opts), normalize_events(b.events, opts), options, a.name, b.name)
 
 
 def diff_canonical(a: Canonical, b: Canonical, options: DiffOptions = DiffOptions(), name_a: str = "A", name_b: str = "B") -> DiffReport:

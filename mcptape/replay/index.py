@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcptape.cassette import Cassette
+from mcptape._perf import paused_gc
 from mcptape.keys import redacted_param_paths, request_key
 from mcptape.model import Kind, Source
 from mcptape.pairing import Exchange, Item, pair
@@ -58,6 +59,10 @@ class ReplayIndex:
     """A cassette's exchanges, indexed for replay under one `MatchPolicy`."""
 
     def __init__(self, cassette: Cassette, policy: MatchPolicy | None = None) -> None:
+        with paused_gc():
+            self._build(cassette, policy)
+
+    def _build(self, cassette: Cassette, policy: MatchPolicy | None) -> None:
         self.cassette = cassette
         self.policy = policy or MatchPolicy()
         session = pair(cassette.events)

@@ -1,0 +1,224 @@
+"""Replay: stdio round trips and pipelining, startup, scaling with cassette size, in-process."""
+
+from __future__ import annotations
+
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .common import PY, TRIVIAL_SERVER, Row, StdioPeer, interleaved, mcptape, rps
+from .diff_scale import build
+
+NOTE = "lorem ipsum " * 4
+
+
+def call(i: int, token: str | None = None) -> dict[str, Any]:
+    params: dict[str, Any] = {"name": f"tool{i % 50}", "arguments": {"x": i, "note": NOTE}}
+    if token:
+        params["_meta"] = {"progressToken": token}
+    return params
+
+
+def cassette(tmp: Path, n: int) -> Path:
+    path = tmp / f"replay-{n}.jsonl"
+    if not path.exists():
+        path.write_bytes(build(n, 10**9, False))
+    return path
+
+
+def _sequential(cmd: list[str], n: int) -> float:
+    peer = StdioPeer(cmd)
+    try:
+        peer.handshake()
+        lat = []
+        for i in range(n):
+            t0 = time.perf_counter()
+            peer.request("tools/call", call(i, f"t{i}"))
+            lat.append(time.perf_counter() - t0)
+    finally:
+        peer.close()
+    return rps(lat)
+
+
+def _pipelined(cmd: list[str], n: int) -> float:
+    peer = StdioPeer(cmd)
+    try:
+        peer.handshake()
+        lines = b"".join(orjson.dumps({"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call", "params": call(i)}) + b"\n"
+                         for i in range(n))  # fmt: skip
+        t0 = time.perf_counter()
+        writer = threading.Thread(target=lambda: (peer.w.write(lines), peer.w.flush()))
+        writer.start()
+        answered = 0
+        while answered < n:
+            msg = orjson.loads(peer.r.readline())
+            if "id" in msg and "method" not in msg:
+                answered += 1
+        dt = time.perf_counter() - t0
+        writer.join()
+    finally:
+        peer.close()
+    return n / dt
+
+
+def _startup(cmd: list[str]) -> float:
+    t0 = time.perf_counter()
+    peer = StdioPeer(cmd)
+    try:
+        peer.handshake()
+        return time.perf_counter() - t0
+    finally:
+        peer.close()
+
+
+def replay_stdio(quick: bool) -> list[Row]:
+    tmp = Path(tempfile.mkdtemp(prefix="mcptape-bench-"))
+    n, runs = (500, 3) if quick else (2000, 5)
+    cas = cassette(tmp, n)
+    replay = mcptape("replay", "-q", str(cas))
+    seq = interleaved(runs, {"trivial": lambda: _sequential(TRIVIAL_SERVER, n), "replay": lambda: _sequential(replay, n)})
+    big = cassette(tmp, 20_000 if quick else 50_000)
+    pipe = statistics.median(_pipelined(mcptape("replay", "-q", str(big)), 20_000 if quick else 50_000) for _ in range(runs))
+    start = interleaved(runs, {"python": lambda: _startup([PY, "-c", "import sys, orjson\nfor l in sys.stdin.buffer:\n"
+                                                                 " m = orjson.loads(l)\n if 'id' in m: print(orjson.dumps({'jsonrpc':'2.0','id':m['id'],'result':{}}).decode(), flush=True)"]),
+                               "replay": lambda: _startup(replay)})  # fmt: skip
+    return [
+        Row("replay stdio: sequential round trips/s vs trivial responder", seq["replay"], seq["trivial"], "req/s", ">= 0.85x",
+            seq["replay"] / seq["trivial"] >= 0.85, seq["replay"] / seq["trivial"]),
+        Row("replay stdio: pipelined requests/s", pipe, None, "req/s", ">= 20,000", pipe >= 20_000),
+        Row("replay stdio: startup to first answer", start["replay"], start["python"], "s", "<= 0.25 s", start["replay"] <= 0.25,
+            start["replay"] / start["python"], "baseline: a bare Python+orjson responder's startup"),
+    ]  # fmt: skip
+
+
+def _engine_us_per_request(path: Path, n_req: int) -> float:
+    from mcptape.cassette import load
+    from mcptape.replay.engine import ReplayEngine
+    from mcptape.replay.index import ReplayIndex
+
+    cas = load(path)
+    engine = ReplayEngine(ReplayIndex(cas))
+    engine.receive({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "b", "version": "1"}}})  # fmt: skip
+    msgs = [{"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call", "params": call(i, f"x{i}")} for i in range(n_req)]
+    t0 = time.perf_counter()
+    for m in msgs:
+        engine.receive(m)
+    return (time.perf_counter() - t0) / n_req * 1e6
+
+
+def _load_and_index(path: Path) -> tuple[float, int]:
+    """Seconds to load and index, and the resident memory it added (bytes), measured in a fresh process."""
+    code = (
+        "import sys, time\n"
+        "from mcptape.cassette import load\nfrom mcptape.replay.index import ReplayIndex\n"
+        "def rss():\n"
+        "    return next(int(l.split()[1]) * 1024 for l in open('/proc/self/status') if l.startswith('VmRSS:'))\n"
+        "r0 = rss()\n"
+        "t0 = time.perf_counter(); index = ReplayIndex(load(sys.argv[1])); dt = time.perf_counter() - t0\n"
+        "print(dt, rss() - r0)\n"
+    )
+    out = subprocess.run([PY, "-c", code, str(path)], capture_output=True, text=True, check=True).stdout.split()
+    return float(out[0]), int(out[1])
+
+
+def _parse_only(path: Path) -> float:
+    """The floor for loading: orjson parsing every line of the same file, in a fresh process."""
+    code = ("import sys, time, orjson\nd = open(sys.argv[1], 'rb').read()\nt0 = time.perf_counter()\n"
+            "x = [orjson.loads(l) for l in d.split(b'\\n')[1:] if l]\nprint(time.perf_counter() - t0)\n")  # fmt: skip
+    return float(subprocess.run([PY, "-c", code, str(path)], capture_output=True, text=True, check=True).stdout)
+
+
+def scaling(quick: bool) -> list[Row]:
+    tmp = Path(tempfile.mkdtemp(prefix="mcptape-bench-"))
+    small, large = cassette(tmp, 1_000), cassette(tmp, 100_000)
+    runs = 3 if quick else 5
+    per = interleaved(runs, {"1k": lambda: _engine_us_per_request(small, 1_000), "100k": lambda: _engine_us_per_request(large, 1_000)})
+    ratio = per["100k"] / per["1k"]
+    loads: list[tuple[float, int]] = []
+    floors: list[float] = []
+    for _ in range(runs):
+        loads.append(_load_and_index(large))
+        floors.append(_parse_only(large))
+    secs = statistics.median(x[0] for x in loads)
+    floor = statistics.median(floors)
+    rss = statistics.median(x[1] for x in loads)
+    size = large.stat().st_size
+    return [
+        Row("replay scaling: per-request time, 100k vs 1k exchanges", per["100k"], per["1k"], "us", "within 20%",
+            ratio <= 1.2, ratio),
+        Row("replay scaling: load + index 100k exchanges", secs, floor, "s", "< 1.5 s", secs < 1.5, secs / floor,
+            f"{size / 1e6:.0f} MB, 500k events; baseline: orjson alone parsing its lines"),
+        Row("replay scaling: resident memory / cassette size", rss / size, None, "x", "< 3x", rss / size < 3,
+            note=f"{rss / 1e6:.0f} MB for a {size / 1e6:.0f} MB cassette"),
+    ]  # fmt: skip
+
+
+def in_process(quick: bool) -> list[Row]:
+    """The SDK client on the in-memory replay vs the same client over stdio to the real SDK server."""
+    code = (
+        "import sys, time, anyio\n"
+        "from mcp import Client, StdioServerParameters\n"
+        "from mcptape.replay.memory import replay_transport\n"
+        "mode, n, cas = sys.argv[1], int(sys.argv[2]), sys.argv[3]\n"
+        "async def main():\n"
+        "    target = replay_transport(cas, allow_repeats=True) if mode == 'memory' else StdioServerParameters(command=sys.executable, args=[sys.argv[4]])\n"
+        "    async with Client(target, mode='legacy') as c:\n"
+        "        for _ in range(20): await c.call_tool('echo', {'message': 'hi'})\n"
+        "        t0 = time.perf_counter()\n"
+        "        for _ in range(n): await c.call_tool('echo', {'message': 'hi'})\n"
+        "        print(n / (time.perf_counter() - t0))\n"
+        "anyio.run(main)\n"
+    )
+    tmp = Path(tempfile.mkdtemp(prefix="mcptape-bench-"))
+    cas = tmp / "echo.jsonl"
+    from .common import DEMO_SERVER
+
+    rec = f"""
+import anyio, sys
+from mcp import Client, StdioServerParameters
+async def main():
+    async with Client(StdioServerParameters(command=sys.executable, args={mcptape("record", "-q", "-o", str(cas), "--", *DEMO_SERVER)[1:]!r}), mode='legacy') as c:
+        await c.call_tool('echo', {{'message': 'hi'}})
+anyio.run(main)
+"""
+    subprocess.run([PY, "-c", rec], check=True, capture_output=True)
+    n, runs = (200, 3) if quick else (1000, 5)
+
+    def run(mode: str) -> float:
+        out = subprocess.run([PY, "-c", code, mode, str(n), str(cas), DEMO_SERVER[1]], capture_output=True, text=True, check=True)
+        return float(out.stdout.strip())
+
+    med = interleaved(runs, {"stdio": lambda: run("stdio"), "memory": lambda: run("memory")})
+    ratio = med["memory"] / med["stdio"]
+    return [Row("in-process replay: SDK client round trips/s vs stdio SDK server", med["memory"], med["stdio"], "req/s",
+                ">= 5x", ratio >= 5, ratio)]  # fmt: skip
+
+
+def diff(quick: bool) -> list[Row]:
+    from mcptape.cassette import load
+    from mcptape.diff.engine import diff_cassettes
+
+    tmp = Path(tempfile.mkdtemp(prefix="mcptape-bench-"))
+    pa, pb = tmp / "a.jsonl", tmp / "b.jsonl"
+    pa.write_bytes(build(10_000, 40, False))
+    pb.write_bytes(build(10_000, 40, True))
+    times = []
+    for _ in range(3 if quick else 5):
+        t0 = time.perf_counter()
+        report = diff_cassettes(load(pa), load(pb))
+        times.append(time.perf_counter() - t0)
+    secs = statistics.median(times)
+    return [Row("diff: two 10,000-exchange cassettes, load + diff", secs, None, "s", "< 2 s", secs < 2,
+                note=f"{len(report.differences)} differences found")]  # fmt: skip
+
+
+_ = resource, sys
