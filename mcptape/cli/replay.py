@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from mcptape.wire.ndjson import DEFAULT_MAX_LINE
+
 
 def parse_timing(value: str) -> float | None:
     """`none` -> None (instant), `recorded` -> 1.0, a number -> that speed factor."""
@@ -31,12 +33,14 @@ def parse_timing(value: str) -> float | None:
 @click.option("--ignore", "ignore", multiple=True, metavar="POINTER", help="Leave this JSON pointer into params out of matching, e.g. /arguments/when (repeatable).")
 @click.option("--timing", "speed", default="none", show_default=True, metavar="none|recorded|FACTOR", callback=lambda _c, _p, v: parse_timing(v), help="Answer at once, with the recorded delays, or FACTOR times faster than recorded.")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors on stderr (unmatched requests, strict report).")
+@click.option("--max-line", type=click.IntRange(min=1024), default=DEFAULT_MAX_LINE, show_default=True, help="Longest client line parsed (bytes); a longer one is answered with a -32700 error, never held whole.")
 @click.option("--faults", "faults_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE", help="Fault rules (JSON, or TOML with [[faults]]) to inject: delays, errors, garbage, drops, disconnects. See docs/faults.md.")
 @click.option("--fault", "fault_rules", multiple=True, metavar="RULE_JSON", help='One fault rule inline, e.g. \'{"tool": "add", "nth": 2, "action": "drop"}\' (repeatable; after --faults).')
 @click.option("--dry-run", is_flag=True, help="Do not serve: list the recorded requests each fault rule would hit.")
 def replay(
     cassette: Path, allow_repeats: bool, strict: bool, ignore: tuple[str, ...], speed: float | None, quiet: bool,
     faults_file: Path | None = None, fault_rules: tuple[str, ...] = (), dry_run: bool = False,
+    max_line: int = DEFAULT_MAX_LINE,
 ) -> None:  # fmt: skip
     """Serve CASSETTE as a deterministic MCP server on stdin/stdout.
 
@@ -71,4 +75,4 @@ def replay(
         click.echo(list_hits(faults, load(cassette)), nl=False)
         return
     config = ReplayConfig(MatchPolicy(ignore=ignore), allow_repeats=allow_repeats)
-    sys.exit(serve_stdio(load(cassette), config, strict=strict, speed=speed, quiet=quiet, faults=faults))
+    sys.exit(serve_stdio(load(cassette), config, strict=strict, speed=speed, quiet=quiet, faults=faults, max_line=max_line))

@@ -24,7 +24,7 @@ import orjson
 
 from mcptape.cassette import Cassette
 from mcptape.wire.jsonrpc import JSONRPC_PARSE_ERROR, NOT_JSON, decode, error_response
-from mcptape.wire.ndjson import LineFramer
+from mcptape.wire.ndjson import DEFAULT_MAX_LINE, LineFramer
 
 from .engine import Note, Output, ReplayConfig, ReplayEngine, Send
 from .faults import Deliver, FaultPlan, FaultRule, Hangup, Step
@@ -97,6 +97,7 @@ class StdioReplayServer:
     def __init__(
         self, cassette: Cassette, config: ReplayConfig, *, strict: bool = False, speed: float | None = None,
         quiet: bool = False, stdin_fd: int = 0, stdout_fd: int = 1, faults: tuple[FaultRule, ...] = (),
+        max_line: int = DEFAULT_MAX_LINE,
     ) -> None:  # fmt: skip
         self.cassette = cassette
         self.engine = ReplayEngine(ReplayIndex(cassette, config.match), config)
@@ -105,6 +106,8 @@ class StdioReplayServer:
         self.quiet = quiet
         self.stdin_fd = stdin_fd
         self.stdout_fd = stdout_fd
+        self.max_line = max_line
+        """Longest client line parsed (bytes); a longer one is answered -32700 and never held whole."""
         self._out_open = True
         self.faults = FaultPlan(faults) if faults else None
         """Fault rules on: every line goes through the scheduler, which also carries out hang-ups."""
@@ -152,7 +155,7 @@ class StdioReplayServer:
             for note in self.faults.notes:
                 self._note(note)
         scheduler = _Scheduler(self._write_or_hangup) if self.speed is not None or self.faults is not None else None
-        framer = LineFramer()
+        framer = LineFramer(self.max_line)
         engine = self.engine
         try:
             while self._out_open:
@@ -220,7 +223,7 @@ def _line(out: Send) -> bytes:
 
 def serve_stdio(
     cassette: Cassette, config: ReplayConfig, *, strict: bool = False, speed: float | None = None, quiet: bool = False,
-    faults: tuple[FaultRule, ...] = (),
+    faults: tuple[FaultRule, ...] = (), max_line: int = DEFAULT_MAX_LINE,
 ) -> int:  # fmt: skip
     """Runs the replay on this process's stdin/stdout, keeping stray output off stdout."""
     with contextlib.suppress(Exception):
@@ -229,6 +232,8 @@ def serve_stdio(
     os.dup2(2, 1)  # anything else that writes to fd 1 now lands on stderr
     sys.stdout = sys.stderr
     try:
-        return StdioReplayServer(cassette, config, strict=strict, speed=speed, quiet=quiet, stdout_fd=out_fd, faults=faults).run()
+        return StdioReplayServer(
+            cassette, config, strict=strict, speed=speed, quiet=quiet, stdout_fd=out_fd, faults=faults, max_line=max_line,
+        ).run()  # fmt: skip
     finally:
         os.close(out_fd)
