@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
 from mitmproxy import ctx, exceptions, http
 from mitmproxy.addonmanager import Loader
@@ -34,6 +34,7 @@ try:  # `mitmdump -s` may run from an interpreter where mcptape is not installed
 except ImportError:  # pragma: no cover
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from mcptape.capture.httpmeta import SSE_TYPE, LegacyEndpoints, header_dict  # noqa: E402
 from mcptape.capture.recorder import Recorder  # noqa: E402
 from mcptape.cassette import CassetteWriter, new_header  # noqa: E402
 from mcptape.errors import CassetteError, ConfigError  # noqa: E402
@@ -44,7 +45,6 @@ from mcptape.wire.sse import SseEvent, SseParser, SseTooLarge  # noqa: E402
 
 logger = logging.getLogger(__name__)
 
-SSE_TYPE = "text/event-stream"
 OPTIONS = ("mcptape_cassette", "mcptape_target", "mcptape_redact", "mcptape_redact_keys", "mcptape_redact_patterns")
 
 
@@ -90,9 +90,8 @@ class McpTape:
         self._writer: CassetteWriter | None = None
         self._redact = RedactConfig()
         self._flows: dict[str, _FlowState] = {}
-        self._endpoints: dict[str, str] = {}
-        """Legacy HTTP+SSE: POST endpoint (path and query) -> session id."""
-        self._legacy_sessions: set[str] = set()
+        self._legacy = LegacyEndpoints()
+        """Legacy HTTP+SSE: the POST endpoints announced so far and their sessions."""
         self._numbers = itertools.count(1)
         self.failed: CassetteError | None = None
         self.stopped = False
@@ -196,8 +195,8 @@ class McpTape:
             return
         st = self._state(flow)
         req = flow.request
-        st.session = req.headers.get("mcp-session-id") or self._legacy_session_of(req.path)
-        st.legacy = st.session is not None and st.session in self._legacy_sessions
+        st.session = req.headers.get("mcp-session-id") or self._legacy.session_of(req.path)
+        st.legacy = st.session is not None and st.session in self._legacy.sessions
         st.modern = is_modern(req.headers.get("mcp-protocol-version"))
         meta = st.base() | {"phase": "request", "method": req.method}
         meta |= self._head(req.path, req.headers)
@@ -267,7 +266,7 @@ class McpTape:
         out: dict[str, Any] = {}
         if path is not None:
             out["path"] = red.url(path)[0]
-        out["headers"] = red.headers(_header_dict(headers))[0]
+        out["headers"] = red.headers(header_dict(headers.items(multi=True)))[0]
         ctype = headers.get("content-type")
         if ctype is not None:
             out["content_type"] = ctype
@@ -327,7 +326,7 @@ class McpTape:
         sse: dict[str, Any] = {k: v for k, v in (("id", ev.id), ("event", ev.event), ("retry", ev.retry)) if v is not None}
         if ev.event == "endpoint":  # legacy HTTP+SSE: where to POST; its query names the session
             st.legacy = True
-            st.session = self._register_endpoint(ev.data)
+            st.session = self._legacy.register(ev.data)
             rec.http(Source.SERVER, st.base() | {"phase": "sse", "sse": sse | {"data": rec.redactor.url(ev.data)[0]}})
         elif ev.data == "":
             rec.http(Source.SERVER, st.base() | {"phase": "sse", "sse": sse})  # a priming or retry-only event
@@ -336,32 +335,6 @@ class McpTape:
             if isinstance(msg, dict) and ("result" in msg or "error" in msg):
                 st.answered = True
 
-    def _register_endpoint(self, uri: str) -> str:
-        parts = urlsplit(uri)
-        key = parts.path + (f"?{parts.query}" if parts.query else "")
-        session = next((v for k, v in parse_qsl(parts.query) if "session" in k.lower()), key)
-        self._endpoints[key] = session
-        self._legacy_sessions.add(session)
-        return session
-
-    def _legacy_session_of(self, path: str) -> str | None:
-        if not self._endpoints:
-            return None
-        session = self._endpoints.get(path)
-        if session is None:
-            query = urlsplit(path).query
-            session = next((v for k, v in parse_qsl(query) if "session" in k.lower() and v in self._legacy_sessions), None)
-        return session
-
-
-def _header_dict(headers: http.Headers) -> dict[str, str]:
-    """Headers as a dict, names as on the wire; repeated fields are joined with ", "."""
-    out: dict[str, str] = {}
-    lower: dict[str, str] = {}
-    for name, value in headers.items(multi=True):
-        first = lower.setdefault(name.lower(), name)
-        out[first] = f"{out[first]}, {value}" if first in out else value
-    return out
 
 
 def _target(option: str, modes: Sequence[str]) -> dict[str, Any]:
