@@ -103,7 +103,7 @@ class HttpPlan:
                 if methods[exchange] == "GET" and self.legacy_sse and path:
                     self.sse_path = path
             elif phase == "response":
-                self._response(ev, http, methods.get(exchange))
+                self._response(ev, http, methods.get(exchange) or ("GET" if http.get("stream") == "get" else None))
             elif phase in ("end", "disconnect", "error") and exchange in self.heads:
                 head = self.heads[exchange]
                 if head.end is None:
