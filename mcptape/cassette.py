@@ -105,6 +105,8 @@ def _parse_events(
             raise CassetteError(f"{name}:{lineno}: corrupt line (not JSON); fix or delete that line") from None
         if not isinstance(obj, dict) or "kind" not in obj or "seq" not in obj:
             raise CassetteError(f"{name}:{lineno}: not a cassette event (needs 'seq' and 'kind')")
+        if ("http" in obj or "info" in obj) and not metadata_ok(obj):
+            raise CassetteError(f"{name}:{lineno}: malformed event metadata ('http' and 'info' are objects; http.exchange an integer, http.session a string)")
         raw.append(obj)
     head, raw = migrate(head, raw)
     try:
@@ -118,6 +120,17 @@ def _parse_events(
             f"it holds {len(events)} events"
         )
     return Cassette(header, events, path, warnings)
+
+
+def metadata_ok(obj: dict[str, Any]) -> bool:
+    """`http` and `info` are objects, and the HTTP hints readers use as keys have their types."""
+    http, info = obj.get("http"), obj.get("info")
+    if not isinstance(info, (dict, type(None))) or not isinstance(http, (dict, type(None))):
+        return False
+    if http is None:
+        return True
+    exchange, session = http.get("exchange"), http.get("session")
+    return (exchange is None or (isinstance(exchange, int) and not isinstance(exchange, bool))) and isinstance(session, (str, type(None)))
 
 
 def dumps_event(event: Event) -> bytes:

@@ -29,6 +29,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import orjson
 
+from mcptape.cassette import metadata_ok
 from mcptape.errors import CassetteVersionError
 from mcptape.migrate import check_version
 from mcptape.model import HEADER_MARKER, Event, Kind, Source
@@ -162,8 +163,8 @@ def _schema(parsed: list[tuple[int, Any]], report: Report) -> None:
 def _events(parsed: list[tuple[int, Any]]) -> list[tuple[int, Event]]:
     out: list[tuple[int, Event]] = []
     for lineno, obj in parsed:
-        if not isinstance(obj, dict):
-            continue
+        if not isinstance(obj, dict) or not metadata_ok(obj):
+            continue  # the schema check names what is wrong with it
         try:
             out.append((lineno, Event.from_json(obj)))
         except (KeyError, ValueError, TypeError):
@@ -181,7 +182,7 @@ def _pairing(events: list[tuple[int, Event]], report: Report) -> None:
     ended = {ev.http.get("exchange") for ev in session.others if ev.http and ev.http.get("phase") in ("disconnect", "error")}
     exits = [line_of[id(ev)] for ev in session.others if ev.kind is Kind.EXIT or (ev.kind is Kind.EOF and ev.src is Source.SERVER)]
     # An HTTP error status answers the request of its exchange, whatever the body's id (often null).
-    refused = {ev.http.get("exchange") for _, ev in events if ev.src is Source.SERVER and ev.http and ev.http.get("phase") == "response" and (ev.http.get("status") or 0) >= 400}
+    refused = {ev.http.get("exchange") for _, ev in events if ev.src is Source.SERVER and ev.http and ev.http.get("phase") == "response" and _status(ev.http) >= 400}
     for item in session.orphans:
         if item.type in (MessageType.RESULT, MessageType.ERROR) and item.msg.get("id") is not None:
             report.add(line_of[id(item.event)], "pairing", f"a response (id {item.msg.get('id')!r}) that answers no request")
@@ -204,6 +205,11 @@ def _pairing(events: list[tuple[int, Event]], report: Report) -> None:
             report.add(line, "pairing", what)
     if cut_short:
         report.warn(0, "pairing", "the recording was cut short (no end marker; the recorder was killed?)")
+
+
+def _status(http: dict[str, Any]) -> int:
+    status = http.get("status")
+    return status if isinstance(status, int) else 0
 
 
 # -- protocol -----------------------------------------------------------------------------
