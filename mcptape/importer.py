@@ -1,0 +1,472 @@
+"""`mcptape import`: mitmproxy flow files and HAR captures of MCP traffic -> a cassette.
+
+Two readers turn a capture into `CapturedFlow` values (one complete HTTP request and its
+response, with the times mitmproxy or the browser noted); a converter replays those flows
+through the same `Recorder` the live mitmproxy addon uses, with the same `http` metadata
+(docs/http-capture.md): exchange numbers in order of the requests' arrival, `Mcp-Session-Id`
+sessions (minted by the `initialize` response), phases, SSE fields, legacy HTTP+SSE
+sessions from `endpoint` events. Redaction applies as when recording. Flows that carry no
+JSON-RPC (favicons, OAuth metadata, health checks) are skipped and counted.
+
+What a capture cannot tell: when each event of a buffered event stream passed. mitmproxy
+(without streaming) and HAR files keep the whole body and the time it ended, so every SSE
+event of a response gets the response's end time. mitmproxy is imported only to read
+flow files; HAR files are plain JSON.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+import zlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import orjson
+
+from mcptape import __version__
+from mcptape.capture.httpmeta import SSE_TYPE, LegacyEndpoints, header_dict
+from mcptape.capture.recorder import Recorder
+from mcptape.cassette import CassetteWriter
+from mcptape.errors import McpTapeError
+from mcptape.model import Header, Source, Transport
+from mcptape.redact import RedactConfig, Redactor
+from mcptape.versions import is_modern
+from mcptape.wire.jsonrpc import NOT_JSON, decode
+from mcptape.wire.sse import SseEvent, SseParser, SseTooLarge
+
+Headers = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CapturedFlow:
+    """One HTTP request and its response as a capture file holds them (bodies decoded)."""
+
+    url: str
+    method: str
+    path: str
+    """Path and query, as sent upstream."""
+    request_headers: Headers
+    request_body: bytes | None
+    """None: the capture did not keep the body."""
+    started: float
+    """Epoch seconds: the request started."""
+    request_end: float
+    status: int | None = None
+    """None: no response (an error, or the capture stopped first)."""
+    response_headers: Headers = ()
+    response_body: bytes | None = None
+    response_start: float | None = None
+    response_end: float | None = None
+    """None: the response was not complete."""
+    error: str | None = None
+    error_at: float | None = None
+
+    def header(self, name: str, response: bool = False) -> str | None:
+        for k, v in self.response_headers if response else self.request_headers:
+            if k.lower() == name:
+                return v
+        return None
+
+    @property
+    def is_sse(self) -> bool:
+        return self.status is not None and (self.header("content-type", True) or "").lower().startswith(SSE_TYPE)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportStats:
+    format: str
+    """"mitmproxy" or "har"."""
+    imported: int
+    skipped: int
+    """Flows that carry no MCP traffic (and non-HTTP flows)."""
+    events: int
+    transport: Transport
+
+
+# -- readers ---------------------------------------------------------------------------
+
+
+def read_capture(data: bytes, name: str) -> tuple[str, list[CapturedFlow], int]:
+    """Detects the format by content; returns it, the HTTP flows, and how many other flows were skipped."""
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    if data[:1] == b"\x78":  # a zlib stream: mitmproxy's compressed HAR (.zhar)
+        try:
+            data = zlib.decompress(data)
+        except zlib.error:
+            pass
+    head = data.lstrip()[:1]
+    if head == b"{":
+        try:
+            har = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            raise McpTapeError(f"{name}: not a HAR file (JSON that does not parse)") from None
+        return "har", har_flows(har, name), 0
+    if head[:1].isdigit():
+        flows, other = _mitm_flows(data, name)
+        return "mitmproxy", flows, other
+    raise McpTapeError(f"{name}: neither a mitmproxy flow file (mitmdump -w) nor a HAR file")
+
+
+def har_flows(har: Any, name: str = "<har>") -> list[CapturedFlow]:
+    """The entries of a parsed HAR document (HAR 1.2: browsers, mitmproxy's savehar) as flows."""
+    try:
+        log = har["log"]
+        proxy = (log.get("creator") or {}).get("name") == "mitmproxy"
+        return [_har_entry(e, proxy) for e in log["entries"]]
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise McpTapeError(f"{name}: not a valid HAR file ({type(exc).__name__}: {exc})") from None
+
+
+def _har_entry(e: dict[str, Any], proxy: bool) -> CapturedFlow:
+    req, resp = e["request"], e.get("response") or {}
+    start = datetime.fromisoformat(e["startedDateTime"].replace("Z", "+00:00")).timestamp()
+    timings = e.get("timings") or {}
+
+    def ms(key: str) -> float:
+        v = timings.get(key)
+        return v / 1000 if isinstance(v, (int, float)) and v > 0 else 0.0
+
+    if timings:
+        # a browser's entry starts before queueing, DNS and connecting; mitmproxy's savehar counts
+        # the upstream connect in `wait` already (its `connect` happened after the request arrived)
+        before = 0.0 if proxy else ms("blocked") + ms("dns") + ms("connect")
+        req_end = start + before + ms("send")
+        resp_start = req_end + ms("wait")
+        resp_end = resp_start + ms("receive")
+    else:
+        req_end = resp_start = start
+        resp_end = start + max(0.0, float(e.get("time") or 0)) / 1000
+    parts = urlsplit(req["url"])
+    post = req.get("postData")
+    body = _har_body(post.get("text"), post.get("encoding")) if post else b""
+    status = resp.get("status") or None
+    content = resp.get("content") or {}
+    resp_body = _har_body(content.get("text"), content.get("encoding"))
+    if resp_body is None and not content.get("size"):
+        resp_body = b""
+    error = resp.get("_error") or (None if status else "no response in the HAR entry")
+    return CapturedFlow(
+        url=req["url"], method=req["method"], path=(parts.path or "/") + (f"?{parts.query}" if parts.query else ""),
+        request_headers=_har_headers(req.get("headers")), request_body=body, started=start, request_end=req_end,
+        status=status, response_headers=_har_headers(resp.get("headers")) if status else (),
+        response_body=resp_body if status else None, response_start=resp_start if status else None,
+        response_end=resp_end if status and not resp.get("_error") else None,
+        error=error, error_at=resp_end if error else None,
+    )  # fmt: skip
+
+
+def _har_headers(items: Any) -> Headers:
+    out = []
+    for h in items or ():
+        name, value = (h["name"], h["value"]) if isinstance(h, dict) else (h[0], h[1])
+        if not name.startswith(":"):  # HTTP/2 pseudo-headers are not headers
+            out.append((str(name), str(value)))
+    return tuple(out)
+
+
+def _har_body(text: Any, encoding: Any) -> bytes | None:
+    if not isinstance(text, str):
+        return None
+    return base64.b64decode(text) if encoding == "base64" else text.encode("utf-8", errors="surrogateescape")
+
+
+def _mitm_flows(data: bytes, name: str) -> tuple[list[CapturedFlow], int]:
+    try:
+        from mitmproxy import exceptions, http
+        from mitmproxy.io import FlowReader
+    except ImportError:
+        raise McpTapeError(f"{name}: reading mitmproxy flow files needs mitmproxy: pip install 'mcptape[mitm]'") from None
+    flows: list[CapturedFlow] = []
+    other = 0
+    try:
+        for f in FlowReader(io.BytesIO(data)).stream():
+            if not isinstance(f, http.HTTPFlow):
+                other += 1
+                continue
+            flows.append(_mitm_flow(f))
+    except exceptions.FlowReadException as exc:
+        raise McpTapeError(f"{name}: not a readable mitmproxy flow file ({exc})") from None
+    return flows, other
+
+
+def _mitm_flow(f: Any) -> CapturedFlow:
+    req, resp = f.request, f.response
+    return CapturedFlow(
+        url=req.url, method=req.method, path=req.path, request_headers=tuple(req.headers.items(multi=True)),
+        request_body=req.get_content(strict=False), started=req.timestamp_start,
+        request_end=req.timestamp_end or req.timestamp_start,
+        status=resp.status_code if resp is not None else None,
+        response_headers=tuple(resp.headers.items(multi=True)) if resp is not None else (),
+        response_body=resp.get_content(strict=False) if resp is not None else None,
+        response_start=resp.timestamp_start if resp is not None else None,
+        response_end=resp.timestamp_end if resp is not None else None,
+        error=f.error.msg if f.error else None, error_at=f.error.timestamp if f.error else None,
+    )  # fmt: skip
+
+
+# -- which flows are MCP ---------------------------------------------------------------------
+
+
+def _is_jsonrpc(payload: bytes | str | None) -> bool:
+    if not payload:
+        return False
+    value = decode(payload)
+    return any(isinstance(m, dict) and m.get("jsonrpc") == "2.0" for m in (value if isinstance(value, list) else [value]))
+
+
+def sse_events(body: bytes | None) -> list[SseEvent]:
+    """A whole event-stream body's events (an unterminated last event is dropped, as a client would)."""
+    if not body:
+        return []
+    try:
+        return SseParser().feed(body)
+    except SseTooLarge:
+        return []
+
+
+def is_mcp(flow: CapturedFlow) -> bool:
+    """True when the flow carries MCP: JSON-RPC in a body or an SSE event, an `endpoint` event, or MCP headers."""
+    if flow.header("mcp-session-id") or flow.header("mcp-protocol-version") or flow.header("mcp-session-id", True):
+        return True
+    if _is_jsonrpc(flow.request_body):
+        return True
+    if flow.is_sse:
+        return any(ev.event == "endpoint" or _is_jsonrpc(ev.data) for ev in sse_events(flow.response_body))
+    return flow.status is not None and _is_jsonrpc(flow.response_body)
+
+
+# -- converting ------------------------------------------------------------------------------
+
+
+class _State:
+    """What the converter knows about one flow (the live addon's `_FlowState`, without I/O)."""
+
+    __slots__ = ("answered", "exchange", "legacy", "modern", "session", "stream")
+
+    def __init__(self, exchange: int) -> None:
+        self.exchange = exchange
+        self.session: str | None = None
+        self.legacy = False
+        self.stream: str | None = None
+        self.modern = False
+        self.answered = False
+
+    def base(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"exchange": self.exchange}
+        if self.session is not None:
+            out["session"] = self.session
+        if self.legacy:
+            out["legacy"] = True
+        if self.stream is not None:
+            out["stream"] = self.stream
+        return out
+
+
+class _Clock:
+    """The recorder's clock, set to each step's capture time before the step is recorded."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+Step = tuple[float, Callable[[], None]]
+
+
+class _Converter:
+    """Records captured flows as the live addon would have, one timed step at a time."""
+
+    def __init__(self, rec: Recorder, legacy: LegacyEndpoints) -> None:
+        self.rec = rec
+        self.legacy = legacy
+        self.open: list[_State] = []
+
+    def steps(self, st: _State, f: CapturedFlow) -> list[Step]:
+        """The flow's events as (capture time, record it), in the order the proxy saw them."""
+        t = f.request_end
+        out: list[Step] = [(t, lambda: self.request(st, f))]
+        if f.status is not None and f.is_sse:
+            head = max(t, f.response_start or t)
+            out.append((head, lambda: self.sse_head(st, f)))
+            out.append((max(head, f.response_end or f.error_at or head), lambda: self.sse_body(st, f)))
+        elif f.status is not None and f.response_end is not None and f.error is None:
+            out.append((max(t, f.response_end), lambda: self.response(st, f)))
+        if f.error is not None:
+            out.append((max(out[-1][0], f.error_at or 0.0), lambda: self.error(st, f)))
+        elif f.status is None or f.response_end is None:
+            self.open.append(st)
+        return out
+
+    def request(self, st: _State, f: CapturedFlow) -> None:
+        st.session = f.header("mcp-session-id") or self.legacy.session_of(f.path)
+        st.legacy = st.session is not None and st.session in self.legacy.sessions
+        st.modern = is_modern(f.header("mcp-protocol-version"))
+        meta = st.base() | {"phase": "request", "method": f.method} | self._head(f.path, f.request_headers)
+        self._body(Source.CLIENT, f.request_body, meta)
+
+    def response(self, st: _State, f: CapturedFlow) -> None:
+        st.session = f.header("mcp-session-id", True) or st.session
+        meta = st.base() | {"phase": "response", "status": f.status} | self._head(None, f.response_headers)
+        self._body(Source.SERVER, f.response_body, meta)
+
+    def sse_head(self, st: _State, f: CapturedFlow) -> None:
+        st.session = f.header("mcp-session-id", True) or st.session
+        st.stream = f.method.lower()
+        meta = st.base() | {"phase": "response", "status": f.status} | self._head(None, f.response_headers)
+        note = {"note": "the capture did not keep this stream's body: its events are not recorded"} if f.response_body is None else None
+        self.rec.http(Source.SERVER, meta, note)
+
+    def sse_body(self, st: _State, f: CapturedFlow) -> None:
+        for ev in sse_events(f.response_body):
+            self._sse(st, ev)
+        if f.error is None and f.response_end is not None:
+            self.rec.http(Source.SERVER, st.base() | {"phase": "end"})
+
+    def error(self, st: _State, f: CapturedFlow) -> None:
+        message = f.error or "unknown error"
+        by_client = "client" in message.lower()
+        meta = st.base() | {"phase": "disconnect" if by_client else "error"}
+        if st.stream is None:
+            meta["method"] = f.method
+        info: dict[str, Any] = {"error": message}
+        if by_client and st.stream == "post" and st.modern and not st.answered:
+            info["cancel"] = True
+        self.rec.http(Source.CLIENT if by_client else Source.SERVER, meta, info)
+
+    def finish(self) -> None:
+        for st in self.open:
+            self.rec.http(None, st.base() | {"phase": "error"}, {"error": "the capture ended with this exchange open"})
+        self.rec.end({"open_exchanges": len(self.open)} if self.open else None)
+
+    def _head(self, path: str | None, headers: Headers) -> dict[str, Any]:
+        red = self.rec.redactor
+        out: dict[str, Any] = {}
+        if path is not None:
+            out["path"] = red.url(path)[0]
+        out["headers"] = red.headers(header_dict(headers))[0]
+        ctype = next((v for k, v in headers if k.lower() == "content-type"), None)
+        if ctype is not None:
+            out["content_type"] = ctype
+        return out
+
+    def _body(self, src: Source, body: bytes | None, meta: dict[str, Any]) -> None:
+        if body:
+            self.rec.payload(src, _one_line(body), http=meta)
+        else:
+            note = {"note": "the capture did not keep this body, not recorded"} if body is None else None
+            self.rec.http(src, meta, note)
+
+    def _sse(self, st: _State, ev: SseEvent) -> None:
+        rec = self.rec
+        if ev.comment is not None:
+            rec.http(Source.SERVER, st.base() | {"phase": "sse", "sse": {"comment": rec.redactor.text(ev.comment)}})
+            return
+        sse: dict[str, Any] = {k: v for k, v in (("id", ev.id), ("event", ev.event), ("retry", ev.retry)) if v is not None}
+        if ev.event == "endpoint":
+            st.legacy = True
+            st.session = self.legacy.register(ev.data)
+            rec.http(Source.SERVER, st.base() | {"phase": "sse", "sse": sse | {"data": rec.redactor.url(ev.data)[0]}})
+        elif ev.data == "":
+            rec.http(Source.SERVER, st.base() | {"phase": "sse", "sse": sse})
+        else:
+            msg = rec.payload(Source.SERVER, _one_line(ev.data.encode("utf-8")), http=st.base() | {"phase": "sse", "sse": sse})
+            if isinstance(msg, dict) and ("result" in msg or "error" in msg):
+                st.answered = True
+
+
+def _one_line(data: bytes) -> bytes:
+    """A JSON payload spread over several lines (pretty-printed) re-encoded compactly: a cassette
+    line holds one event. Its value is unchanged; anything that is not JSON is kept as it is."""
+    if b"\n" in data or b"\r" in data:
+        value = decode(data)
+        if value is not NOT_JSON:
+            return orjson.dumps(value)
+    return data
+
+
+def _target(flows: list[CapturedFlow], legacy: LegacyEndpoints) -> dict[str, Any]:
+    if legacy.sessions:
+        first = next(f for f in flows if f.is_sse and any(ev.event == "endpoint" for ev in sse_events(f.response_body)))
+    else:
+        first = next((f for f in flows if f.method == "POST"), flows[0])
+    parts = urlsplit(first.url)
+    return {"url": urlunsplit(parts._replace(query="", fragment=""))}
+
+
+def convert(flows: Iterable[CapturedFlow], writer_for: Callable[[Header], CassetteWriter], config: RedactConfig) -> tuple[int, int, Transport]:
+    """Records the MCP flows among `flows` into the writer `writer_for(header)` returns.
+
+    Returns (flows imported, flows skipped as not MCP, transport).
+
+    Raises:
+        McpTapeError: no flow carries MCP traffic.
+    """
+    every = list(flows)
+    mcp = sorted((f for f in every if is_mcp(f)), key=lambda f: f.started)
+    if not mcp:
+        raise McpTapeError(f"no MCP traffic among the {len(every)} flow(s) of the capture (no JSON-RPC bodies or events)")
+    legacy = LegacyEndpoints()
+    for f in mcp:  # a buffered stream's events all carry its end time: know the legacy sessions up front
+        for ev in sse_events(f.response_body) if f.is_sse else ():
+            if ev.event == "endpoint":
+                legacy.register(ev.data)
+    transport = Transport.SSE if legacy.sessions else Transport.STREAMABLE_HTTP
+    t0 = mcp[0].started
+    header = Header(
+        transport=transport, target=_target(mcp, legacy), mcptape_version=__version__, redaction=config.describe(),
+        recorded_at=datetime.fromtimestamp(t0, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+    )  # fmt: skip
+    clock = _Clock(t0)
+    conv = _Converter(Recorder(writer_for(header), Redactor(config), clock=clock), legacy)
+    steps: list[Step] = []
+    for number, f in enumerate(mcp, start=1):
+        steps.extend(conv.steps(_State(number), f))
+    for t, record in sorted(steps, key=lambda s: s[0]):
+        clock.now = max(clock.now, t)
+        record()
+    conv.finish()
+    return len(mcp), len(every) - len(mcp), transport
+
+
+def import_file(src: str | os.PathLike[str], dest: str | os.PathLike[str], config: RedactConfig | None = None) -> ImportStats:
+    """Converts a mitmproxy flow file or a HAR file into the cassette `dest`, written atomically.
+
+    Raises:
+        McpTapeError: the file cannot be read, is neither format, or holds no MCP traffic.
+        CassetteError: the cassette cannot be written.
+    """
+    source, out = Path(src), Path(dest)
+    try:
+        data = source.read_bytes()
+    except OSError as exc:
+        raise McpTapeError(f"{source}: cannot read: {exc.strerror}") from None
+    fmt, flows, other = read_capture(data, str(source))
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    writers: list[CassetteWriter] = []
+
+    def writer_for(header: Header) -> CassetteWriter:
+        writers.append(CassetteWriter(tmp, header))
+        return writers[0]
+
+    try:
+        try:
+            imported, skipped, transport = convert(flows, writer_for, config or RedactConfig())
+        finally:
+            for w in writers:
+                w.close()
+        if not writers:
+            raise McpTapeError(f"{source}: nothing to import")
+        os.replace(tmp, out)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    events = out.read_bytes().count(b"\n") - 1
+    return ImportStats(fmt, imported, skipped + other, events, transport)
