@@ -31,3 +31,26 @@ def test_make_demo_runs_every_step(tmp_path: object) -> None:
     assert out.count("add(1, 2) = 3") == 3, "recorded, replayed, and recorded again for v2"
     assert "equivalent (11 envelope differences, not behaviour)" in out
     assert "behaviour differs" in out and "new required argument 'tone'" in out
+
+
+def test_record_http_example(tmp_path: object) -> None:
+    out = f"{tmp_path}/http.jsonl"
+    proc = subprocess.run([sys.executable, str(EXAMPLES / "record_http.py"), out], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "add(1, 2) = 3 progress: ['adding', 'done']" in proc.stdout
+    assert "streamable-http" in proc.stdout and "tools/call" in proc.stdout
+
+
+def test_verify_example() -> None:
+    proc = subprocess.run([sys.executable, str(EXAMPLES / "verify_release.py")], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "-> exit 0" in proc.stdout and "-> exit 1" in proc.stdout
+    assert "tool 'weather' removed" in proc.stdout
+
+
+def test_diff_in_ci_example(tmp_path: object) -> None:
+    env = dict(os.environ, PYTHON=sys.executable)
+    proc = subprocess.run(["bash", str(EXAMPLES / "diff_in_ci.sh"), str(tmp_path)], capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "new required argument 'tone'" in proc.stdout
+    assert "breaking changes: 2" in proc.stdout
