@@ -37,10 +37,11 @@ def parse_timing(value: str) -> float | None:
 @click.option("--faults", "faults_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE", help="Fault rules (JSON, or TOML with [[faults]]) to inject: delays, errors, garbage, drops, disconnects. See docs/faults.md.")
 @click.option("--fault", "fault_rules", multiple=True, metavar="RULE_JSON", help='One fault rule inline, e.g. \'{"tool": "add", "nth": 2, "action": "drop"}\' (repeatable; after --faults).')
 @click.option("--dry-run", is_flag=True, help="Do not serve: list the recorded requests each fault rule would hit.")
+@click.option("--report", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE", help="When the client disconnects, append one JSON line to FILE listing the recorded requests it never made (for `mcptape prune --unused-from FILE`).")
 def replay(
     cassette: Path, allow_repeats: bool, strict: bool, ignore: tuple[str, ...], speed: float | None, quiet: bool,
     faults_file: Path | None = None, fault_rules: tuple[str, ...] = (), dry_run: bool = False,
-    max_line: int = DEFAULT_MAX_LINE,
+    max_line: int = DEFAULT_MAX_LINE, report: Path | None = None,
 ) -> None:  # fmt: skip
     """Serve CASSETTE as a deterministic MCP server on stdin/stdout.
 
@@ -58,6 +59,7 @@ def replay(
         mcptape replay --allow-repeats --timing recorded cassettes/demo.jsonl
         mcptape replay --fault '{"tool": "add", "action": "error", "code": -32603}' cassettes/demo.jsonl
         mcptape replay --faults faults.json --dry-run cassettes/demo.jsonl
+        mcptape replay --report unplayed.jsonl cassettes/demo.jsonl   # then mcptape prune --unused-from
     \b
     With the mcp SDK:
         Client(StdioServerParameters(command="mcptape", args=["replay", "demo.jsonl"]))
@@ -75,4 +77,4 @@ def replay(
         click.echo(list_hits(faults, load(cassette)), nl=False)
         return
     config = ReplayConfig(MatchPolicy(ignore=ignore), allow_repeats=allow_repeats)
-    sys.exit(serve_stdio(load(cassette), config, strict=strict, speed=speed, quiet=quiet, faults=faults, max_line=max_line))
+    sys.exit(serve_stdio(load(cassette), config, strict=strict, speed=speed, quiet=quiet, faults=faults, max_line=max_line, report=report))

@@ -76,3 +76,14 @@ def unplayed_report(cassette: str, unplayed: Sequence[Exchange]) -> str:
         name = f" {ex.name!r}" if ex.name else ""
         lines.append(f"  line {seq}: {ex.method}{name}")
     return "\n".join(lines)
+
+
+def unplayed_json(cassette: str, unplayed: Sequence[Exchange]) -> dict[str, Any]:
+    """`replay --report`: the recorded requests the client never made, for machines (`mcptape prune`).
+
+    `seq` is the request's line in the cassette (its `seq`), as in `unplayed_report`.
+    """
+    return {
+        "cassette": cassette,
+        "unplayed": [{"seq": ex.request.event.seq, "method": ex.method, "name": ex.name} for ex in unplayed],
+    }

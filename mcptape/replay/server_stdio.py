@@ -19,17 +19,19 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import orjson
 
 from mcptape.cassette import Cassette
+from mcptape.errors import McpTapeError
 from mcptape.wire.jsonrpc import JSONRPC_PARSE_ERROR, NOT_JSON, decode, error_response
 from mcptape.wire.ndjson import DEFAULT_MAX_LINE, LineFramer
 
 from .engine import Note, Output, ReplayConfig, ReplayEngine, Send
 from .faults import Deliver, FaultPlan, FaultRule, Hangup, Step
 from .index import ReplayIndex
-from .report import unplayed_report
+from .report import unplayed_json, unplayed_report
 
 CHUNK = 1 << 16
 _HANGUP = b""
@@ -97,7 +99,7 @@ class StdioReplayServer:
     def __init__(
         self, cassette: Cassette, config: ReplayConfig, *, strict: bool = False, speed: float | None = None,
         quiet: bool = False, stdin_fd: int = 0, stdout_fd: int = 1, faults: tuple[FaultRule, ...] = (),
-        max_line: int = DEFAULT_MAX_LINE,
+        max_line: int = DEFAULT_MAX_LINE, report: Path | None = None,
     ) -> None:  # fmt: skip
         self.cassette = cassette
         self.engine = ReplayEngine(ReplayIndex(cassette, config.match), config)
@@ -108,6 +110,8 @@ class StdioReplayServer:
         self.stdout_fd = stdout_fd
         self.max_line = max_line
         """Longest client line parsed (bytes); a longer one is answered -32700 and never held whole."""
+        self.report = report
+        """Where to append a JSON line listing the unplayed exchanges at disconnect (`--report`)."""
         self._out_open = True
         self.faults = FaultPlan(faults) if faults else None
         """Fault rules on: every line goes through the scheduler, which also carries out hang-ups."""
@@ -182,6 +186,8 @@ class StdioReplayServer:
         finally:
             if scheduler is not None:
                 scheduler.close()
+        if self.report is not None:
+            _append_report(self.report, unplayed_json(self.cassette.name, engine.unplayed()))
         if self.strict:
             unplayed = engine.unplayed()
             if unplayed:
@@ -221,9 +227,18 @@ def _line(out: Send) -> bytes:
     return orjson.dumps(out.msg) + b"\n"
 
 
+def _append_report(path: Path, report: dict[str, object]) -> None:
+    """Appends one JSON line (one write, so sessions sharing the file do not interleave)."""
+    try:
+        with path.open("ab") as f:
+            f.write(orjson.dumps(report) + b"\n")
+    except OSError as exc:
+        raise McpTapeError(f"{path}: cannot write the replay report: {exc.strerror}") from None
+
+
 def serve_stdio(
     cassette: Cassette, config: ReplayConfig, *, strict: bool = False, speed: float | None = None, quiet: bool = False,
-    faults: tuple[FaultRule, ...] = (), max_line: int = DEFAULT_MAX_LINE,
+    faults: tuple[FaultRule, ...] = (), max_line: int = DEFAULT_MAX_LINE, report: Path | None = None,
 ) -> int:  # fmt: skip
     """Runs the replay on this process's stdin/stdout, keeping stray output off stdout."""
     with contextlib.suppress(Exception):
@@ -234,6 +249,7 @@ def serve_stdio(
     try:
         return StdioReplayServer(
             cassette, config, strict=strict, speed=speed, quiet=quiet, stdout_fd=out_fd, faults=faults, max_line=max_line,
+            report=report,
         ).run()  # fmt: skip
     finally:
         os.close(out_fd)
