@@ -208,6 +208,49 @@ class Redactor:
         return urlunsplit(parts._replace(query=query)), names
 
 
+    def argv(self, args: Iterable[str]) -> list[str]:
+        """A command line with secrets replaced: token shapes in any argument, secret query
+        parameters in URLs, and the value of `--name=value`, `NAME=value` and `--name value`
+        whose name is a secret name (`--api-key`, `GITHUB_TOKEN=...`)."""
+        if not self.config.enabled:
+            return list(args)
+        out: list[str] = []
+        value_next = False
+        for arg in args:
+            name, eq, value = arg.partition("=")
+            bare = name.lstrip("-")
+            if value_next:
+                out.append(REDACTED)
+                value_next = False
+            elif eq and value and bare and "://" not in name and self.is_secret_key(bare):
+                out.append(f"{name}={REDACTED}")
+            else:
+                value_next = not eq and arg.startswith("-") and bool(bare) and self.is_secret_key(bare)
+                new = self.text(arg)
+                out.append(_userinfo(self.url(new)[0]) if "://" in new else new)
+        return out
+
+    def target(self, target: dict[str, Any]) -> dict[str, Any]:
+        """A cassette header's target (`command`, `url`) with secrets replaced."""
+        if not self.config.enabled:
+            return target
+        out = dict(target)
+        if isinstance(out.get("command"), list):
+            out["command"] = self.argv(str(a) for a in out["command"])
+        if isinstance(out.get("url"), str):
+            out["url"] = _userinfo(self.url(self.text(out["url"]))[0])
+        return out
+
+
+def _userinfo(url: str) -> str:
+    """A URL without the password of its `user:password@` part."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{parts.username}:{REDACTED}@{host}"))
+
+
 def _escape(key: str) -> str:
     """Escapes a JSON pointer token (RFC 6901)."""
     return key.replace("~", "~0").replace("/", "~1")
