@@ -20,7 +20,12 @@ from mcptape.cli.replay import parse_timing
 @click.option("--timing", "speed", default="none", show_default=True, metavar="none|recorded|FACTOR", callback=lambda _c, _p, v: parse_timing(v), help="Answer at once, with the recorded delays, or FACTOR times faster than recorded.")
 @click.option("--max-body", default=4 * 1024 * 1024, show_default=True, type=click.IntRange(1), metavar="BYTES", help="Larger request bodies are answered 413.")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors on stderr (unmatched requests, strict report); the URL line stays.")
-def serve(cassette: Path, host: str, port: int, allow_repeats: bool, strict: bool, ignore: tuple[str, ...], speed: float | None, max_body: int, quiet: bool) -> None:
+@click.option("--faults", "faults_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE", help="Fault rules (JSON, or TOML with [[faults]]): delays, errors, garbage, drops, disconnects, HTTP statuses, resets. See docs/faults.md.")
+@click.option("--fault", "fault_rules", multiple=True, metavar="RULE_JSON", help='One fault rule inline, e.g. \'{"tool": "add", "action": "status", "status": 429, "retry_after": 2}\' (repeatable).')
+def serve(
+    cassette: Path, host: str, port: int, allow_repeats: bool, strict: bool, ignore: tuple[str, ...], speed: float | None, max_body: int, quiet: bool,
+    faults_file: Path | None = None, fault_rules: tuple[str, ...] = (),
+) -> None:  # fmt: skip
     """Serve CASSETTE as a deterministic MCP server over HTTP, until Ctrl-C.
 
     The transport is the recorded one: Streamable HTTP at the recorded path (/mcp by
@@ -38,15 +43,19 @@ def serve(cassette: Path, host: str, port: int, allow_repeats: bool, strict: boo
         mcptape serve cassettes/demo-http.jsonl --port 8000
         mcptape serve --strict --timing recorded cassettes/demo-http.jsonl
         mcptape serve cassettes/demo.jsonl          # a stdio cassette, over HTTP
+        mcptape serve --fault '{"action": "status", "status": 503, "nth": 2}' cassettes/demo-http.jsonl
     \b
     With the mcp SDK:
         Client("http://127.0.0.1:8000/mcp")
     """
     from mcptape.cassette import load
     from mcptape.replay.engine import ReplayConfig
+    from mcptape.replay.faults import rules_from_options
     from mcptape.replay.http_run import serve_http
     from mcptape.replay.matcher import MatchPolicy
 
+    faults = rules_from_options(faults_file, fault_rules)
     config = ReplayConfig(MatchPolicy(ignore=ignore), allow_repeats=allow_repeats)
-    code = serve_http(load(cassette), config, name=str(cassette), host=host, port=port, strict=strict, speed=speed, quiet=quiet, max_body=max_body)
+    code = serve_http(load(cassette), config, name=str(cassette), host=host, port=port, strict=strict, speed=speed, quiet=quiet, max_body=max_body,
+                      faults=faults)  # fmt: skip
     sys.exit(code)

@@ -404,18 +404,19 @@ def _carry_out(out: Send, d: _Decision, delay: float) -> list[Step]:
 def dry_run(rules: Any, cassette: Any, *, http: bool | None = None) -> str:
     """Which recorded requests each rule would hit, if a client made them in recorded order.
 
-    Counters restart with each recorded client session, as they do in a replay.
+    Counters restart with each recorded handshake (`initialize`), as they do in a replay.
     """
     rules = parse_rules(rules)
     http = cassette.header.transport != "stdio" if http is None else http
     lines = [f"{cassette.name}: {len(rules)} fault rule(s), as if the client made the recorded requests in order"]
     hit_by: list[list[str]] = [[] for _ in rules]
-    plan, session = FaultPlan(rules, http), None
+    plan, started = FaultPlan(rules, http), False
     for ex in pair(cassette.events).exchanges:
         if ex.is_notification:
             continue
-        if ex.session != session:
-            plan, session = FaultPlan(rules, http), ex.session
+        if ex.method == "initialize" and started:
+            plan = FaultPlan(rules, http)
+        started = True
         for number, rule, seconds in plan.select(ex.msg):
             n = plan._seen[number - 1]
             extra = f", {seconds:.3f}s" if seconds else ""

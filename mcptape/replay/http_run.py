@@ -17,6 +17,7 @@ from mcptape.cassette import Cassette
 from mcptape.errors import ConfigError, McpTapeError
 
 from .engine import ReplayConfig
+from .faults import FaultRule
 from .http_checks import is_loopback, is_wildcard
 from .server_http import DEFAULT_MAX_BODY, HttpReplayApp
 
@@ -65,9 +66,10 @@ def url_of(sock: socket.socket, host: str, path: str) -> str:
 def serve_http(
     cassette: Cassette, config: ReplayConfig, *, name: str, host: str = "127.0.0.1", port: int = 0,
     strict: bool = False, speed: float | None = None, quiet: bool = False, max_body: int = DEFAULT_MAX_BODY,
+    faults: tuple[FaultRule, ...] = (),
 ) -> int:  # fmt: skip
     """Serves `cassette` over HTTP until SIGINT/SIGTERM; returns the exit code (1: strict, unplayed)."""
-    app = HttpReplayApp(cassette, config, host=host, speed=speed, max_body=max_body, quiet=quiet)
+    app = HttpReplayApp(cassette, config, host=host, speed=speed, max_body=max_body, quiet=quiet, faults=faults)
     for warning in cassette.warnings:
         print(f"mcptape serve: warning: {warning}", file=sys.stderr)
     sock = bind(host, port)

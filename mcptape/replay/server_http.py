@@ -45,7 +45,9 @@ from mcptape.wire.jsonrpc import (
     request_meta,
 )
 
+from . import http_faults
 from .engine import Note, Output, ReplayConfig, ReplayEngine, Send
+from .faults import FaultPlan, parse_rules
 from .http_asgi import JSON, Disconnected, Outbox, Receive, Scope, SendFn, header_dict, read_body, respond, rpc_error, sse_event, stream_sse
 from .http_checks import Guard, ParamHeaders, accepts, header_mismatch, is_json
 from .http_plan import HEADER_MISMATCH, HttpPlan, json_status
@@ -71,6 +73,8 @@ class Session:
         self.get_open = False
         self.single_stream = False
         """HTTP+SSE: every server message goes on the GET stream."""
+        self.faults: FaultPlan | None = None
+        """This session's fault counters (`mcptape serve --faults`)."""
 
     def end(self) -> None:
         self.get.close()
@@ -101,8 +105,11 @@ class HttpReplayApp:
     def __init__(
         self, cassette: Cassette, config: ReplayConfig | None = None, *, host: str = "127.0.0.1",
         speed: float | None = None, max_body: int = DEFAULT_MAX_BODY, on_note: NoteHandler | None = _to_stderr,
-        quiet: bool = False,
+        quiet: bool = False, faults: Any = (),
     ) -> None:  # fmt: skip
+        self.faults = parse_rules(faults)
+        """Fault rules: each session counts its own; 2026-07-28 stateless requests share one count."""
+        self.stateless_faults = FaultPlan(self.faults, http=True) if self.faults else None
         self.cassette = cassette
         self.config = config or ReplayConfig()
         self.index = ReplayIndex(cassette, self.config.match)
@@ -199,6 +206,9 @@ class HttpReplayApp:
         engine = ReplayEngine(self.index, self.config)
         engine.pass_ = self.stateless
         self.stateless_used = True
+        if self.stateless_faults is not None:
+            steps = self.stateless_faults.apply(value, engine.receive(value))
+            return await http_faults.answer(self, steps, value["id"], None, receive, send, modern=True)
         await self._answer(engine.receive(value), value["id"], None, receive, send, modern=True)
 
     async def _in_session(self, value: Any, receive: Receive, send: SendFn, headers: dict[str, str]) -> None:
@@ -214,7 +224,10 @@ class HttpReplayApp:
         elif session is None:
             session = self.shared = self.shared or Session(None, ReplayEngine(self.index, self.config))
         assert session is not None
+        if self.faults and session.faults is None:
+            session.faults = FaultPlan(self.faults, http=True)
         outputs = session.engine.receive(value)
+        steps = session.faults.apply(value, outputs) if session.faults is not None and not isinstance(value, list) else None
         if init and session.id is None and self.plan.sessions and _succeeded(outputs):
             session.id = uuid.uuid4().hex
             self.sessions[session.id] = session
@@ -224,9 +237,14 @@ class HttpReplayApp:
             if answers:
                 return await respond(send, 200, orjson.dumps(answers[0].msg), [("content-type", JSON)])
         if not isinstance(value, dict) or classify(value) is not MessageType.REQUEST:
-            self.route(outputs, session)
+            if steps is not None:
+                http_faults.route_steps(self, steps, session)
+            else:
+                self.route(outputs, session)
             status, ctype, body = self.plan.accepted
             return await respond(send, status, body, [("content-type", ctype)] if ctype else [])
+        if steps is not None:
+            return await http_faults.answer(self, steps, value["id"], session, receive, send, modern=self.modern_only)
         await self._answer(outputs, value["id"], session, receive, send, modern=self.modern_only)
 
     async def _answer(
