@@ -141,6 +141,7 @@ async def test_a_stream_closed_mid_exchange_is_a_closed_connection(mode: str, ac
             assert await mcp_error(add(c, progress_callback=on_progress)) == (CONNECTION_CLOSED, "SSE stream ended without a response")
             echoed = c.call_tool("echo", {"message": "hello"})  # recorded as JSON in 2026: the fault answers with a stream
             assert await mcp_error(echoed) == (CONNECTION_CLOSED, "SSE stream ended without a response")
+            assert "add" in [t.name for t in (await c.list_tools()).tools]  # only that stream ended: the session goes on
     assert progress == [1, 2]  # what the server sent before the response still arrived
 
 
