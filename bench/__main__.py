@@ -18,7 +18,7 @@ from pathlib import Path
 import orjson
 from tabulate import tabulate
 
-from .common import Row
+from .common import FULL, QUICK, SMOKE, Row
 
 SUITES: dict[str, str] = {
     "recorder": "bench.recorder:recorder_overhead",
@@ -30,12 +30,22 @@ SUITES: dict[str, str] = {
 """suite name -> "module:function(quick) -> list[Row]"; suites whose module is absent are skipped."""
 
 
+def _fmt(value: float, unit: str) -> str:
+    if unit in ("s", "x"):
+        return f"{value:.3f}" if value < 10 else f"{value:.1f}"
+    if unit == "us":
+        return f"{value:.1f}"
+    return f"{value:,.0f}" if value >= 100 else f"{value:.1f}"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(prog="python -m bench")
-    ap.add_argument("--quick", action="store_true", help="fewer runs (under a minute)")
+    ap.add_argument("--quick", action="store_true", help="fewer and smaller runs (about a minute)")
+    ap.add_argument("--smoke", action="store_true", help="tiny runs that only prove every suite works (seconds)")
     ap.add_argument("--only", action="append", help="run only these suites")
     ap.add_argument("-o", "--output", default=str(Path(__file__).with_name("results.json")))
     args = ap.parse_args()
+    level = SMOKE if args.smoke else QUICK if args.quick else FULL
     rows: list[Row] = []
     started = time.time()
     for name, target in SUITES.items():
@@ -48,15 +58,15 @@ def main() -> None:
             print(f"bench: skipping {name}: {exc}", file=sys.stderr)
             continue
         print(f"bench: {name} ...", file=sys.stderr, flush=True)
-        rows.extend(func(args.quick))
+        rows.extend(func(level))
     table = [
-        [r.target, f"{r.value:,.1f} {r.unit}", "" if r.baseline is None else f"{r.baseline:,.1f}",
+        [r.target, f"{_fmt(r.value, r.unit)} {r.unit}", "" if r.baseline is None else _fmt(r.baseline, r.unit),
          "" if r.ratio is None else f"{r.ratio:.2f}x", r.goal, "pass" if r.ok else "FAIL", r.note]
         for r in rows
     ]  # fmt: skip
     print(tabulate(table, headers=["target", "value", "baseline", "ratio", "goal", "", "note"]))
     doc = {
-        "quick": args.quick,
+        "level": ["smoke", "quick", "full"][level],
         "python": platform.python_version(),
         "machine": platform.machine(),
         "seconds": round(time.time() - started, 1),

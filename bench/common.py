@@ -24,6 +24,15 @@ def mcptape(*args: str) -> list[str]:
     return [PY, "-m", "mcptape", *args]
 
 
+SMOKE, QUICK, FULL = 0, 1, 2
+"""Benchmark levels: smoke (seconds: proves every suite runs), quick (under a minute), full."""
+
+
+def pick(level: int, smoke: Any, quick: Any, full: Any) -> Any:
+    """The value for this level."""
+    return (smoke, quick, full)[level]
+
+
 @dataclass
 class Row:
     """One target: the measured value, its baseline, the ratio and whether it meets the goal."""

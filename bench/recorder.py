@@ -7,7 +7,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .common import DEMO_SERVER, PY, ROOT, TRIVIAL_SERVER, Row, StdioPeer, interleaved, mcptape, p99, round_trips, rps
+from .common import DEMO_SERVER, PY, ROOT, TRIVIAL_SERVER, Row, StdioPeer, interleaved, pick, mcptape, p99, round_trips, rps
 
 
 PASSTHROUGH = ROOT / "bench" / "passthrough.py"
@@ -26,8 +26,8 @@ def _rt_rps(cmd: list[str], n: int, handshake: bool, sink: list[list[float]]) ->
     return rps(lat)
 
 
-def recorder_overhead(quick: bool) -> list[Row]:
-    n, runs = (200, 3) if quick else (1000, 5)
+def recorder_overhead(level: int) -> list[Row]:
+    n, runs = pick(level, (20, 1), (200, 3), (1000, 5))
     tmp = Path(tempfile.mkdtemp(prefix="mcptape-bench-"))
     rows = []
     for label, server, handshake, goal in (
@@ -48,11 +48,11 @@ def recorder_overhead(quick: bool) -> list[Row]:
             f">= {goal}x", ratio >= goal, ratio,
             f"p99 added {added * 1e6:.0f} us; bare pass-through floor {floor:.2f}x, recorder/floor {med['recorded'] / med['passthrough']:.2f}x",
         ))  # fmt: skip
-    rows.append(_throughput(tmp, quick))
+    rows.append(_throughput(tmp, level))
     return rows
 
 
-def _throughput(tmp: Path, quick: bool) -> Row:
+def _throughput(tmp: Path, level: int) -> Row:
     """A 10 MB result passing through the recorder: MB/s from request to last byte."""
     size = 10 * 1024 * 1024
     big_server = [PY, "-c", (
@@ -78,7 +78,7 @@ def _throughput(tmp: Path, quick: bool) -> Row:
             peer.close()
         return size / dt / 1e6
 
-    runs = 3 if quick else 5
+    runs = pick(level, 1, 3, 5)
     med = interleaved(runs, {"direct": lambda: once(big_server),
                              "recorded": lambda: once(mcptape("record", "-q", "-o", str(tmp / "big.jsonl"), "--", *big_server))})  # fmt: skip
     return Row("record stdio: 10 MB result throughput", med["recorded"], med["direct"], "MB/s", ">= 200 MB/s",

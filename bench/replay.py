@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import resource
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -14,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from .common import PY, TRIVIAL_SERVER, Row, StdioPeer, interleaved, mcptape, rps
+from .common import PY, TRIVIAL_SERVER, Row, StdioPeer, interleaved, mcptape, pick, rps
 from .diff_scale import build
 
 NOTE = "lorem ipsum " * 4
@@ -79,14 +77,15 @@ def _startup(cmd: list[str]) -> float:
         peer.close()
 
 
-def replay_stdio(quick: bool) -> list[Row]:
+def replay_stdio(level: int) -> list[Row]:
     tmp = Path(tempfile.mkdtemp(prefix="mcptape-bench-"))
-    n, runs = (500, 3) if quick else (2000, 5)
+    n, runs = pick(level, (50, 1), (500, 3), (2000, 5))
     cas = cassette(tmp, n)
     replay = mcptape("replay", "-q", str(cas))
     seq = interleaved(runs, {"trivial": lambda: _sequential(TRIVIAL_SERVER, n), "replay": lambda: _sequential(replay, n)})
-    big = cassette(tmp, 20_000 if quick else 50_000)
-    pipe = statistics.median(_pipelined(mcptape("replay", "-q", str(big)), 20_000 if quick else 50_000) for _ in range(runs))
+    pn = pick(level, 500, 20_000, 50_000)
+    big = cassette(tmp, pn)
+    pipe = statistics.median(_pipelined(mcptape("replay", "-q", str(big)), pn) for _ in range(runs))
     start = interleaved(runs, {"python": lambda: _startup([PY, "-c", "import sys, orjson\nfor l in sys.stdin.buffer:\n"
                                                                  " m = orjson.loads(l)\n if 'id' in m: print(orjson.dumps({'jsonrpc':'2.0','id':m['id'],'result':{}}).decode(), flush=True)"]),
                                "replay": lambda: _startup(replay)})  # fmt: skip
@@ -137,10 +136,12 @@ def _parse_only(path: Path) -> float:
     return float(subprocess.run([PY, "-c", code, str(path)], capture_output=True, text=True, check=True).stdout)
 
 
-def scaling(quick: bool) -> list[Row]:
+def scaling(level: int) -> list[Row]:
     tmp = Path(tempfile.mkdtemp(prefix="mcptape-bench-"))
-    small, large = cassette(tmp, 1_000), cassette(tmp, 100_000)
-    runs = 3 if quick else 5
+    big_n = pick(level, 2_000, 20_000, 100_000)
+    small, large = cassette(tmp, 1_000), cassette(tmp, big_n)
+    runs = pick(level, 1, 2, 3)
+    limit = 1.5 * big_n / 100_000  # the 100k target, scaled to the size measured
     per = interleaved(runs, {"1k": lambda: _engine_us_per_request(small, 1_000), "100k": lambda: _engine_us_per_request(large, 1_000)})
     ratio = per["100k"] / per["1k"]
     loads: list[tuple[float, int]] = []
@@ -153,16 +154,16 @@ def scaling(quick: bool) -> list[Row]:
     rss = statistics.median(x[1] for x in loads)
     size = large.stat().st_size
     return [
-        Row("replay scaling: per-request time, 100k vs 1k exchanges", per["100k"], per["1k"], "us", "within 20%",
+        Row(f"replay scaling: per-request time, {big_n // 1000}k vs 1k exchanges", per["100k"], per["1k"], "us", "within 20%",
             ratio <= 1.2, ratio),
-        Row("replay scaling: load + index 100k exchanges", secs, floor, "s", "< 1.5 s", secs < 1.5, secs / floor,
-            f"{size / 1e6:.0f} MB, 500k events; baseline: orjson alone parsing its lines"),
+        Row(f"replay scaling: load + index {big_n // 1000}k exchanges", secs, floor, "s", f"< {limit:.2g} s", secs < limit, secs / floor,
+            f"{size / 1e6:.0f} MB, {big_n * 5:,} events; baseline: orjson alone parsing its lines"),
         Row("replay scaling: resident memory / cassette size", rss / size, None, "x", "< 3x", rss / size < 3,
             note=f"{rss / 1e6:.0f} MB for a {size / 1e6:.0f} MB cassette"),
     ]  # fmt: skip
 
 
-def in_process(quick: bool) -> list[Row]:
+def in_process(level: int) -> list[Row]:
     """The SDK client on the in-memory replay vs the same client over stdio to the real SDK server."""
     code = (
         "import sys, time, anyio\n"
@@ -191,7 +192,7 @@ async def main():
 anyio.run(main)
 """
     subprocess.run([PY, "-c", rec], check=True, capture_output=True)
-    n, runs = (200, 3) if quick else (1000, 5)
+    n, runs = pick(level, (20, 1), (200, 3), (1000, 5))
 
     def run(mode: str) -> float:
         out = subprocess.run([PY, "-c", code, mode, str(n), str(cas), DEMO_SERVER[1]], capture_output=True, text=True, check=True)
@@ -203,22 +204,22 @@ anyio.run(main)
                 ">= 5x", ratio >= 5, ratio)]  # fmt: skip
 
 
-def diff(quick: bool) -> list[Row]:
+def diff(level: int) -> list[Row]:
     from mcptape.cassette import load
     from mcptape.diff.engine import diff_cassettes
 
     tmp = Path(tempfile.mkdtemp(prefix="mcptape-bench-"))
     pa, pb = tmp / "a.jsonl", tmp / "b.jsonl"
-    pa.write_bytes(build(10_000, 40, False))
-    pb.write_bytes(build(10_000, 40, True))
+    n = pick(level, 500, 10_000, 10_000)
+    pa.write_bytes(build(n, 40, False))
+    pb.write_bytes(build(n, 40, True))
     times = []
-    for _ in range(3 if quick else 5):
+    for _ in range(pick(level, 1, 3, 5)):
         t0 = time.perf_counter()
         report = diff_cassettes(load(pa), load(pb))
         times.append(time.perf_counter() - t0)
     secs = statistics.median(times)
-    return [Row("diff: two 10,000-exchange cassettes, load + diff", secs, None, "s", "< 2 s", secs < 2,
+    limit = 2 * n / 10_000
+    return [Row(f"diff: two {n:,}-exchange cassettes, load + diff", secs, None, "s", f"< {limit:.2g} s", secs < limit,
                 note=f"{len(report.differences)} differences found")]  # fmt: skip
 
-
-_ = resource, sys
