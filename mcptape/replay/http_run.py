@@ -8,8 +8,12 @@ the line can connect at once; `port=0` picks a free port. mcptape's own lines go
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import socket
 import sys
+import threading
+from collections.abc import Iterator
 
 import uvicorn
 
@@ -36,6 +40,19 @@ class _Server(uvicorn.Server):
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         self.app.stopping.set()
         await super().shutdown(sockets)
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        """SIGINT, SIGTERM and SIGHUP stop the server cleanly (exit 0), not re-raised like uvicorn does."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+        try:
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
 
 
 def bind(host: str, port: int) -> socket.socket:
