@@ -1,0 +1,127 @@
+"""`mcptape prune`, `mcptape redact`, `mcptape fmt`: keep cassettes small, clean and reviewable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+_CASSETTE = click.Path(exists=True, dir_okay=False, path_type=Path)
+
+
+@click.command()
+@click.argument("cassette", type=_CASSETTE)
+@click.option("--unused-from", "run_log", type=click.Path(exists=True, dir_okay=False, path_type=Path), metavar="RUN_LOG",
+              help="Drop the exchanges this run never played: the stderr of `mcptape replay --strict`, a test log holding "
+                   "its report, or the JSON of `mcptape replay --report FILE`. With several reports for the cassette, "
+                   "only exchanges unplayed in all of them go.")  # fmt: skip
+@click.option("--keep", "keep", multiple=True, metavar="METHOD|NAME",
+              help="Keep only requests whose method, tool or prompt name, or resource URI matches (repeatable; "
+                   "wildcards * ? [...]). initialize, server/discover and notifications are always kept.")  # fmt: skip
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of rewriting CASSETTE in place.")
+@click.option("-n", "--dry-run", is_flag=True, help="List what would be dropped; write nothing.")
+def prune(cassette: Path, run_log: Path | None, keep: tuple[str, ...], output: Path | None, dry_run: bool) -> None:
+    """Drop recorded exchanges a test suite does not need, with all their events.
+
+    An exchange is a request with its response, the notifications and server requests
+    that belong to it and the client's answers (and, over HTTP, the heads and stream events
+    of its HTTP exchanges). The result is written atomically; `seq` is renumbered and
+    every other line keeps its bytes.
+
+    \b
+    Examples:
+        mcptape replay --strict cassettes/demo.jsonl 2> run.log   # run the suite with it, then:
+        mcptape prune cassettes/demo.jsonl --unused-from run.log
+        mcptape replay --report unplayed.jsonl cassettes/demo.jsonl
+        mcptape prune cassettes/demo.jsonl --unused-from unplayed.jsonl --dry-run
+        mcptape prune cassettes/demo.jsonl --keep tools/list --keep add --keep 'demo://*' -o small.jsonl
+    """
+    from mcptape import maintain
+
+    if (run_log is None) == (not keep):
+        raise click.UsageError("give either --unused-from RUN_LOG or --keep (one or more)")
+    tape = maintain.read(cassette)
+    if run_log is not None:
+        reports = maintain.parse_run_log(run_log.read_text(encoding="utf-8", errors="replace"))
+        drop = maintain.unused_exchanges(tape.cassette, reports)
+    else:
+        drop = maintain.not_kept(tape.cassette, keep)
+    what = ", ".join(f"{ex.method}{f' {ex.name!r}' if ex.name else ''} (line {ex.request.event.seq})" for ex in drop) or "nothing"
+    if dry_run:
+        click.echo(f"mcptape: prune would drop {len(drop)} exchange(s) of {cassette}: {what}", err=True)
+        return
+    data, events = maintain.prune(tape, drop)
+    maintain.write_atomic(output or cassette, data)
+    click.echo(f"mcptape: pruned {len(drop)} exchange(s), {events} event(s) from {cassette} -> {output or cassette}: {what}", err=True)
+
+
+@click.command()
+@click.argument("cassette", type=_CASSETTE)
+@click.option("--key", "keys", multiple=True, metavar="NAME", help="Also redact values of JSON members, headers and query parameters named NAME (repeatable).")
+@click.option("--pattern", "patterns", multiple=True, metavar="REGEX", help="Also replace substrings matching REGEX in every string (repeatable).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of rewriting CASSETTE in place.")
+def redact(cassette: Path, keys: tuple[str, ...], patterns: tuple[str, ...], output: Path | None) -> None:
+    """Apply redaction rules to an existing cassette, in place and atomically.
+
+    The default rules, the rules its header lists and the new ones are applied to every
+    message, raw and stderr line, HTTP path, header and SSE field; each changed event's
+    `redacted` list and the header's `redaction` rules are updated. Replay treats the
+    redacted values as wildcards when matching requests. Run `mcptape check` after.
+
+    \b
+    Examples:
+        mcptape redact cassettes/demo.jsonl --key x-tenant-id
+        mcptape redact cassettes/demo.jsonl --pattern 'acme_[0-9a-f]{32}'
+        mcptape redact cassettes/*.jsonl ...   # one file per call: for f in ...; do mcptape redact "$f"; done
+    """
+    from mcptape import maintain
+    from mcptape.redact import Redactor
+
+    Redactor(maintain.RedactConfig(True, (), patterns))  # a bad --pattern is a usage error before anything is read
+    tape = maintain.read(cassette)
+    data, events, values = maintain.redact(tape, keys, patterns)
+    target = output or cassette
+    if output is None and data == cassette.read_bytes():
+        click.echo(f"mcptape: nothing to redact in {cassette}", err=True)
+        return
+    maintain.write_atomic(target, data)
+    click.echo(f"mcptape: redacted {values} value(s) in {events} event(s) of {cassette} -> {target}", err=True)
+
+
+@click.command()
+@click.argument("cassettes", nargs=-1, required=True, type=_CASSETTE)
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 if a file is not in canonical form (for CI and pre-commit).")
+@click.option("--renumber", is_flag=True, help="Also renumber `seq` 1..n.")
+@click.pass_context
+def fmt(ctx: click.Context, cassettes: tuple[Path, ...], check: bool, renumber: bool) -> None:
+    """Rewrite cassettes in canonical form, so they diff cleanly in review.
+
+    Canonical: compact JSON, one event per line, `\\n` line ends; header keys, event keys
+    and `http` keys in the documented order (docs/cassette-format.md), unknown keys after
+    them sorted. Message contents and their key order never change. Files the recorders
+    write are already canonical.
+
+    \b
+    Examples:
+        mcptape fmt cassettes/*.jsonl
+        mcptape fmt --check cassettes/*.jsonl        # in CI or a pre-commit hook
+        mcptape fmt --renumber cassettes/edited.jsonl
+    """
+    from mcptape import maintain
+
+    changed = 0
+    for path in cassettes:
+        tape = maintain.read(path)
+        data = maintain.fmt(tape, renumber)
+        if data == path.read_bytes():
+            continue
+        changed += 1
+        if check:
+            click.echo(f"mcptape: would reformat {path}", err=True)
+        else:
+            maintain.write_atomic(path, data)
+            click.echo(f"mcptape: reformatted {path}", err=True)
+    verb = "would be reformatted" if check else "reformatted"
+    click.echo(f"mcptape: {changed} file(s) {verb}, {len(cassettes) - changed} already canonical", err=True)
+    if check and changed:
+        ctx.exit(1)

@@ -1,0 +1,399 @@
+"""Cassette maintenance: `prune` (drop exchanges), `redact` (apply new rules), `fmt` (canonical form).
+
+Each works on a whole cassette in memory and writes it back atomically (a temporary file
+in the same directory, fsynced, renamed over the original): a crash leaves the old file or
+the new one, never half of either. Lines an operation does not change keep their bytes;
+prune only renumbers `seq`. Messages are never altered, except where redaction replaces a
+secret. See docs/maintenance.md.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import shutil
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from mcptape.cassette import Cassette, dumps_event, loads
+from mcptape.errors import CassetteError, ConfigError
+from mcptape.model import HEADER_MARKER, Event, Kind
+from mcptape.pairing import Exchange, pair
+from mcptape.redact import DEFAULT_KEYS, DEFAULT_PATTERNS, RedactConfig, Redactor
+
+ALWAYS_KEPT: frozenset[str] = frozenset({"initialize", "server/discover"})
+"""Methods `prune --keep` never drops: the handshake and discovery every client starts with."""
+
+
+# -- reading and writing -------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Tape:
+    """A cassette with the bytes of each line, so untouched lines are written back as they were."""
+
+    cassette: Cassette
+    head: bytes
+    lines: list[bytes]
+    """The line of each event (no newline), parallel to `cassette.events`."""
+
+
+def read(path: str | os.PathLike[str]) -> Tape:
+    """Reads a cassette for rewriting; a truncated or corrupt line is an error (rewriting would lose it).
+
+    Raises:
+        CassetteError: the file is missing, not a cassette, or has a corrupt or truncated line.
+    """
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise CassetteError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    cassette = loads(data, name=str(p), path=p)
+    truncated = [w for w in cassette.warnings if "truncated" in w]
+    if truncated:
+        raise CassetteError(f"{truncated[0]}: rewriting would drop it; fix or delete that line first")
+    rows = [ln for ln in data.split(b"\n") if ln.strip()]
+    lines = [ln.strip() for ln in rows[1:]]
+    if len(lines) != len(cassette.events):  # migrated from an older format: write the events anew
+        lines = [dumps_event(e).rstrip(b"\n") for e in cassette.events]
+    return Tape(cassette, rows[0].strip(), lines)
+
+
+def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
+    """Replaces `path` with `data` atomically, keeping its permissions.
+
+    Raises:
+        CassetteError: the file cannot be written (the original is left as it was).
+    """
+    p = Path(path)
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if p.exists():
+            shutil.copymode(p, tmp)
+        os.replace(tmp, p)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise CassetteError(f"{p}: cannot write: {exc.strerror or exc}") from None
+
+
+def _join(head: bytes, lines: Iterable[bytes]) -> bytes:
+    return b"".join([head + b"\n", *(ln + b"\n" for ln in lines)])
+
+
+# -- prune ----------------------------------------------------------------------------------------
+
+_SEQ = re.compile(rb'^\{"seq":\d+')
+_HEADLINE = re.compile(r"mcptape replay: --strict: \d+ recorded exchange\(s\) of (.+?) were never played:")
+_ITEM = re.compile(r"""\bline (\d+): (\S+)(?: ('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"))?""")
+
+
+@dataclass(frozen=True, slots=True)
+class UnplayedReport:
+    """One replay session's list of recorded requests it never played."""
+
+    cassette: str
+    unplayed: tuple[tuple[int, str, str | None], ...]
+    """(request seq, method, tool/prompt name or resource URI)."""
+
+
+def parse_run_log(text: str) -> list[UnplayedReport]:
+    """Every unplayed-exchanges report in a run log: `replay --report` JSON (an object, a list, or
+    JSON lines) or the text `replay --strict` (and `UnplayedExchangesError`) prints, amid any output."""
+    try:
+        whole = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        whole = None
+    if isinstance(whole, (dict, list)):
+        return [r for obj in (whole if isinstance(whole, list) else [whole]) if (r := _from_json(obj)) is not None]
+    reports: list[UnplayedReport] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i].strip()
+        i += 1
+        if line.startswith("{"):
+            try:
+                report = _from_json(orjson.loads(line))
+            except orjson.JSONDecodeError:
+                report = None
+            if report is not None:
+                reports.append(report)
+            continue
+        m = _HEADLINE.search(line)
+        if m is None:
+            continue
+        items = _items(line[m.end() :])
+        while i < len(lines) and (more := _items(lines[i])):
+            items += more
+            i += 1
+        reports.append(UnplayedReport(m.group(1), tuple(items)))
+    return reports
+
+
+def _from_json(obj: Any) -> UnplayedReport | None:
+    if not isinstance(obj, dict) or not isinstance(obj.get("unplayed"), list):
+        return None
+    items = tuple((int(u["seq"]), str(u.get("method", "")), u.get("name")) for u in obj["unplayed"] if isinstance(u, dict) and "seq" in u)
+    return UnplayedReport(str(obj.get("cassette", "")), items)
+
+
+def _items(text: str) -> list[tuple[int, str, str | None]]:
+    out = []
+    for m in _ITEM.finditer(text):
+        name = m.group(3)
+        if name is not None:
+            try:
+                name = str(ast.literal_eval(name))
+            except (ValueError, SyntaxError):
+                name = name[1:-1]
+        out.append((int(m.group(1)), m.group(2), name))
+    return out
+
+
+def same_cassette(name: str, path: Path) -> bool:
+    """True when a report's cassette name denotes `path` (the same file, or a relative path ending it)."""
+    if not name or name.startswith("<"):
+        return False
+    named, target = Path(name), path.resolve()
+    if named.is_absolute():
+        return named.resolve() == target
+    return named.resolve() == target or target.parts[-len(named.parts) :] == named.parts
+
+
+def unused_exchanges(cassette: Cassette, reports: Sequence[UnplayedReport]) -> list[Exchange]:
+    """The exchanges no session of the reports (those about this cassette) ever played.
+
+    Raises:
+        ConfigError: no report is about this cassette, or a report names a request the cassette
+            does not hold (the cassette changed since the run).
+    """
+    assert cassette.path is not None
+    mine = [r for r in reports if same_cassette(r.cassette, cassette.path)]
+    if not mine:
+        names = sorted({r.cassette for r in reports})
+        about = f"it reports on {', '.join(names)}" if names else "it holds no unplayed-exchanges report (replay with --strict or --report FILE)"
+        raise ConfigError(f"the run log has no report for {cassette.name}: {about}")
+    requests = {ex.request.event.seq: ex for ex in pair(cassette.events).exchanges}
+    unused: set[int] | None = None
+    for report in mine:
+        for seq, method, _name in report.unplayed:
+            ex = requests.get(seq)
+            if ex is None or ex.method != method:
+                raise ConfigError(
+                    f"the run log does not fit {cassette.name}: line {seq} is not a {method} request "
+                    "(was the cassette changed since the run? run the tests again)"
+                )
+        seqs = {seq for seq, _, _ in report.unplayed}
+        unused = seqs if unused is None else unused & seqs  # played by any session: still used
+    return [requests[s] for s in sorted(unused or ())]
+
+
+def not_kept(cassette: Cassette, patterns: Sequence[str]) -> list[Exchange]:
+    """The request exchanges whose method, tool/prompt name or resource URI matches none of `patterns`
+    (shell-style wildcards). The handshake, discovery and client notifications are always kept.
+
+    Raises:
+        ConfigError: a pattern matches nothing in the cassette (a typo would drop everything).
+    """
+    exchanges = pair(cassette.events).exchanges
+    used = dict.fromkeys(patterns, False)
+    kept: set[int] = set()
+    for ex in exchanges:
+        for p in patterns:
+            if fnmatchcase(ex.method, p) or (ex.name is not None and fnmatchcase(ex.name, p)):
+                used[p] = True
+                kept.add(ex.index)
+    unknown = [p for p, hit in used.items() if not hit]
+    if unknown:
+        have = sorted({ex.method for ex in exchanges} | {ex.name for ex in exchanges if ex.name})
+        raise ConfigError(f"--keep {unknown[0]!r} matches no method, tool, prompt or resource of {cassette.name} (it has: {', '.join(have)})")
+    kept |= {ex.retry_of for ex in exchanges if ex.index in kept and ex.retry_of is not None}
+    return [
+        ex for ex in exchanges
+        if not ex.is_notification and ex.method not in ALWAYS_KEPT and ex.index not in kept
+        and (ex.retry_of is None or ex.retry_of not in kept)
+    ]  # fmt: skip
+
+
+def events_of(cassette: Cassette, drop: Sequence[Exchange]) -> set[int]:
+    """The seqs of every event that belongs only to the exchanges in `drop`.
+
+    A message event goes when each message in it (a batch holds several) belongs to a dropped
+    exchange: its request, its response, the notifications and server requests for it, the
+    client's answers. On HTTP, the other events of an HTTP exchange (heads, stream ends, 202s)
+    go with it when all its messages went. Retries of dropped 2026-07-28 calls go too.
+    """
+    exchanges = pair(cassette.events).exchanges
+    doomed = {ex.index for ex in drop}
+    doomed |= {ex.index for ex in exchanges if ex.retry_of in doomed}
+    gone_msgs: set[int] = set()
+    for ex in exchanges:
+        if ex.index in doomed:
+            items = [ex.request, *ex.items, *([ex.response] if ex.response else [])]
+            gone_msgs |= {id(it.msg) for it in items}
+    gone: set[int] = set()
+    http_msgs: dict[Any, list[bool]] = {}
+    for ev in cassette.events:
+        if ev.kind is not Kind.MESSAGE:
+            continue
+        msgs = ev.msg if isinstance(ev.msg, list) else [ev.msg]
+        dropped = bool(msgs) and all(id(m) in gone_msgs for m in msgs)
+        if dropped:
+            gone.add(ev.seq)
+        if ev.http and ev.http.get("exchange") is not None:
+            http_msgs.setdefault(ev.http["exchange"], []).append(dropped)
+    http_gone = {n for n, flags in http_msgs.items() if all(flags)}
+    gone |= {ev.seq for ev in cassette.events if ev.http and ev.http.get("exchange") in http_gone}
+    return gone
+
+
+def prune(tape: Tape, drop: Sequence[Exchange]) -> tuple[bytes, int]:
+    """The cassette without the events of `drop`, `seq` renumbered; and how many events went."""
+    gone = events_of(tape.cassette, drop)
+    kept: list[bytes] = []
+    for ev, line in zip(tape.cassette.events, tape.lines, strict=True):
+        if ev.seq in gone:
+            continue
+        n = len(kept) + 1
+        m = _SEQ.match(line)
+        if m is not None:
+            kept.append(b'{"seq":%d' % n + line[m.end() :])
+        else:
+            kept.append(dumps_event(replace(ev, seq=n)).rstrip(b"\n"))
+    return _join(tape.head, kept), len(gone)
+
+
+# -- redact -----------------------------------------------------------------------------------------
+
+
+def _union(*groups: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(x for g in groups for x in g))
+
+
+def redaction_for(header: dict[str, Any], keys: Sequence[str] = (), patterns: Sequence[str] = ()) -> RedactConfig:
+    """The default rules, the rules the cassette's header names, and the new ones."""
+    old = header.get("redaction") if isinstance(header.get("redaction"), dict) else {}
+    old_keys = [k for k in old.get("keys") or () if isinstance(k, str)]
+    old_patterns = [p for p in old.get("patterns") or () if isinstance(p, str)]
+    return RedactConfig(True, _union(DEFAULT_KEYS, old_keys, keys), _union(DEFAULT_PATTERNS, old_patterns, patterns))
+
+
+def redact_event(red: Redactor, ev: Event) -> Event:
+    """The event with `red` applied to its message, text and HTTP metadata (the same object when nothing changed)."""
+    msg, paths = (red.message(ev.msg) if ev.kind is Kind.MESSAGE else (ev.msg, []))
+    text = red.text(ev.text) if ev.text is not None else None
+    http = _redact_http(red, ev.http) if ev.http is not None else None
+    info = _strings(red, ev.info)
+    redacted = _union(ev.redacted, paths, [""] if text != ev.text else [])
+    if msg is ev.msg and text == ev.text and http == ev.http and info == ev.info:
+        return ev
+    return replace(ev, msg=msg, text=text, http=http, info=info, redacted=redacted)
+
+
+def _redact_http(red: Redactor, http: dict[str, Any]) -> dict[str, Any]:
+    out = dict(http)
+    if isinstance(out.get("path"), str):
+        out["path"] = red.url(out["path"])[0]
+    if isinstance(out.get("headers"), dict):
+        out["headers"] = red.headers({str(k): str(v) for k, v in out["headers"].items()})[0]
+    sse = out.get("sse")
+    if isinstance(sse, dict):
+        sse = dict(sse)
+        if isinstance(sse.get("data"), str):
+            sse["data"] = red.text(red.url(sse["data"])[0])
+        if isinstance(sse.get("comment"), str):
+            sse["comment"] = red.text(sse["comment"])
+        out["sse"] = sse
+    return out
+
+
+def _strings(red: Redactor, value: Any) -> Any:
+    if isinstance(value, str):
+        return red.text(value)
+    if isinstance(value, dict):
+        return {k: _strings(red, v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_strings(red, v) for v in value]
+    return value
+
+
+def redact(tape: Tape, keys: Sequence[str] = (), patterns: Sequence[str] = ()) -> tuple[bytes, int, int]:
+    """The cassette with the default, recorded and new rules applied, and its header describing them.
+
+    Returns (new bytes, events changed, values replaced).
+
+    Raises:
+        ConfigError: a pattern is not a valid regular expression.
+    """
+    header = orjson.loads(tape.head)
+    config = redaction_for(header, keys, patterns)
+    red = Redactor(config)
+    lines: list[bytes] = []
+    changed = values = 0
+    for ev, line in zip(tape.cassette.events, tape.lines, strict=True):
+        new = redact_event(red, ev)
+        if new is ev:
+            lines.append(line)
+            continue
+        changed += 1
+        values += max(1, len(new.redacted) - len(ev.redacted))
+        lines.append(dumps_event(new).rstrip(b"\n"))
+    old = header.get("redaction") if isinstance(header.get("redaction"), dict) else {}
+    header["redaction"] = {**old, **config.describe()}
+    return _join(orjson.dumps(header), lines), changed, values
+
+
+# -- fmt ----------------------------------------------------------------------------------------------
+
+HEADER_ORDER = (HEADER_MARKER, "mcptape_version", "transport", "target", "recorded_at", "redaction")
+REDACTION_ORDER = ("enabled", "marker", "keys", "patterns")
+EVENT_ORDER = ("seq", "t", "kind", "from", "msg", "text", "b64", "size", "http", "info", "redacted")
+HTTP_ORDER = ("exchange", "session", "legacy", "stream", "phase", "method", "path", "status", "headers", "content_type", "sse")
+SSE_ORDER = ("id", "event", "retry", "data", "comment")
+
+
+def _ordered(obj: dict[str, Any], order: Sequence[str]) -> dict[str, Any]:
+    """Known keys in `order`, then any others sorted by name. Values are untouched."""
+    out = {k: obj[k] for k in order if k in obj}
+    out.update((k, obj[k]) for k in sorted(obj) if k not in out)
+    return out
+
+
+def canonical_event(obj: dict[str, Any], seq: int | None = None) -> dict[str, Any]:
+    """An event's keys in the documented order (and those of its `http` and `sse`); `msg`, `info`
+    and header values keep their own order: they are data, not layout."""
+    out = _ordered(obj, EVENT_ORDER)
+    if seq is not None:
+        out["seq"] = seq
+    if isinstance(out.get("http"), dict):
+        http = _ordered(out["http"], HTTP_ORDER)
+        if isinstance(http.get("sse"), dict):
+            http["sse"] = _ordered(http["sse"], SSE_ORDER)
+        out["http"] = http
+    return out
+
+
+def canonical_header(obj: dict[str, Any]) -> dict[str, Any]:
+    out = _ordered(obj, HEADER_ORDER)
+    if isinstance(out.get("redaction"), dict):
+        out["redaction"] = _ordered(out["redaction"], REDACTION_ORDER)
+    return out
+
+
+def fmt(tape: Tape, renumber: bool = False) -> bytes:
+    """The cassette in canonical form: compact JSON, one line per event, keys in a fixed order;
+    with `renumber`, `seq` is 1..n. Every value (messages included) is unchanged."""
+    head = orjson.dumps(canonical_header(orjson.loads(tape.head)))
+    lines = [orjson.dumps(canonical_event(orjson.loads(ln), i if renumber else None)) for i, ln in enumerate(tape.lines, start=1)]
+    return _join(head, lines)
