@@ -20,6 +20,7 @@ from mcptape.wire.jsonrpc import NOT_JSON, decode
 
 from .engine import ReplayEngine
 from .http_asgi import Receive, Scope, SendFn, read_body, respond, sse_event, stream_sse
+from .http_sessions import Session
 
 if TYPE_CHECKING:
     from .server_http import HttpReplayApp
@@ -41,8 +42,6 @@ async def handle_legacy(app: HttpReplayApp, scope: Scope, receive: Receive, send
 
 
 async def _open(app: HttpReplayApp, receive: Receive, send: SendFn) -> None:
-    from .server_http import Session
-
     session = Session(uuid.uuid4().hex, ReplayEngine(app.index, app.config))
     session.single_stream = True
     assert session.id is not None

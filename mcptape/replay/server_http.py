@@ -19,7 +19,8 @@ a real server rejects first. Streamable HTTP at the recorded path (default `/mcp
   key. Headers are checked like a real server (400 with -32020). `subscriptions/listen`
   streams the acknowledgement and notifications and stays open until the client closes it.
 
-`http_legacy` serves the 2024-11-05 HTTP+SSE transport when the cassette was recorded on it.
+`http_sessions` holds the per-session state, `http_legacy` serves the 2024-11-05 HTTP+SSE
+transport when the cassette was recorded on it, `http_run` runs the app under uvicorn.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import anyio
 import orjson
 
 from mcptape.cassette import Cassette
-from mcptape.versions import META_PROTOCOL_VERSION, is_modern
+from mcptape.versions import HANDSHAKE, META_PROTOCOL_VERSION, is_modern
 from mcptape.wire.jsonrpc import (
     JSONRPC_INVALID_REQUEST,
     JSONRPC_PARSE_ERROR,
@@ -51,47 +52,14 @@ from .faults import FaultPlan, parse_rules
 from .http_asgi import JSON, Disconnected, Outbox, Receive, Scope, SendFn, header_dict, read_body, respond, rpc_error, sse_event, stream_sse
 from .http_checks import Guard, ParamHeaders, accepts, header_mismatch, is_json
 from .http_plan import HEADER_MISMATCH, HttpPlan, json_status
-from .index import Miss, Pass, ReplayIndex
-from .matcher import Subject
+from .http_sessions import Session, StatelessPass
+from .index import ReplayIndex
 from .report import unplayed_report
 
 DEFAULT_MAX_BODY = 4 * 1024 * 1024
 """Request bodies above this many bytes are answered 413 (the SDK servers' limit)."""
 SESSION_HEADER = "mcp-session-id"
 NoteHandler = Callable[[Note], None]
-
-
-class Session:
-    """One client session: its engine, its open request streams, its GET stream."""
-
-    def __init__(self, sid: str | None, engine: ReplayEngine) -> None:
-        self.id = sid
-        self.engine = engine
-        self.streams: dict[tuple[str, Any], Outbox] = {}
-        self.get = Outbox()
-        """The standalone GET stream (Streamable HTTP), or the one stream of HTTP+SSE."""
-        self.get_open = False
-        self.single_stream = False
-        """HTTP+SSE: every server message goes on the GET stream."""
-        self.faults: FaultPlan | None = None
-        """This session's fault counters (`mcptape serve --faults`)."""
-
-    def end(self) -> None:
-        self.get.close()
-        for outbox in self.streams.values():
-            outbox.close()
-        self.streams.clear()
-
-
-class StatelessPass(Pass):
-    """The pass shared by 2026-07-28 requests: a key's recordings start over once all played."""
-
-    def take(self, subject: Subject) -> Any:
-        found = super().take(subject)
-        if isinstance(found, Miss) and found.played and not self.allow_repeats:
-            self.queues.pop(found.key, None)
-            found = super().take(subject)
-        return found
 
 
 def _to_stderr(note: Note) -> None:
@@ -212,6 +180,10 @@ class HttpReplayApp:
         await self._answer(engine.receive(value), value["id"], None, receive, send, modern=True)
 
     async def _in_session(self, value: Any, receive: Receive, send: SendFn, headers: dict[str, str]) -> None:
+        version = headers.get("mcp-protocol-version")
+        if version is not None and version not in HANDSHAKE:
+            supported = ", ".join(HANDSHAKE)
+            return await _error(send, 400, f"Bad Request: Unsupported protocol version: {version} (supported versions: {supported})")
         sid = headers.get(SESSION_HEADER)
         init = isinstance(value, dict) and value.get("method") == "initialize" and classify(value) is MessageType.REQUEST
         session = self.sessions.get(sid) if sid is not None else None
