@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 
 from mcptape.errors import CassetteError, RecordError
 from mcptape.model import Source
-from mcptape.wire.ndjson import DEFAULT_MAX_LINE, LineFramer
+from mcptape.wire.ndjson import DEFAULT_MAX_LINE, LineFramer, Oversize
 
-from .recorder import Recorder
+from .recorder import Recorder, Ticket
 
 CHUNK = 1 << 17
 """Bytes read per system call; large enough for 200+ MB/s through a pipe."""
@@ -105,52 +105,45 @@ class StdioCapture:
             assert proc.stdin
             proc.stdin.close()
 
-    def _pump(self, src_fd: int, dst_fd: int | None, source: Source) -> None:
-        """Copies src to dst chunk by chunk, recording each completed line before forwarding it."""
-        framer = LineFramer(self.max_line)
+    def _pump(self, src_fd: int, dst_fd: int, source: Source) -> None:
+        """A protocol stream: each line recorded as a payload of `source`, then its end."""
         rec = self.recorder
-        dst_open = dst_fd is not None
         try:
-            while True:
-                try:
-                    chunk = os.read(src_fd, CHUNK)
-                except OSError:
-                    chunk = b""
-                if not chunk:
-                    break
-                lines = framer.feed(chunk)
-                tickets = [rec.reserve() for _ in lines]
-                if dst_open:
-                    dst_open = _write_all(dst_fd, chunk)  # type: ignore[arg-type]
-                for line, ticket in zip(lines, tickets, strict=True):
-                    rec.payload(source, line, ticket=ticket)
-            tail = framer.flush()
-            if tail is not None:
-                rec.payload(source, tail)
+            self._copy(src_fd, dst_fd, lambda line, ticket: rec.payload(source, line, ticket=ticket))
             rec.eof(source)
         except CassetteError as exc:
             self._fail(exc)
 
     def _pump_stderr(self, src_fd: int) -> None:
-        framer = LineFramer(self.max_line)
+        """The server's stderr: each line recorded as a stderr event."""
+        rec = self.recorder
         try:
-            while True:
-                try:
-                    chunk = os.read(src_fd, CHUNK)
-                except OSError:
-                    chunk = b""
-                if not chunk:
-                    break
-                lines = framer.feed(chunk)
-                tickets = [self.recorder.reserve() for _ in lines]
-                _write_all(self.stderr_fd, chunk)
-                for line, ticket in zip(lines, tickets, strict=True):
-                    self.recorder.stderr(line if isinstance(line, bytes) else line.head, ticket)
-            tail = framer.flush()
-            if tail is not None:
-                self.recorder.stderr(tail if isinstance(tail, bytes) else tail.head)
+            self._copy(src_fd, self.stderr_fd, lambda line, ticket: rec.stderr(line if isinstance(line, bytes) else line.head, ticket))
         except CassetteError as exc:
             self._fail(exc)
+
+    def _copy(self, src_fd: int, dst_fd: int, record: Callable[[bytes | Oversize, Ticket | None], object]) -> None:
+        """Copies src to dst chunk by chunk; every line a chunk completes takes its place in the
+        cassette before the chunk is forwarded, and is recorded just after."""
+        framer = LineFramer(self.max_line)
+        reserve = self.recorder.reserve
+        dst_open = True
+        while True:
+            try:
+                chunk = os.read(src_fd, CHUNK)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            lines = framer.feed(chunk)
+            tickets = [reserve() for _ in lines]
+            if dst_open:
+                dst_open = _write_all(dst_fd, chunk)
+            for line, ticket in zip(lines, tickets, strict=True):
+                record(line, ticket)
+        tail = framer.flush()
+        if tail is not None:
+            record(tail, None)
 
 
 def _write_all(fd: int, data: bytes) -> bool:
