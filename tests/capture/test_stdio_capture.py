@@ -211,3 +211,48 @@ def test_sigterm_is_forwarded_to_the_server(tmp_path: Path) -> None:
     cas = load(out)
     assert cas.warnings == []
     assert [e.info for e in cas.events if e.kind is Kind.EXIT] == [{"code": -15, "signal": "SIGTERM"}]
+
+
+def test_cassette_full_mid_session_stops_the_session_loudly(tmp_path: Path) -> None:
+    """A cassette that stops taking writes (here: a file-size limit) ends the session at once."""
+    import resource
+
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+    out = tmp_path / "c.jsonl"
+    proc = subprocess.Popen(
+        mcptape_cmd("record", "-q", "-o", str(out), "--", sys.executable, ECHO),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=limit,
+    )  # fmt: skip
+    assert proc.stdin and proc.stdout and proc.stderr
+    line = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"' + b"x" * 300 + b'"}}\n'
+    echoed = 0
+    try:
+        for _ in range(100):
+            proc.stdin.write(line)
+            proc.stdin.flush()
+            if not _readline_or_eof(proc.stdout.fileno()):
+                break
+            echoed += 1
+    except BrokenPipeError:
+        pass
+    code = proc.wait(timeout=30)
+    err = proc.stderr.read().decode().strip().splitlines()
+    assert code == 1
+    assert err == [f"mcptape: error: recording stopped: {out}: cannot write the cassette: File too large"]
+    assert 0 < echoed < 20, "the session ran only as long as the cassette took writes"
+    assert out.stat().st_size <= 4096
+
+
+def _readline_or_eof(fd: int, timeout: float = 30) -> bytes:
+    buf = b""
+    while not buf.endswith(b"\n"):
+        ready, _, _ = select.select([fd], [], [], timeout)
+        assert ready, "timed out waiting for the recorder"
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            return b""
+        buf += chunk
+    return buf
