@@ -174,3 +174,14 @@ def test_new_episodes_replays_what_matches_and_appends_the_rest(pytester: pytest
         pytester.path.joinpath("test_tools.py").read_text().replace(str(DEMO_SERVER), "/no/such/server.py")
     )
     run(pytester, "-k", "echo").assert_outcomes(passed=1)
+
+
+@pytest.mark.e2e
+def test_replay_works_under_xdist(pytester: pytest.Pytester) -> None:
+    examples = ROOT / "examples"
+    shutil.copy(examples / "test_with_mcptape.py", pytester.path / "test_with_mcptape.py")
+    shutil.copy(examples / "demo_server.py", pytester.path / "demo_server.py")
+    shutil.copytree(examples / "cassettes", pytester.path / "cassettes")
+    result = run(pytester, "-n", "2")
+    result.assert_outcomes(passed=4)
+    result.stdout.fnmatch_lines(["*2 workers*"])
