@@ -34,7 +34,8 @@ from .http_plan import json_status
 from .outputs import Note, Output
 
 if TYPE_CHECKING:
-    from .server_http import HttpReplayApp, Session
+    from .http_sessions import Session
+    from .server_http import HttpReplayApp
 
 SESSION_HEADER = "mcp-session-id"
 
