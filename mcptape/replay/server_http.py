@@ -34,7 +34,7 @@ import anyio
 import orjson
 
 from mcptape.cassette import Cassette
-from mcptape.versions import HANDSHAKE, META_PROTOCOL_VERSION, is_modern
+from mcptape.versions import HANDSHAKE, META_PROTOCOL_VERSION, MODERN
 from mcptape.wire.jsonrpc import (
     JSONRPC_INVALID_REQUEST,
     JSONRPC_PARSE_ERROR,
@@ -51,7 +51,7 @@ from .engine import Note, Output, ReplayConfig, ReplayEngine, Send
 from .faults import FaultPlan, parse_rules
 from .http_asgi import JSON, Disconnected, Outbox, Receive, Scope, SendFn, header_dict, read_body, respond, rpc_error, sse_event, stream_sse
 from .http_checks import Guard, ParamHeaders, accepts, header_mismatch, is_json
-from .http_plan import HEADER_MISMATCH, HttpPlan, json_status
+from .http_plan import HEADER_MISMATCH, UNSUPPORTED_VERSION, HttpPlan, json_status
 from .http_sessions import Session, StatelessPass
 from .index import ReplayIndex
 from .report import unplayed_report
@@ -158,7 +158,7 @@ class HttpReplayApp:
             return await _error(send, 400, "Parse error", JSONRPC_PARSE_ERROR)
         if isinstance(value, dict) and classify(value) is MessageType.INVALID:
             return await _error(send, 400, "Invalid Request: not a JSON-RPC message")
-        if is_modern(headers.get("mcp-protocol-version")) or (isinstance(value, dict) and is_modern(_body_version(value))):
+        if headers.get("mcp-protocol-version") in MODERN or (isinstance(value, dict) and _body_version(value) is not None):
             return await self._stateless(value, receive, send, headers)
         await self._in_session(value, receive, send, headers)
 
@@ -171,6 +171,10 @@ class HttpReplayApp:
         reason = header_mismatch(value, headers, self.params)
         if reason is not None:
             return await _error(send, 400, reason, HEADER_MISMATCH, value["id"])
+        asked = _body_version(value)
+        if asked not in MODERN:
+            data = {"supported": list(MODERN), "requested": asked}
+            return await _error(send, 400, "Unsupported protocol version", UNSUPPORTED_VERSION, value["id"], data)
         engine = ReplayEngine(self.index, self.config)
         engine.pass_ = self.stateless
         self.stateless_used = True
@@ -334,8 +338,8 @@ def _succeeded(outputs: list[Output]) -> bool:
     return any(isinstance(o, Send) and o.final and isinstance(o.msg, dict) and "result" in o.msg for o in outputs)
 
 
-async def _error(send: SendFn, status: int, message: str, code: int = JSONRPC_INVALID_REQUEST, msg_id: Any = None) -> None:
-    await respond(send, status, rpc_error(code, message, msg_id), [("content-type", JSON)])
+async def _error(send: SendFn, status: int, message: str, code: int = JSONRPC_INVALID_REQUEST, msg_id: Any = None, data: Any = None) -> None:
+    await respond(send, status, rpc_error(code, message, msg_id, data), [("content-type", JSON)])
 
 
 async def _lifespan(receive: Receive, send: SendFn, stopping: anyio.Event) -> None:

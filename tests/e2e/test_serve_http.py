@@ -210,3 +210,16 @@ def test_serve_help_and_bad_port() -> None:
     assert out.returncode == 0 and "--allow-repeats" in out.stdout and "Examples" in out.stdout
     bad = subprocess.run(mcptape_cmd("serve", "nope.jsonl", "--port", "70000"), capture_output=True, text=True, timeout=30)
     assert bad.returncode == 2 and bad.stderr.startswith("mcptape: error:")
+
+
+async def test_stopping_ends_open_streams_and_exits_0(recorded: Any, serve: Any) -> None:
+    served = serve((await anyio.to_thread.run_sync(recorded, "sse")).path)
+    with anyio.fail_after(30):
+        async with httpx.AsyncClient(timeout=10) as http, http.stream("GET", served.url) as stream:
+            lines = stream.aiter_lines()
+            async for line in lines:
+                if line.startswith("data: /"):
+                    break  # the endpoint event: the session is open
+            code = await anyio.to_thread.run_sync(served.stop)
+            rest = [line async for line in lines]
+    assert code == 0 and not [line for line in rest if line.startswith("data:")]

@@ -109,7 +109,7 @@ async def test_concurrent_sessions_each_get_their_own_pass() -> None:
 # -- 2026-07-28 ------------------------------------------------------------------------------
 
 
-async def post_modern(client: Any, msg: dict[str, Any], **extra: str) -> Any:
+async def post_modern(client: Any, msg: dict[str, Any], **extra: str | None) -> Any:
     return await client.post("/mcp", content=orjson.dumps(msg), headers=modern_headers(msg, **extra))
 
 
@@ -120,15 +120,25 @@ async def post_modern(client: Any, msg: dict[str, Any], **extra: str) -> Any:
         ({"mcp-name": "other"}, "Mcp-Name"),
         ({"mcp-protocol-version": "2026-07-29"}, "MCP-Protocol-Version"),
         ({"mcp-param-region": "us"}, "Mcp-Param-Region"),
+        ({"mcp-protocol-version": None}, "MCP-Protocol-Version"),
         ({}, "Mcp-Param-Region"),  # the header is missing
     ],
 )
-async def test_headers_that_disagree_with_the_body_get_400_and_32020(extra: dict[str, str], why: str) -> None:
+async def test_headers_that_disagree_with_the_body_get_400_and_32020(extra: dict[str, str | None], why: str) -> None:
     async with served(app_for(modern_streamable())) as client:
         with anyio.fail_after(5):
             r = await post_modern(client, call(7, "count", {"region": "eu"}, _meta=meta()), **extra)
     assert r.status_code == 400
     assert r.json()["id"] == 7 and r.json()["error"]["code"] == -32020 and why in r.json()["error"]["message"]
+
+
+async def test_an_unserved_modern_version_gets_32022_with_the_supported_ones() -> None:
+    async with served(app_for(modern_streamable())) as client:
+        with anyio.fail_after(5):
+            msg = req(3, "tools/list", {"_meta": meta(**{"io.modelcontextprotocol/protocolVersion": "2027-01-01"})})
+            r = await post_modern(client, msg, **{"mcp-protocol-version": "2027-01-01"})
+    assert r.status_code == 400
+    assert r.json()["error"]["code"] == -32022 and r.json()["error"]["data"] == {"supported": ["2026-07-28"], "requested": "2027-01-01"}
 
 
 async def test_mcp_param_headers_in_base64_form_are_decoded() -> None:

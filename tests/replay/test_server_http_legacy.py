@@ -123,3 +123,21 @@ def test_header_ladder() -> None:
     assert "Mcp-Param-N" in str(header_mismatch(msg, {**good, "mcp-param-n": "4"}, params))
     assert "Mcp-Name" in str(header_mismatch(msg, {**good, "mcp-name": "=?base64?b3RoZXI=?="}, params))
     assert header_mismatch(req(2, "tools/list", {"_meta": meta()}), {**good, "mcp-method": "tools/list"}, params) is None
+
+
+def test_serve_keeps_uvicorn_out_of_the_cli_and_the_app_modules() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, mcptape.cli.serve, mcptape.replay.server_http; print(sorted(m for m in ('uvicorn', 'starlette') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.anyio
+async def test_an_unsupported_protocol_version_header_gets_400() -> None:
+    hs = {"accept": "application/json, text/event-stream", **JSON}
+    async with served(app_for(legacy_streamable())) as client:
+        with anyio.fail_after(5):
+            r = await client.post("/mcp", content=orjson.dumps(INIT), headers={**hs, "mcp-protocol-version": "1999-01-01"})
+    assert r.status_code == 400 and "1999-01-01" in r.json()["error"]["message"]

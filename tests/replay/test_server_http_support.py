@@ -130,16 +130,16 @@ def legacy_sse() -> Cassette:
     return Cassette(replace(cas.header, transport=Transport.SSE, target={"url": "http://127.0.0.1:1/sse"}), events)
 
 
-def modern_headers(msg: dict[str, Any], **extra: str) -> dict[str, str]:
-    """The headers a 2026-07-28 client sends with `msg`."""
+def modern_headers(msg: dict[str, Any], **extra: str | None) -> dict[str, str]:
+    """The headers a 2026-07-28 client sends with `msg` (`extra` overrides; None leaves one out)."""
     out = {**ACCEPT, "mcp-protocol-version": "2026-07-28", "mcp-method": msg["method"]}
     params = msg.get("params") or {}
     if msg["method"] in ("tools/call", "prompts/get"):
         out["mcp-name"] = params["name"]
     if msg["method"] == "resources/read":
         out["mcp-name"] = params["uri"]
-    out.update(extra)
-    return out
+    out.update(extra)  # type: ignore[arg-type]
+    return {k: v for k, v in out.items() if v is not None}
 
 
 @asynccontextmanager
