@@ -93,6 +93,8 @@ class _Decision:
     """The rule's position in the list (1-based), for notes."""
     modern: bool = False
     """The request is 2026-07-28 (its `_meta` names the version): results carry `resultType`."""
+    what: str = "a request"
+    """The request's method and name, for notes."""
 
 
 @dataclass(slots=True)
@@ -152,7 +154,10 @@ class FaultPlan:
                     action = [h for h in hits if h[1].action != "delay"]
                     number, rule = (action[0][0], action[0][1]) if action else (0, None)
                     modern = META_PROTOCOL_VERSION in request_meta(msg)
-                    self._pending[id_key(msg["id"])] = _Decision(sum(h[2] for h in hits), rule, number, modern)
+                    params = request_params(msg)
+                    name = params.get("name", params.get("uri"))
+                    what = " ".join(x for x in (str(msg["method"]), name if isinstance(name, str) else None) if x)
+                    self._pending[id_key(msg["id"])] = _Decision(sum(h[2] for h in hits), rule, number, modern, what)
             elif classify(msg) is MessageType.NOTIFICATION and msg.get("method") == "notifications/cancelled":
                 self._pending.pop(id_key(request_params(msg).get("requestId")), None)
         steps: list[Step] = []
@@ -174,8 +179,7 @@ class FaultPlan:
 
 def _carry_out(out: Send, d: _Decision, delay: float) -> list[Step]:
     rule = d.rule
-    ex = out.exchange
-    what = " ".join(x for x in (ex.method, ex.name) if x) if ex is not None else "a request"
+    what = d.what
     if rule is None:
         return [Deliver(out, delay), Note(f"fault: answer to {what} (id {out.request_id!r}) delayed {delay:.3f}s", "info")]
     note = Note(f"fault rule {d.number} ({rule.action}) hits {what} (id {out.request_id!r})", "info")

@@ -149,10 +149,15 @@ def _status_body(status: Status, extra: list[tuple[str, str]]) -> tuple[bytes, l
 
 async def reset(send: SendFn) -> None:
     """Resets the client's TCP connection (RST, no answer): uvicorn's send is bound to its request cycle."""
-    transport = getattr(getattr(send, "__self__", None), "transport", None)
+    cycle = getattr(send, "__self__", None)
+    transport = getattr(cycle, "transport", None)
     if transport is None:
         raise ConnectionResetError("mcptape fault: reset (the ASGI server does not expose its transport)")
     sock = transport.get_extra_info("socket")
     if sock is not None:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     transport.abort()
+    for _ in range(10):  # let uvicorn see the connection lost, so it does not log a response never started
+        if getattr(cycle, "disconnected", True):
+            break
+        await anyio.sleep(0)
