@@ -321,7 +321,8 @@ class _Converter:
         st.session = f.header("mcp-session-id", True) or st.session
         st.stream = f.method.lower()
         meta = st.base() | {"phase": "response", "status": f.status} | self._head(None, f.response_headers)
-        note = {"note": "the capture did not keep this stream's body: its events are not recorded"} if f.response_body is None else None
+        kept = f.response_body is not None or f.error is not None or f.response_end is None  # (else: streamed by mitmproxy)
+        note = None if kept else {"note": "the capture did not keep this stream's body: its events are not recorded"}
         self.rec.http(Source.SERVER, meta, note)
 
     def sse_body(self, st: _State, f: CapturedFlow) -> None:
