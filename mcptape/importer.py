@@ -119,7 +119,7 @@ def har_flows(har: Any, name: str = "<har>") -> list[CapturedFlow]:
         log = har["log"]
         proxy = (log.get("creator") or {}).get("name") == "mitmproxy"
         return [_har_entry(e, proxy) for e in log["entries"]]
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         raise McpTapeError(f"{name}: not a valid HAR file ({type(exc).__name__}: {exc})") from None
 
 
