@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import re
+import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -11,7 +13,7 @@ import orjson
 import pytest
 
 from mcptape.cli import main
-from tests.conftest import ROOT
+from tests.conftest import ROOT, mcptape_cmd
 
 GOLDEN = sorted([*(ROOT / "cassettes").rglob("*.jsonl"), *(ROOT / "examples" / "cassettes").rglob("*.jsonl")])
 """Every cassette the project ships: recorded from real servers, so they must check clean."""
@@ -75,3 +77,15 @@ def lines_of(path: Path) -> Iterable[Any]:
     with path.open("rb") as f:
         for line in f:
             yield orjson.loads(line)
+
+
+def start_recorder(upstream_url: str, cassette: Path) -> tuple[subprocess.Popen[str], str]:
+    """`mcptape record --http` in front of `upstream_url`; returns it and the URL clients use."""
+    cmd = mcptape_cmd("record", "--http", "--upstream", upstream_url, "--listen", "127.0.0.1:0", "-o", str(cassette))
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    for line in proc.stderr:  # ends when the recorder does: bounded by the recorder, not a sleep
+        m = re.match(r"^mcptape: proxying (\S+) -> ", line.strip())
+        if m:
+            return proc, m.group(1)
+    raise AssertionError(f"the recorder exited ({proc.wait()}) without announcing its URL")

@@ -22,7 +22,7 @@ from mcptape.cassette import load
 from mcptape.model import Kind, Source
 from tests.conftest import mcptape_cmd
 
-from .test_security import start_recorder
+from .helpers import start_recorder
 
 pytestmark = [
     pytest.mark.e2e,

@@ -5,7 +5,6 @@ the peers still get them; and nothing in a cassette is ever executed or evaluate
 from __future__ import annotations
 
 import http.client
-import re
 import signal
 import subprocess
 import sys
@@ -20,10 +19,10 @@ import orjson
 import pytest
 
 from mcptape.check import check_bytes
-from mcptape.redact import REDACTED
+from mcptape.redact import REDACTED, Redactor
 from tests.conftest import ROOT, mcptape_cmd
 
-from .helpers import client, server, write_cassette
+from .helpers import client, server, start_recorder, write_cassette
 
 pytestmark = pytest.mark.e2e
 ECHO = str(ROOT / "tests" / "capture" / "echo_server.py")
@@ -111,17 +110,6 @@ def upstream() -> Iterator[ThreadingHTTPServer]:
     srv.server_close()
 
 
-def start_recorder(upstream_url: str, cassette: Path) -> tuple[subprocess.Popen[str], str]:
-    cmd = mcptape_cmd("record", "--http", "--upstream", upstream_url, "--listen", "127.0.0.1:0", "-o", str(cassette))
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    assert proc.stderr is not None
-    for line in proc.stderr:  # ends when the recorder does: bounded by the recorder, not a sleep
-        m = re.match(r"^mcptape: proxying (\S+) -> ", line.strip())
-        if m:
-            return proc, m.group(1)
-    raise AssertionError(f"the recorder exited ({proc.wait()}) without announcing its URL")
-
-
 def post(url: str, msg: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
     parts = urlsplit(url)
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
@@ -185,3 +173,13 @@ def test_nothing_in_a_cassette_is_executed_or_evaluated(tmp_path: Path) -> None:
     assert [r.returncode for r in runs] == [0, 0, 0, 0, 0, 0], [r.stderr for r in runs]
     assert orjson.loads(runs[0].stdout) == {"jsonrpc": "2.0", "id": 7, "result": evil_result}, "replayed as plain data"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["evil.jsonl"], "nothing was run"
+
+
+def test_the_header_target_loses_its_secrets_but_keeps_its_shape() -> None:
+    argv = ["server", "--api-key", S["arg"], f"--token={S['arg']}", f"GITHUB_TOKEN={S['github']}", "-p", "8000",
+            f"http://user:{S['named']}@127.0.0.1/mcp?access_token={S['query']}&page=2", "--password-file", "pw.txt"]  # fmt: skip
+    assert Redactor().target({"command": argv}) == {"command": [
+        "server", "--api-key", REDACTED, f"--token={REDACTED}", f"GITHUB_TOKEN={REDACTED}", "-p", "8000",
+        "http://user:[REDACTED]@127.0.0.1/mcp?access_token=%5BREDACTED%5D&page=2", "--password-file", "pw.txt",
+    ]}  # fmt: skip
+    assert Redactor().target({"url": f"https://127.0.0.1/mcp?api_key={S['query']}"}) == {"url": "https://127.0.0.1/mcp?api_key=%5BREDACTED%5D"}
