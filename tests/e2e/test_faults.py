@@ -24,7 +24,7 @@ from tests.sdk_helpers import accept_name
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 pytest_plugins = ["pytester"]
-DEMO = ROOT / "cassettes" / "demo.jsonl"
+DEMO = ROOT / "cassettes" / "python-sdk" / "2026-07-28" / "stdio.jsonl"
 """The demo server's standard session, 2026-07-28: add (with progress), fail, divide, greet, readme, review."""
 CLIENT: dict[str, Any] = {"mode": "auto", "elicitation_callback": accept_name, "log_level": "info", "cache": None}
 """Options that make the SDK client's requests match the recorded ones."""
@@ -236,10 +236,10 @@ def test_dry_run_lists_the_hits_without_serving() -> None:
         "rule 1: disconnect on tools/call add",
         "    #5 tools/call add  (match 1)",
         "rule 2: delay 1s on tools/*, every=3",
-        "    #10 tools/call fail  (match 3, 1.000s)",
+        "    #10 tools/call echo  (match 3, 1.000s)",
         "    #17 tools/call greet  (match 6, 1.000s)",
     ]
-    assert proc.stdout.splitlines()[0].endswith("demo.jsonl: 2 fault rule(s), as if the client made the recorded requests in order")
+    assert proc.stdout.splitlines()[0].endswith("stdio.jsonl: 2 fault rule(s), as if the client made the recorded requests in order")
 
 
 def test_a_bad_rule_is_a_usage_error() -> None:
