@@ -128,7 +128,8 @@ def test_a_damaged_golden_cassette_reads_or_fails_with_one_line(which: int, edit
 # -- the replay engine and its matcher ------------------------------------------------------
 
 INDEXES = {name: ReplayIndex(load(ROOT / "cassettes" / name), ReplayConfig().match) for name in (
-    "demo.jsonl", "demo-v2.jsonl", "python-sdk/2025-11-25/streamable-http.jsonl", "everything/2025-11-25/stdio.jsonl",
+    "python-sdk/2025-11-25/stdio.jsonl", "python-sdk/2026-07-28/stdio.jsonl", "python-sdk/2025-11-25/streamable-http.jsonl",
+    "everything/2025-11-25/stdio.jsonl",
 )}  # fmt: skip
 
 
