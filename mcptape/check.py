@@ -1,23 +1,21 @@
-"""`mcptape check`: is a cassette sound, and is it safe to commit?
+"""`mcptape check`: is a cassette sound, and is it safe to commit? Pure: bytes in, findings out.
 
-Pure: bytes in, findings out (the CLI reads the files and prints). Four checks:
-- **format**: every line is JSON, line 1 is a header of a format this mcptape reads, and
-  each line validates against the shipped JSON Schema (with `jsonschema`, when installed);
-- **pairing**: every client request has its response (`mcptape.pairing.pair`), unless the
-  recording says why not (a cancel, a listen stream, the server exited, the cut was short:
-  those are warnings), and every response answers a request;
-- **protocol**: each JSON-RPC message is well formed and, for the protocol revisions the
-  `mcp-types` package describes, requests, notifications and results of known methods are
-  valid against its models (imported lazily; skipped when not installed);
-- **secrets**: what escaped redaction: token shapes (the redaction defaults and a few more),
-  private keys, and random-looking values in places that hold secrets (members, headers,
-  query parameters and `name=value` text named like secrets).
-
+- **format**: every line is JSON; line 1 is a header of a format this mcptape reads; each line
+  is valid against the shipped JSON Schema (with `jsonschema`, when installed);
+- **pairing** (`mcptape.pairing.pair`): every request has its response, unless the recording
+  says why not (a cancel, a listen stream, the server exited: warnings), and every response
+  answers a request;
+- **protocol**: each message is JSON-RPC 2.0 and, where `mcp-types` describes the method and the
+  session's revision, valid against its models (imported lazily; skipped when not installed);
+- **secrets** that escaped redaction: token shapes, private keys, and random-looking values in
+  places that hold secrets (members, headers, query parameters, `name=value` text).
 A finding is `file:line: what`; a secret is never printed, only its kind and first characters.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 import re
 from collections import Counter
@@ -33,7 +31,7 @@ from mcptape.cassette import metadata_ok
 from mcptape.errors import CassetteVersionError
 from mcptape.migrate import check_version
 from mcptape.model import HEADER_MARKER, Event, Kind, Source
-from mcptape.pairing import Exchange, Item, pair
+from mcptape.pairing import Exchange, Item, Session, pair
 from mcptape.redact import DEFAULT_PATTERNS, REDACTED, Redactor
 from mcptape.wire.jsonrpc import MessageType, classify
 
@@ -43,20 +41,14 @@ CHECKS: tuple[str, ...] = ("format", "pairing", "protocol", "secrets")
 """The checks `check_bytes` runs; `skip` leaves some out."""
 
 TOKEN_SHAPES: tuple[tuple[str, str], ...] = (
-    ("bearer token", DEFAULT_PATTERNS[0]),
-    ("sk- API key", DEFAULT_PATTERNS[1]),
-    ("GitHub token", DEFAULT_PATTERNS[2]),
-    ("GitHub fine-grained token", DEFAULT_PATTERNS[3]),
-    ("Slack token", DEFAULT_PATTERNS[4]),
-    ("AWS access key id", DEFAULT_PATTERNS[5]),
-    ("Google API key", DEFAULT_PATTERNS[6]),
-    ("JWT", DEFAULT_PATTERNS[7]),
+    *zip(("bearer token", "sk- API key", "GitHub token", "GitHub fine-grained token", "Slack token", "AWS access key id",
+          "Google API key", "JWT"), DEFAULT_PATTERNS[:8], strict=True),
     ("private key", r"-----BEGIN [A-Z ]*PRIVATE KEY-----"),
     ("Stripe key", r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}"),
     ("GitLab token", r"\bglpat-[A-Za-z0-9_-]{20,}"),
     ("Hugging Face token", r"\bhf_[A-Za-z]{30,}"),
     ("npm token", r"\bnpm_[A-Za-z0-9]{36}\b"),
-)
+)  # fmt: skip
 """(what, regular expression): token shapes that must never be in a cassette. The private key
 needs only its BEGIN line, so a key cut in two (by an oversize line) is found too."""
 
@@ -113,10 +105,12 @@ def check_bytes(data: bytes, skip: frozenset[str] = frozenset()) -> Report:
     if "format" not in skip:
         _schema(parsed, report)
     events = _events(parsed[1:])
+    session = pair([ev for _, ev in events])
+    line_of = {id(ev): lineno for lineno, ev in events}
     if "pairing" not in skip:
-        _pairing(events, report)
+        _pairing(events, session, line_of, report)
     if "protocol" not in skip:
-        _protocol(events, report)
+        _protocol(events, session, line_of, report)
     if "secrets" not in skip:
         SecretScan().run(parsed, report)
     return report
@@ -163,26 +157,24 @@ def _schema(parsed: list[tuple[int, Any]], report: Report) -> None:
 def _events(parsed: list[tuple[int, Any]]) -> list[tuple[int, Event]]:
     out: list[tuple[int, Event]] = []
     for lineno, obj in parsed:
-        if not isinstance(obj, dict) or not metadata_ok(obj):
-            continue  # the schema check names what is wrong with it
-        try:
-            out.append((lineno, Event.from_json(obj)))
+        try:  # (what is wrong with a line left out here, the schema check names)
+            if isinstance(obj, dict) and metadata_ok(obj):
+                out.append((lineno, Event.from_json(obj)))
         except (KeyError, ValueError, TypeError):
-            continue  # the schema check names what is wrong with it
+            continue
     return out
 
 
 # -- pairing ------------------------------------------------------------------------------
 
 
-def _pairing(events: list[tuple[int, Event]], report: Report) -> None:
-    line_of = {id(ev): lineno for lineno, ev in events}
-    session = pair([ev for _, ev in events])
+def _pairing(events: list[tuple[int, Event]], session: Session, line_of: dict[int, int], report: Report) -> None:
     cut_short = not events or events[-1][1].kind is not Kind.END
     ended = {ev.http.get("exchange") for ev in session.others if ev.http and ev.http.get("phase") in ("disconnect", "error")}
     exits = [line_of[id(ev)] for ev in session.others if ev.kind is Kind.EXIT or (ev.kind is Kind.EOF and ev.src is Source.SERVER)]
     # An HTTP error status answers the request of its exchange, whatever the body's id (often null).
-    refused = {ev.http.get("exchange") for _, ev in events if ev.src is Source.SERVER and ev.http and ev.http.get("phase") == "response" and _status(ev.http) >= 400}
+    refused = {ev.http.get("exchange") for _, ev in events
+               if ev.src is Source.SERVER and ev.http and ev.http.get("phase") == "response" and isinstance(st := ev.http.get("status"), int) and st >= 400}  # fmt: skip
     for item in session.orphans:
         if item.type in (MessageType.RESULT, MessageType.ERROR) and item.msg.get("id") is not None:
             report.add(line_of[id(item.event)], "pairing", f"a response (id {item.msg.get('id')!r}) that answers no request")
@@ -207,15 +199,10 @@ def _pairing(events: list[tuple[int, Event]], report: Report) -> None:
         report.warn(0, "pairing", "the recording was cut short (no end marker; the recorder was killed?)")
 
 
-def _status(http: dict[str, Any]) -> int:
-    status = http.get("status")
-    return status if isinstance(status, int) else 0
-
-
 # -- protocol -----------------------------------------------------------------------------
 
 
-def _protocol(events: list[tuple[int, Event]], report: Report) -> None:
+def _protocol(events: list[tuple[int, Event]], session: Session, line_of: dict[int, int], report: Report) -> None:
     for lineno, ev in events:
         if ev.kind is not Kind.MESSAGE or ev.msg is None:
             continue  # (a message event without `msg` is a schema finding)
@@ -229,9 +216,7 @@ def _protocol(events: list[tuple[int, Event]], report: Report) -> None:
     except ImportError:
         report.warn(0, "protocol", "messages not checked against the MCP schema: install mcp-types (pip install mcp-types)")
         return
-    line_of = {id(ev): lineno for lineno, ev in events}
     validator = _McpValidator(methods, ValidationError, report, line_of)
-    session = pair([ev for _, ev in events])
     for ex in session.exchanges:
         validator.exchange(ex)
     latest = next((ex.protocol_version for ex in reversed(session.exchanges) if ex.protocol_version), None)
@@ -261,10 +246,7 @@ class _McpValidator:
     """Validates messages of known methods with mcp-types' per-revision models."""
 
     def __init__(self, methods: Any, error_type: type[Exception], report: Report, line_of: dict[int, int]) -> None:
-        self.m = methods
-        self.error_type = error_type
-        self.report = report
-        self.line_of = line_of
+        self.m, self.error_type, self.report, self.line_of = methods, error_type, report, line_of
 
     def _run(self, item: Item, what: str, version: str | None, fn: Any, *args: Any, **kw: Any) -> None:
         if version is None:
@@ -307,9 +289,8 @@ class _McpValidator:
                 self._run(resp, f"{ex.method} result", v, self.m.validate_server_result, ex.method, v, result, surface=surface)
 
     def _result_surface(self, method: str, version: str | None, result: dict[str, Any]) -> Any:
-        """The result types to check against: a result that is not `input_required` is checked
-        against the method's own result alone (the union would let `InputRequiredResult`,
-        which takes any `resultType`, accept it)."""
+        """A result that is not `input_required` is checked against the method's own type alone
+        (in the union, `InputRequiredResult`, which takes any `resultType`, would accept it)."""
         target = self.m.SERVER_RESULTS.get((method, version))
         if isinstance(target, UnionType) and result.get("resultType") != "input_required":
             own = [t for t in get_args(target) if getattr(t, "__name__", "") != "InputRequiredResult"]
@@ -349,9 +330,6 @@ class SecretScan:
         if lineno == 1 and isinstance(obj, dict):
             obj = {k: v for k, v in obj.items() if k != "redaction"}  # the rules themselves
         if isinstance(obj, dict) and isinstance(obj.get("b64"), str):
-            import base64
-            import binascii
-
             try:
                 text = base64.b64decode(obj["b64"]).decode("utf-8", "replace")
             except (binascii.Error, ValueError):
