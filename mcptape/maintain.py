@@ -281,12 +281,19 @@ def _union(*groups: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(x for g in groups for x in g))
 
 
-def redaction_for(header: dict[str, Any], keys: Sequence[str] = (), patterns: Sequence[str] = ()) -> RedactConfig:
-    """The default rules, the rules the cassette's header names, and the new ones."""
+def redaction_for(header: dict[str, Any], keys: Sequence[str] = (), patterns: Sequence[str] = ()) -> tuple[RedactConfig, dict[str, Any]]:
+    """The rules to apply (the default ones, the secret names the header lists, the new ones) and
+    the header's new description of what the cassette has been through.
+
+    The header's own patterns are described but not run again: a cassette is data, and a regular
+    expression from a file nobody vetted could take forever (`mcptape check` ignores them too).
+    """
     old = header.get("redaction") if isinstance(header.get("redaction"), dict) else {}
     old_keys = [k for k in old.get("keys") or () if isinstance(k, str)]
     old_patterns = [p for p in old.get("patterns") or () if isinstance(p, str)]
-    return RedactConfig(True, _union(DEFAULT_KEYS, old_keys, keys), _union(DEFAULT_PATTERNS, old_patterns, patterns))
+    config = RedactConfig(True, _union(DEFAULT_KEYS, old_keys, keys), _union(DEFAULT_PATTERNS, patterns))
+    described = RedactConfig(True, config.keys, _union(DEFAULT_PATTERNS, old_patterns, patterns)).describe()
+    return config, {**old, **described}
 
 
 def redact_event(red: Redactor, ev: Event) -> Event:
@@ -337,7 +344,7 @@ def redact(tape: Tape, keys: Sequence[str] = (), patterns: Sequence[str] = ()) -
         ConfigError: a pattern is not a valid regular expression.
     """
     header = orjson.loads(tape.head)
-    config = redaction_for(header, keys, patterns)
+    config, described = redaction_for(header, keys, patterns)
     red = Redactor(config)
     lines: list[bytes] = []
     changed = values = 0
@@ -349,8 +356,7 @@ def redact(tape: Tape, keys: Sequence[str] = (), patterns: Sequence[str] = ()) -
         changed += 1
         values += max(1, len(new.redacted) - len(ev.redacted))
         lines.append(dumps_event(new).rstrip(b"\n"))
-    old = header.get("redaction") if isinstance(header.get("redaction"), dict) else {}
-    header["redaction"] = {**old, **config.describe()}
+    header["redaction"] = described
     return _join(orjson.dumps(header), lines), changed, values
 
 

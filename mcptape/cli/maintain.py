@@ -63,7 +63,7 @@ def prune(cassette: Path, run_log: Path | None, keep: tuple[str, ...], output: P
 def redact(cassette: Path, keys: tuple[str, ...], patterns: tuple[str, ...], output: Path | None) -> None:
     """Apply redaction rules to an existing cassette, in place and atomically.
 
-    The default rules, the rules its header lists and the new ones are applied to every
+    The default rules, the secret names its header lists and the new rules are applied to every
     message, raw and stderr line, HTTP path, header and SSE field; each changed event's
     `redacted` list and the header's `redaction` rules are updated. Replay treats the
     redacted values as wildcards when matching requests. Run `mcptape check` after.
