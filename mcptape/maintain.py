@@ -335,10 +335,10 @@ def _strings(red: Redactor, value: Any) -> Any:
     return value
 
 
-def redact(tape: Tape, keys: Sequence[str] = (), patterns: Sequence[str] = ()) -> tuple[bytes, int, int]:
-    """The cassette with the default, recorded and new rules applied, and its header describing them.
+def redact(tape: Tape, keys: Sequence[str] = (), patterns: Sequence[str] = ()) -> tuple[bytes, int]:
+    """The cassette with the rules of `redaction_for` applied, and its header describing them.
 
-    Returns (new bytes, events changed, values replaced).
+    Returns (new bytes, how many events changed).
 
     Raises:
         ConfigError: a pattern is not a valid regular expression.
@@ -347,17 +347,16 @@ def redact(tape: Tape, keys: Sequence[str] = (), patterns: Sequence[str] = ()) -
     config, described = redaction_for(header, keys, patterns)
     red = Redactor(config)
     lines: list[bytes] = []
-    changed = values = 0
+    changed = 0
     for ev, line in zip(tape.cassette.events, tape.lines, strict=True):
         new = redact_event(red, ev)
         if new is ev:
             lines.append(line)
             continue
         changed += 1
-        values += max(1, len(new.redacted) - len(ev.redacted))
         lines.append(dumps_event(new).rstrip(b"\n"))
     header["redaction"] = described
-    return _join(orjson.dumps(header), lines), changed, values
+    return _join(orjson.dumps(header), lines), changed
 
 
 # -- fmt ----------------------------------------------------------------------------------------------

@@ -79,13 +79,13 @@ def redact(cassette: Path, keys: tuple[str, ...], patterns: tuple[str, ...], out
 
     Redactor(maintain.RedactConfig(True, (), patterns))  # a bad --pattern is a usage error before anything is read
     tape = maintain.read(cassette)
-    data, events, values = maintain.redact(tape, keys, patterns)
+    data, events = maintain.redact(tape, keys, patterns)
     target = output or cassette
     if output is None and data == cassette.read_bytes():
         click.echo(f"mcptape: nothing to redact in {cassette}", err=True)
         return
     maintain.write_atomic(target, data)
-    click.echo(f"mcptape: redacted {values} value(s) in {events} event(s) of {cassette} -> {target}", err=True)
+    click.echo(f"mcptape: redacted {events} event(s) of {cassette} -> {target} (rules in its header updated)", err=True)
 
 
 @click.command()

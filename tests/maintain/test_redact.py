@@ -133,7 +133,7 @@ def test_the_file_is_replaced_whole_or_not_at_all(tmp_path: Path, monkeypatch: p
     cassette.chmod(0o640)
     original, inode = cassette.read_bytes(), cassette.stat().st_ino
     tape = maintain.read(cassette)
-    data, _, _ = maintain.redact(tape)
+    data, _ = maintain.redact(tape)
 
     def crash(*_: Any) -> None:
         raise OSError(28, "No space left on device")
