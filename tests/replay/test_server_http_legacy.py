@@ -141,3 +141,17 @@ async def test_an_unsupported_protocol_version_header_gets_400() -> None:
         with anyio.fail_after(5):
             r = await client.post("/mcp", content=orjson.dumps(INIT), headers={**hs, "mcp-protocol-version": "1999-01-01"})
     assert r.status_code == 400 and "1999-01-01" in r.json()["error"]["message"]
+
+
+def test_the_listening_socket_says_tcp_so_answers_are_not_held_by_nagle() -> None:
+    import socket
+
+    from mcptape.replay.http_run import bind, url_of
+
+    sock = bind("127.0.0.1", 0)
+    try:
+        assert sock.proto == socket.IPPROTO_TCP  # asyncio sets TCP_NODELAY on accepted sockets only then
+        assert url_of(sock, "127.0.0.1", "/mcp") == f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
+        assert url_of(sock, "::1", "/sse").startswith("http://[::1]:")
+    finally:
+        sock.close()
