@@ -193,12 +193,12 @@ class HttpReplayApp:
         session = self.sessions.get(sid) if sid is not None else None
         if sid is not None and session is None:
             return await _error(send, 404, "Not Found: Invalid or expired session ID")
-        if session is None and init:
-            session = Session(None, ReplayEngine(self.index, self.config))
-        elif session is None and self.plan.sessions:
-            return await _error(send, 400, "Bad Request: Missing session ID")
-        elif session is None:
+        if session is None and not self.plan.sessions:  # the recorded server minted no session ids
             session = self.shared = self.shared or Session(None, ReplayEngine(self.index, self.config))
+        elif session is None and init:
+            session = Session(None, ReplayEngine(self.index, self.config))
+        elif session is None:
+            return await _error(send, 400, "Bad Request: Missing session ID")
         assert session is not None
         if self.faults and session.faults is None:
             session.faults = FaultPlan(self.faults, http=True)

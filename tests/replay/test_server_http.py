@@ -278,3 +278,29 @@ async def test_strict_report_names_what_a_session_never_asked_for() -> None:
             await open_session(client)
     report = app.unplayed_report()
     assert report is not None and "tools/list" in report and "add" in report
+
+
+async def test_a_server_that_minted_no_sessions_is_replayed_without_them() -> None:
+    from dataclasses import replace
+
+    cas = legacy_streamable()
+    events = [replace(e, http={k: v for k, v in e.http.items() if k != "session"}) if e.http else e for e in cas.events]
+    async with served(app_for(replace(cas, events=events))) as client:
+        with anyio.fail_after(5):
+            init = await client.post("/mcp", content=orjson.dumps(INIT), headers=ACCEPT)
+            listed = await client.post("/mcp", content=orjson.dumps(req(2, "tools/list")), headers=ACCEPT)
+    assert init.status_code == 200 and "mcp-session-id" not in init.headers
+    assert listed.json()["result"]["tools"][0]["name"] == "add"
+
+
+@pytest.mark.parametrize("speed", [1000.0, 50.0])
+async def test_recorded_timing_keeps_answers_and_their_order(speed: float) -> None:
+    async with served(app_for(legacy_streamable(), speed=speed)) as client:
+        with anyio.fail_after(5):
+            sid = await open_session(client)
+            hs = {**ACCEPT, "mcp-session-id": sid}
+            listed = await client.post("/mcp", content=orjson.dumps(req(2, "tools/list")), headers=hs)
+            async with client.stream("POST", "/mcp", content=orjson.dumps(call(3, "add", {"a": 1}, _meta={"progressToken": 3})), headers=hs) as r:
+                got = await sse_messages(r, 2)
+    assert listed.json()["id"] == 2
+    assert [m.get("method", "result") for m in got] == ["notifications/progress", "result"]
