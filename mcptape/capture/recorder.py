@@ -102,7 +102,10 @@ class Recorder:
         try:
             head = orjson.dumps({"seq": seq, "t": round(t, 6), "kind": "message", "from": str(src)})
             tail = b',"http":' + orjson.dumps(http) + b"}\n" if http is not None else b"}\n"
-            line = head[:-1] + b',"msg":' + data.strip() + tail
+            body = data.strip()
+            if b"\n" in body or b"\r" in body:
+                body = orjson.dumps(value)  # pretty-printed (an HTTP body): one cassette line holds one event
+            line = head[:-1] + b',"msg":' + body + tail
         finally:
             self._commit(seq, line)
         return msg

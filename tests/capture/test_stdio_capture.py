@@ -256,3 +256,21 @@ def _readline_or_eof(fd: int, timeout: float = 30) -> bytes:
             return b""
         buf += chunk
     return buf
+
+
+def test_a_pretty_printed_body_stays_on_one_cassette_line(tmp_path: Path) -> None:
+    from mcptape.capture.recorder import Recorder
+    from mcptape.cassette import CassetteWriter, new_header
+    from mcptape.model import Transport
+    from mcptape.redact import Redactor
+
+    out = tmp_path / "c.jsonl"
+    writer = CassetteWriter(out, new_header(Transport.STREAMABLE_HTTP, {}, {}))
+    rec = Recorder(writer, Redactor())
+    body = b'{\n  "jsonrpc": "2.0",\r\n  "id": 1,\n  "result": {"ok": true}\n}\n'
+    assert rec.payload(Source.SERVER, body, http={"exchange": 1}) == {"jsonrpc": "2.0", "id": 1, "result": {"ok": True}}
+    rec.end()
+    writer.close()
+    assert len(out.read_bytes().splitlines()) == 3
+    (ev,) = [e for e in load(out).events if e.kind is Kind.MESSAGE]
+    assert ev.msg == {"jsonrpc": "2.0", "id": 1, "result": {"ok": True}} and ev.http == {"exchange": 1}
