@@ -23,10 +23,15 @@ import anyio
 import httpx
 import orjson
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.sse import sse_client
 
-from tests.conftest import demo_server_cmd, free_port, mcptape_cmd
+from mcptape.cassette import load
+from mcptape.pairing import pair
+from tests.conftest import ROOT, demo_server_cmd, free_port, mcptape_cmd
+from tests.e2e.test_golden import OPS, normalize_recorded, plain, redo
+from tests.e2e.test_golden import _final as golden_final
+from tests.e2e.test_golden import answer as golden_answer
 from tests.e2e.test_record_http import Recorder, stop, wait_port
 from tests.replay.recorded import record_demo
 from tests.sdk_helpers import Outcome, accept_name, demo_session
@@ -223,3 +228,30 @@ async def test_stopping_ends_open_streams_and_exits_0(recorded: Any, serve: Any)
             code = await anyio.to_thread.run_sync(served.stop)
             rest = [line async for line in lines]
     assert code == 0 and not [line for line in rest if line.startswith("data:")]
+
+
+GOLDEN_HTTP = sorted((ROOT / "cassettes").glob("*/*/streamable-http.jsonl"))
+
+
+@pytest.mark.parametrize("path", GOLDEN_HTTP, ids=[str(p.relative_to(ROOT / "cassettes")) for p in GOLDEN_HTTP])
+async def test_golden_http_cassettes_serve_the_recorded_results(serve: Any, path: Path) -> None:
+    """Each golden Streamable HTTP cassette (real servers, both eras) answers the SDK client as recorded."""
+    cassette = load(path)
+    exchanges = [ex for ex in pair(cassette.events).exchanges if ex.method in OPS and ex.retry_of is None]
+    served = serve(path, "--allow-repeats")
+    with anyio.fail_after(60):
+        async with Client(served.url, mode="auto", elicitation_callback=golden_answer, log_level="info", cache=None) as client:
+            for ex in exchanges:
+                final = golden_final(ex, cassette)
+                try:
+                    got = plain(await redo(client, ex))
+                except MCPError as exc:
+                    got = {"error": exc.error.code, "message": exc.error.message}
+                want = ({"error": final.error["code"], "message": final.error["message"]} if final.error is not None
+                        else normalize_recorded(final.result))  # fmt: skip
+                if ex.method.endswith("/list"):
+                    kind = ex.method.split("/")[0]
+                    assert [x.get("name") or x.get("uri") for x in got[kind]] == [x.get("name") or x.get("uri") for x in want[kind]]
+                else:
+                    assert got == want, (ex.method, ex.name)
+    assert served.stop() == 0
