@@ -174,7 +174,7 @@ class _Pairer:
         if item.type in (MessageType.RESULT, MessageType.ERROR):
             ex = self.inflight.pop((sess, *id_key(m.get("id"))), None)
             if ex is None and ev.http and ev.http.get("exchange") is not None:
-                ex = self._minted(ev.http["exchange"], m.get("id"))
+                ex = self._minted(ev.http["exchange"], m.get("id"), item.type is MessageType.ERROR)
             if ex is None:
                 self.s.orphans.append(item)
                 return
@@ -216,12 +216,16 @@ class _Pairer:
         live = [ex for (s, *_), ex in self.inflight.items() if s == sess and ex.method != "subscriptions/listen"]
         return live[-1] if live else None
 
-    def _minted(self, http_exchange: Any, rid: Any) -> Exchange | None:
+    def _minted(self, http_exchange: Any, rid: Any, is_error: bool = False) -> Exchange | None:
         """The request answered in HTTP exchange `http_exchange` when its response carries a session
-        id the request did not (the response to `initialize` mints the Mcp-Session-Id)."""
+        id the request did not (the response to `initialize` mints the Mcp-Session-Id), or when it is
+        an error with a null id (servers that reject a request before reading its id answer so, on
+        the request's own HTTP response)."""
         ex = self.by_http.get(http_exchange)
         if ex is None or ex.response is not None or ex.request.type is not MessageType.REQUEST:
             return None
+        if rid is None and is_error:
+            rid = ex.request.msg.get("id")
         if self.inflight.get((ex.session, *id_key(rid))) is not ex:
             return None
         del self.inflight[(ex.session, *id_key(rid))]

@@ -102,3 +102,14 @@ def _final(ex: Exchange, cassette: Any) -> Exchange:
     session = pair(cassette.events)
     retries = [r for r in session.exchanges if r.retry_of == ex.index]
     return retries[-1] if retries else ex
+
+
+async def test_a_null_id_http_error_answers_the_request_it_came_back_on() -> None:
+    """server-everything rejects the discover probe with HTTP 400 and `"id": null`: the replay
+    answers it at once (the SDK then falls back to initialize) instead of leaving it hanging."""
+    path = ROOT / "cassettes" / "everything" / "2025-11-25" / "streamable-http.jsonl"
+    discover = pair(load(path).events).exchanges[0]
+    assert discover.method == "server/discover" and discover.error is not None
+    with anyio.fail_after(5):
+        async with Client(replay_transport(path), mode="auto", elicitation_callback=answer, cache=None) as client:
+            assert client.protocol_version == "2025-11-25"
