@@ -34,6 +34,7 @@ import anyio
 import orjson
 
 from mcptape.cassette import Cassette
+from mcptape.pairing import Exchange
 from mcptape.versions import HANDSHAKE, META_PROTOCOL_VERSION, MODERN
 from mcptape.wire.jsonrpc import (
     JSONRPC_INVALID_REQUEST,
@@ -89,7 +90,8 @@ class HttpReplayApp:
         self.on_note = on_note
         self.quiet = quiet
         self.sessions: dict[str, Session] = {}
-        self.ended: list[Session] = []
+        self.ended: list[list[Exchange]] = []
+        """What each ended session left unplayed (for --strict)."""
         self.shared: Session | None = None
         """The session of a handshake-era server that minted no session ids."""
         self.stateless = StatelessPass(self.index, self.config.allow_repeats)
@@ -314,19 +316,26 @@ class HttpReplayApp:
     def end_session(self, session: Session) -> None:
         if session.id is not None and self.sessions.pop(session.id, None) is session:
             session.end()
-            self.ended.append(session)
+            left = _unplayed(session)
+            if left:
+                self.ended.append(left)
 
     # -- the end -------------------------------------------------------------------------
 
     def unplayed_report(self) -> str | None:
         """Strict mode: the recorded requests some session (or the stateless clients) never made."""
-        engines = [s.engine for s in [*self.ended, *self.sessions.values(), *([self.shared] if self.shared else [])]]
-        reports = [unplayed_report(self.cassette.name, e.unplayed()) for e in engines if e.unplayed()]
-        if self.stateless_used:
+        live = [_unplayed(s) for s in [*self.sessions.values(), *([self.shared] if self.shared else [])]]
+        reports = [unplayed_report(self.cassette.name, left) for left in [*self.ended, *live] if left]
+        if self.stateless_used and self.index.modern:
             left = [e.exchange for e in self.stateless.unplayed()]
             if left:
                 reports.append(unplayed_report(self.cassette.name, left))
         return "\n".join(reports) if reports else None
+
+
+def _unplayed(session: Session) -> list[Exchange]:
+    """What a handshake-era session never asked for (a failed era probe is answered outside sessions)."""
+    return [ex for ex in session.engine.unplayed() if not (ex.method == "server/discover" and ex.error is not None)]
 
 
 def _body_version(value: dict[str, Any]) -> str | None:

@@ -138,13 +138,22 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Record
 @pytest.mark.parametrize("kind", ["auto", "legacy", "sse"])
 async def test_the_sdk_client_gets_the_recorded_session_from_serve(recorded: Any, serve: Any, kind: str) -> None:
     rec = await anyio.to_thread.run_sync(recorded, kind)
-    served = serve(rec.path)
+    served = serve(rec.path, "--strict")
     assert served.url.endswith("/sse" if kind == "sse" else "/mcp") and served.url.startswith("http://127.0.0.1:")
     with anyio.fail_after(30):
         got = await session_over(served.url, kind)
     assert got == rec.want
     assert got.progress == PROGRESS, "progress delivered before the result (the SDK drops progress that comes after)"
-    assert served.stop() == 0
+    assert served.stop() == 0, served.stderr  # strict: the whole recording was played
+
+
+async def test_an_auto_client_falls_back_to_initialize_on_a_legacy_recording(recorded: Any, serve: Any) -> None:
+    rec = await anyio.to_thread.run_sync(recorded, "legacy")
+    served = serve(rec.path, "--strict")
+    with anyio.fail_after(30):
+        got = await session_over(served.url, "auto")
+    assert got == rec.want and got.protocol_version == "2025-11-25"
+    assert served.stop() == 0, served.stderr
 
 
 @pytest.mark.parametrize("kind", ["legacy", "sse"])
