@@ -26,6 +26,7 @@ SUITES: dict[str, str] = {
     "scaling": "bench.replay:scaling",
     "in-process": "bench.replay:in_process",
     "diff": "bench.replay:diff",
+    "http": "bench.http:http_suite",
 }
 """suite name -> "module:function(quick) -> list[Row]"; suites whose module is absent are skipped."""
 
