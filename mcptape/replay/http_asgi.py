@@ -17,6 +17,8 @@ import anyio
 import orjson
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
+from mcptape.wire.jsonrpc import JSONRPC_INVALID_REQUEST
+
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 SendFn = Callable[[dict[str, Any]], Awaitable[None]]
@@ -70,6 +72,23 @@ def _encode(headers: Iterable[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
 async def respond(send: SendFn, status: int, body: bytes = b"", headers: Iterable[tuple[str, str]] = ()) -> None:
     await send({"type": "http.response.start", "status": status, "headers": _encode(headers)})
     await send({"type": "http.response.body", "body": body})
+
+
+async def reply_error(send: SendFn, status: int, message: str, code: int = JSONRPC_INVALID_REQUEST, msg_id: Any = None, data: Any = None) -> None:
+    """An HTTP error status with a JSON-RPC error body (code -32600 unless told otherwise)."""
+    await respond(send, status, rpc_error(code, message, msg_id, data), [("content-type", JSON)])
+
+
+async def lifespan(receive: Receive, send: SendFn, stopping: anyio.Event) -> None:
+    """The ASGI lifespan protocol: nothing to start; shutting down sets `stopping`."""
+    while True:
+        msg = await receive()
+        if msg["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif msg["type"] == "lifespan.shutdown":
+            stopping.set()
+            await send({"type": "lifespan.shutdown.complete"})
+            return
 
 
 def rpc_error(code: int, message: str, msg_id: Any = None, data: Any = None) -> bytes:

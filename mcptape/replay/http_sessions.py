@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mcptape.pairing import Exchange
+
 from .engine import ReplayEngine
 from .http_asgi import Outbox
 from .index import Miss, Pass
@@ -50,3 +52,8 @@ class StatelessPass(Pass):
             self.queues.pop(found.key, None)
             found = super().take(subject)
         return found
+
+
+def unplayed(session: Session) -> list[Exchange]:
+    """What a handshake-era session never asked for (a failed era probe is answered outside sessions)."""
+    return [ex for ex in session.engine.unplayed() if not (ex.method == "server/discover" and ex.error is not None)]

@@ -50,10 +50,13 @@ from mcptape.wire.jsonrpc import (
 from . import http_faults
 from .engine import Note, Output, ReplayConfig, ReplayEngine, Send
 from .faults import FaultPlan, parse_rules
-from .http_asgi import JSON, Disconnected, Outbox, Receive, Scope, SendFn, header_dict, read_body, respond, rpc_error, sse_event, stream_sse
+from .http_asgi import (
+    JSON, Disconnected, Outbox, Receive, Scope, SendFn, header_dict, lifespan, read_body, reply_error, respond, rpc_error, sse_event,
+    stream_sse,
+)  # fmt: skip
 from .http_checks import Guard, ParamHeaders, accepts, header_mismatch, is_json
 from .http_plan import HEADER_MISMATCH, UNSUPPORTED_VERSION, HttpPlan, json_status
-from .http_sessions import Session, StatelessPass
+from .http_sessions import Session, StatelessPass, unplayed
 from .index import ReplayIndex
 from .report import unplayed_report
 
@@ -114,7 +117,7 @@ class HttpReplayApp:
 
     async def __call__(self, scope: Scope, receive: Receive, send: SendFn) -> None:
         if scope["type"] == "lifespan":
-            await _lifespan(receive, send, self.stopping)
+            await lifespan(receive, send, self.stopping)
             return
         if scope["type"] != "http":
             return
@@ -149,17 +152,17 @@ class HttpReplayApp:
 
     async def _post(self, receive: Receive, send: SendFn, headers: dict[str, str]) -> None:
         if not accepts(headers, json=True, sse=True):
-            return await _error(send, 406, "Not Acceptable: Client must accept both application/json and text/event-stream")
+            return await reply_error(send, 406, "Not Acceptable: Client must accept both application/json and text/event-stream")
         if not is_json(headers):
-            return await _error(send, 415, "Unsupported Media Type: Content-Type must be application/json")
+            return await reply_error(send, 415, "Unsupported Media Type: Content-Type must be application/json")
         body = await read_body(receive, headers, self.max_body)
         if body is None:
-            return await _error(send, 413, f"Payload Too Large: the request body is over {self.max_body} bytes")
+            return await reply_error(send, 413, f"Payload Too Large: the request body is over {self.max_body} bytes")
         value = decode(body)
         if value is NOT_JSON:
-            return await _error(send, 400, "Parse error", JSONRPC_PARSE_ERROR)
+            return await reply_error(send, 400, "Parse error", JSONRPC_PARSE_ERROR)
         if isinstance(value, dict) and classify(value) is MessageType.INVALID:
-            return await _error(send, 400, "Invalid Request: not a JSON-RPC message")
+            return await reply_error(send, 400, "Invalid Request: not a JSON-RPC message")
         if headers.get("mcp-protocol-version") in MODERN or (isinstance(value, dict) and _body_version(value) is not None):
             return await self._stateless(value, receive, send, headers)
         await self._in_session(value, receive, send, headers)
@@ -169,14 +172,14 @@ class HttpReplayApp:
         if typ is MessageType.NOTIFICATION:
             return await respond(send, 202)
         if typ is not MessageType.REQUEST:
-            return await _error(send, 400, "Body must be a single JSON-RPC request or notification object")
+            return await reply_error(send, 400, "Body must be a single JSON-RPC request or notification object")
         reason = header_mismatch(value, headers, self.params)
         if reason is not None:
-            return await _error(send, 400, reason, HEADER_MISMATCH, value["id"])
+            return await reply_error(send, 400, reason, HEADER_MISMATCH, value["id"])
         asked = _body_version(value)
         if asked not in MODERN:
             data = {"supported": list(MODERN), "requested": asked}
-            return await _error(send, 400, "Unsupported protocol version", UNSUPPORTED_VERSION, value["id"], data)
+            return await reply_error(send, 400, "Unsupported protocol version", UNSUPPORTED_VERSION, value["id"], data)
         engine = ReplayEngine(self.index, self.config)
         engine.pass_ = self.stateless
         self.stateless_used = True
@@ -189,18 +192,18 @@ class HttpReplayApp:
         version = headers.get("mcp-protocol-version")
         if version is not None and version not in HANDSHAKE:
             supported = ", ".join(HANDSHAKE)
-            return await _error(send, 400, f"Bad Request: Unsupported protocol version: {version} (supported versions: {supported})")
+            return await reply_error(send, 400, f"Bad Request: Unsupported protocol version: {version} (supported versions: {supported})")
         sid = headers.get(SESSION_HEADER)
         init = isinstance(value, dict) and value.get("method") == "initialize" and classify(value) is MessageType.REQUEST
         session = self.sessions.get(sid) if sid is not None else None
         if sid is not None and session is None:
-            return await _error(send, 404, "Not Found: Invalid or expired session ID")
+            return await reply_error(send, 404, "Not Found: Invalid or expired session ID")
         if session is None and not self.plan.sessions:  # the recorded server minted no session ids
             session = self.shared = self.shared or Session(None, ReplayEngine(self.index, self.config))
         elif session is None and init:
             session = Session(None, ReplayEngine(self.index, self.config))
         elif session is None:
-            return await _error(send, 400, "Bad Request: Missing session ID")
+            return await reply_error(send, 400, "Bad Request: Missing session ID")
         assert session is not None
         if self.faults and session.faults is None:
             session.faults = FaultPlan(self.faults, http=True)
@@ -282,12 +285,12 @@ class HttpReplayApp:
         if self.modern_only or self.plan.get_status == 405:
             return await respond(send, 405, b"", [("allow", "POST" if self.modern_only else "POST, DELETE")])
         if not accepts(headers, json=False, sse=True):
-            return await _error(send, 406, "Not Acceptable: Client must accept text/event-stream")
+            return await reply_error(send, 406, "Not Acceptable: Client must accept text/event-stream")
         session = await self._session_of(send, headers)
         if session is None:
             return
         if session.get_open:
-            return await _error(send, 409, "Conflict: Only one SSE stream is allowed per session")
+            return await reply_error(send, 409, "Conflict: Only one SSE stream is allowed per session")
         session.get_open = True
         try:
             await stream_sse(receive, send, session.get, [(SESSION_HEADER, str(session.id))], self.stopping)
@@ -306,17 +309,17 @@ class HttpReplayApp:
     async def _session_of(self, send: SendFn, headers: dict[str, str]) -> Session | None:
         sid = headers.get(SESSION_HEADER)
         if sid is None:
-            await _error(send, 400, "Bad Request: Missing session ID")
+            await reply_error(send, 400, "Bad Request: Missing session ID")
             return None
         session = self.sessions.get(sid)
         if session is None:
-            await _error(send, 404, "Not Found: Invalid or expired session ID")
+            await reply_error(send, 404, "Not Found: Invalid or expired session ID")
         return session
 
     def end_session(self, session: Session) -> None:
         if session.id is not None and self.sessions.pop(session.id, None) is session:
             session.end()
-            left = _unplayed(session)
+            left = unplayed(session)
             if left:
                 self.ended.append(left)
 
@@ -324,18 +327,13 @@ class HttpReplayApp:
 
     def unplayed_report(self) -> str | None:
         """Strict mode: the recorded requests some session (or the stateless clients) never made."""
-        live = [_unplayed(s) for s in [*self.sessions.values(), *([self.shared] if self.shared else [])]]
+        live = [unplayed(s) for s in [*self.sessions.values(), *([self.shared] if self.shared else [])]]
         reports = [unplayed_report(self.cassette.name, left) for left in [*self.ended, *live] if left]
         if self.stateless_used and self.index.modern:
             left = [e.exchange for e in self.stateless.unplayed()]
             if left:
                 reports.append(unplayed_report(self.cassette.name, left))
         return "\n".join(reports) if reports else None
-
-
-def _unplayed(session: Session) -> list[Exchange]:
-    """What a handshake-era session never asked for (a failed era probe is answered outside sessions)."""
-    return [ex for ex in session.engine.unplayed() if not (ex.method == "server/discover" and ex.error is not None)]
 
 
 def _body_version(value: dict[str, Any]) -> str | None:
@@ -345,18 +343,3 @@ def _body_version(value: dict[str, Any]) -> str | None:
 
 def _succeeded(outputs: list[Output]) -> bool:
     return any(isinstance(o, Send) and o.final and isinstance(o.msg, dict) and "result" in o.msg for o in outputs)
-
-
-async def _error(send: SendFn, status: int, message: str, code: int = JSONRPC_INVALID_REQUEST, msg_id: Any = None, data: Any = None) -> None:
-    await respond(send, status, rpc_error(code, message, msg_id, data), [("content-type", JSON)])
-
-
-async def _lifespan(receive: Receive, send: SendFn, stopping: anyio.Event) -> None:
-    while True:
-        msg = await receive()
-        if msg["type"] == "lifespan.startup":
-            await send({"type": "lifespan.startup.complete"})
-        elif msg["type"] == "lifespan.shutdown":
-            stopping.set()
-            await send({"type": "lifespan.shutdown.complete"})
-            return
