@@ -25,6 +25,8 @@ SendFn = Callable[[dict[str, Any]], Awaitable[None]]
 
 JSON = "application/json"
 SSE = "text/event-stream"
+KEEPALIVE = 15.0
+"""Seconds of silence after which an open event stream gets a comment line."""
 SSE_HEADERS = (("cache-control", "no-cache, no-transform"), ("x-accel-buffering", "no"))
 
 
@@ -129,11 +131,20 @@ class Outbox:
         Cancelling it leaves what was not written queued, for the next reader (a GET stream
         the client reopens).
         """
-        async for due, data in self._recv:
-            delay = due - anyio.current_time()
+        while True:
+            item: tuple[float, bytes] | None = None
+            with anyio.move_on_after(KEEPALIVE):
+                try:
+                    item = await self._recv.receive()
+                except anyio.EndOfStream:
+                    return
+            if item is None:
+                await write(b": keep-alive\n\n")  # an idle stream stays open through proxies
+                continue
+            delay = item[0] - anyio.current_time()
             if delay > 0:
                 await anyio.sleep(delay)
-            await write(data)
+            await write(item[1])
 
 
 async def stream_sse(

@@ -14,7 +14,7 @@ from mcptape.replay.http_checks import Guard, ParamHeaders, accepts, decode_head
 from mcptape.replay.http_plan import HttpPlan
 from mcptape.replay.server_http import HttpReplayApp
 from tests.replay.tape import LEGACY_INIT, call, meta, ok, req
-from tests.replay.test_server_http_support import legacy_sse, legacy_streamable, modern_streamable, served, sse_messages
+from tests.replay.test_server_http_support import legacy_sse, legacy_streamable, lines_of, modern_streamable, served, sse_messages
 
 INIT = LEGACY_INIT[0][1]
 JSON = {"content-type": "application/json"}
@@ -155,3 +155,18 @@ def test_the_listening_socket_says_tcp_so_answers_are_not_held_by_nagle() -> Non
         assert url_of(sock, "::1", "/sse").startswith("http://[::1]:")
     finally:
         sock.close()
+
+
+@pytest.mark.anyio
+async def test_an_idle_stream_gets_keep_alive_comments(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcptape.replay import http_asgi
+
+    monkeypatch.setattr(http_asgi, "KEEPALIVE", 0.01)
+    async with served(app_for(legacy_sse())) as client:
+        with anyio.fail_after(5):
+            async with client.stream("GET", "/sse") as stream:
+                await endpoint_of(stream)
+                async for line in lines_of(stream):
+                    if line.startswith(":"):
+                        break
+    assert line == ": keep-alive"

@@ -163,12 +163,17 @@ _LINES: weakref.WeakKeyDictionary[httpx.Response, Any] = weakref.WeakKeyDictiona
 """One line iterator per streamed response, so a test can read a stream in several goes."""
 
 
+def lines_of(response: httpx.Response) -> Any:
+    """The response's one line iterator (reading a stream in several goes needs the same one)."""
+    return _LINES.setdefault(response, response.aiter_lines())
+
+
 async def sse_messages(response: httpx.Response, count: int) -> list[Any]:
     """The first `count` JSON messages of an event stream (then stops reading)."""
     import orjson
 
     out: list[Any] = []
-    lines = _LINES.setdefault(response, response.aiter_lines())
+    lines = lines_of(response)
     async for line in lines:
         if line.startswith("data: "):
             out.append(orjson.loads(line[6:]) if line[6:].startswith("{") else line[6:])
@@ -179,5 +184,5 @@ async def sse_messages(response: httpx.Response, count: int) -> list[Any]:
 
 async def rest_of(response: httpx.Response) -> list[str]:
     """The remaining lines of a stream, once it ends."""
-    lines = _LINES.setdefault(response, response.aiter_lines())
+    lines = lines_of(response)
     return [line async for line in lines]
