@@ -82,6 +82,16 @@ def url_of(sock: socket.socket, host: str, path: str) -> str:
     return f"http://{shown}:{port}{path}"
 
 
+def exposure_warning(host: str) -> str | None:
+    """What to tell the user when the replay listens beyond this machine."""
+    if is_loopback(host):
+        return None
+    text = f"mcptape serve: warning: listening on {host}, not a loopback address: anyone who can reach it can use the replay"
+    if is_wildcard(host):
+        text += " (the Host header is not checked on a wildcard address; Origin must be local or the server's own)"
+    return text
+
+
 def serve_http(
     cassette: Cassette, config: ReplayConfig, *, name: str, host: str = "127.0.0.1", port: int = 0,
     strict: bool = False, speed: float | None = None, quiet: bool = False, max_body: int = DEFAULT_MAX_BODY,
@@ -92,12 +102,9 @@ def serve_http(
     for warning in cassette.warnings:
         print(f"mcptape serve: warning: {warning}", file=sys.stderr)
     sock = bind(host, port)
-    if not is_loopback(host):
-        print(
-            f"mcptape serve: warning: listening on {host}, not a loopback address: anyone who can reach this machine "
-            "can talk to the replay" + (" (Host is not checked on a wildcard address)" if is_wildcard(host) else ""),
-            file=sys.stderr,
-        )  # fmt: skip
+    warning = exposure_warning(host)
+    if warning:
+        print(warning, file=sys.stderr)
     path = app.plan.sse_path if app.plan.legacy_sse else app.plan.path
     print(f"mcptape: serving {name} at {url_of(sock, host, path)} ({app.plan.transport}; Ctrl-C to stop)", file=sys.stderr, flush=True)
     config_ = uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False, timeout_graceful_shutdown=3)

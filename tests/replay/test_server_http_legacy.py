@@ -170,3 +170,11 @@ async def test_an_idle_stream_gets_keep_alive_comments(monkeypatch: pytest.Monke
                     if line.startswith(":"):
                         break
     assert line == ": keep-alive"
+
+
+def test_listening_beyond_loopback_is_said_clearly() -> None:
+    from mcptape.replay.http_run import exposure_warning
+
+    assert exposure_warning("127.0.0.1") is None and exposure_warning("::1") is None and exposure_warning("localhost") is None
+    assert "not a loopback address" in str(exposure_warning("192.168.1.5"))
+    assert "Host header is not checked" in str(exposure_warning("0.0.0.0"))
