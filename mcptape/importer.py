@@ -30,7 +30,7 @@ from urllib.parse import urlsplit, urlunsplit
 import orjson
 
 from mcptape import __version__
-from mcptape.capture.httpmeta import SSE_TYPE, LegacyEndpoints, header_dict
+from mcptape.capture.httpmeta import SSE_TYPE, LegacyEndpoints, flow_meta, header_dict
 from mcptape.capture.recorder import Recorder
 from mcptape.cassette import CassetteWriter
 from mcptape.errors import McpTapeError
@@ -258,14 +258,7 @@ class _State:
         self.answered = False
 
     def base(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"exchange": self.exchange}
-        if self.session is not None:
-            out["session"] = self.session
-        if self.legacy:
-            out["legacy"] = True
-        if self.stream is not None:
-            out["stream"] = self.stream
-        return out
+        return flow_meta(self.exchange, self.session, self.legacy, self.stream)
 
 
 class _Clock:

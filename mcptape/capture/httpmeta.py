@@ -8,6 +8,7 @@ what the metadata means.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 SSE_TYPE = "text/event-stream"
@@ -21,6 +22,18 @@ def header_dict(items: Iterable[tuple[str, str]]) -> dict[str, str]:
     for name, value in items:
         first = lower.setdefault(name.lower(), name)
         out[first] = f"{out[first]}, {value}" if first in out else value
+    return out
+
+
+def flow_meta(exchange: int, session: str | None, legacy: bool, stream: str | None) -> dict[str, Any]:
+    """The keys every event of one HTTP flow carries, in the documented order."""
+    out: dict[str, Any] = {"exchange": exchange}
+    if session is not None:
+        out["session"] = session
+    if legacy:
+        out["legacy"] = True
+    if stream is not None:
+        out["stream"] = stream
     return out
 
 

@@ -34,7 +34,7 @@ try:  # `mitmdump -s` may run from an interpreter where mcptape is not installed
 except ImportError:  # pragma: no cover
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from mcptape.capture.httpmeta import SSE_TYPE, LegacyEndpoints, header_dict  # noqa: E402
+from mcptape.capture.httpmeta import SSE_TYPE, LegacyEndpoints, flow_meta, header_dict  # noqa: E402
 from mcptape.capture.recorder import Recorder  # noqa: E402
 from mcptape.cassette import CassetteWriter, new_header  # noqa: E402
 from mcptape.errors import CassetteError, ConfigError  # noqa: E402
@@ -72,14 +72,7 @@ class _FlowState:
         self.extra: dict[str, Any] = {}
 
     def base(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"exchange": self.exchange}
-        if self.session is not None:
-            out["session"] = self.session
-        if self.legacy:
-            out["legacy"] = True
-        if self.stream is not None:
-            out["stream"] = self.stream
-        return out
+        return flow_meta(self.exchange, self.session, self.legacy, self.stream)
 
 
 class McpTape:
