@@ -11,7 +11,6 @@ newly recorded exchanges are appended to the cassette (atomically).
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 import tempfile
