@@ -22,7 +22,6 @@ from mcptape._perf import paused_gc
 from mcptape.errors import CassetteError
 from mcptape.migrate import check_version, migrate
 from mcptape.model import HEADER_MARKER, Event, Header, Transport
-from mcptape.redact import DEFAULT_KEYS, DEFAULT_PATTERNS, RedactConfig, Redactor
 
 
 @dataclass(slots=True)
@@ -43,6 +42,8 @@ def new_header(transport: Transport, target: dict[str, Any], redaction: dict[str
     """A header for a recording that starts now. Secrets in the target (tokens on the command
     line, secret query parameters) are redacted by the rules `redaction` describes."""
     if redaction.get("enabled"):
+        from mcptape.redact import DEFAULT_KEYS, DEFAULT_PATTERNS, RedactConfig, Redactor  # the write path only
+
         keys, patterns = redaction.get("keys", DEFAULT_KEYS), redaction.get("patterns", DEFAULT_PATTERNS)
         target = Redactor(RedactConfig(True, tuple(keys), tuple(patterns))).target(target)
     now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -9,7 +9,6 @@ checks them, so a bad rule fails before anything is served, naming the rule and 
 from __future__ import annotations
 
 import fnmatch
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -197,8 +196,13 @@ def load_rules(path: str | Path) -> tuple[FaultRule, ...]:
     p = Path(path)
     try:
         data = p.read_bytes()
-        value = tomllib.loads(data.decode()) if p.suffix == ".toml" else orjson.loads(data)
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, orjson.JSONDecodeError) as exc:
+        if p.suffix == ".toml":
+            import tomllib  # only TOML rule files need it: kept off every replay's start-up
+
+            value = tomllib.loads(data.decode())
+        else:
+            value = orjson.loads(data)
+    except (OSError, ValueError) as exc:  # TOMLDecodeError, JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise ConfigError(f"{p}: cannot read the fault rules: {exc}") from None
     try:
         return parse_rules(value)
