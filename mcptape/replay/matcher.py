@@ -78,20 +78,17 @@ class MatchPolicy:
     ignore: tuple[str, ...] = ()
     matchers: tuple[Matcher, ...] = DEFAULT_MATCHERS
     paths: tuple[tuple[str, ...], ...] = field(init=False, default=())
+    exact: bool = field(init=False, default=True)
+    """True when the key (method + significant params) decides the candidates."""
+    extra: tuple[Matcher, ...] = field(init=False, default=())
+    """The matchers the index key does not already decide (computed once: they are asked per request)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "paths", tuple(parse_pointer(p) for p in self.ignore))
-
-    @property
-    def exact(self) -> bool:
-        """True when the key (method + significant params) decides the candidates."""
-        return params in self.matchers
-
-    @property
-    def extra(self) -> tuple[Matcher, ...]:
-        """The matchers the index key does not already decide."""
-        decided = (method, params) if self.exact else (method,)
-        return tuple(m for m in self.matchers if m not in decided)
+        exact = params in self.matchers
+        decided = (method, params) if exact else (method,)
+        object.__setattr__(self, "exact", exact)
+        object.__setattr__(self, "extra", tuple(m for m in self.matchers if m not in decided))
 
     @property
     def key_policy(self) -> KeyPolicy:
