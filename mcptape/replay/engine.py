@@ -29,6 +29,7 @@ from mcptape.model import Source
 from mcptape.pairing import Exchange, Item
 from mcptape.versions import META_SUBSCRIPTION_ID, MODERN
 from mcptape.wire.jsonrpc import (
+    JSONRPC_INVALID_PARAMS,
     JSONRPC_INVALID_REQUEST,
     JSONRPC_METHOD_NOT_FOUND,
     JSONRPC_PARSE_ERROR,
@@ -159,6 +160,10 @@ class ReplayEngine:
         if method == "initialize":
             return self._initialize(msg)
         if method == "ping":
+            if self.index.modern and not self.index.legacy:
+                # removed in 2026-07-28: a modern-only server answers it as a real one does
+                error = error_response(msg["id"], JSONRPC_INVALID_PARAMS, "ping is not part of protocol 2026-07-28")
+                return [Send(error, request_id=msg["id"], final=True)]
             return [Send({"jsonrpc": "2.0", "id": msg["id"], "result": {}}, request_id=msg["id"], final=True)]
         subject = self.index.subject(msg)
         found = self.pass_.take(subject)

@@ -290,3 +290,9 @@ def test_a_tools_call_takes_well_under_a_millisecond() -> None:
     for _ in range(n):
         e.receive(msg)
     assert (time.perf_counter() - start) / n < 0.0005
+
+
+def test_ping_on_a_modern_only_cassette_is_refused_like_a_2026_server_does() -> None:
+    e = engine(("c", req(1, "tools/list", {"_meta": meta()})), ("s", ok(1, {"tools": []})))
+    (answer,) = sent(e.receive(req(9, "ping")))
+    assert answer["id"] == 9 and answer["error"]["code"] == -32602
