@@ -19,7 +19,14 @@ from typing import Any
 
 import orjson
 
-from mcptape.versions import META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, TRACE_KEYS
+from mcptape.pointer import tokens
+from mcptape.versions import (
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+    TRACE_KEYS,
+)
 
 VOLATILE_META: frozenset[str] = frozenset({"progressToken", META_CLIENT_INFO, META_PROTOCOL_VERSION, *TRACE_KEYS})
 """`_meta` keys that never take part in matching."""
@@ -40,12 +47,8 @@ def parse_pointer(pointer: str) -> tuple[str, ...]:
 
     A leading `/params` is optional: pointers are relative to the request's params.
     """
-    if pointer in ("", "/"):
-        return ()
-    if not pointer.startswith("/"):
-        pointer = "/" + pointer
-    tokens = tuple(t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/"))
-    return tokens[1:] if tokens and tokens[0] == "params" else tokens
+    parts = tokens(pointer)
+    return parts[1:] if parts and parts[0] == "params" else parts
 
 
 def strip_params(params: Any, ignore: Iterable[tuple[str, ...]] = (), method: str | None = None) -> Any:
@@ -111,7 +114,7 @@ def redacted_param_paths(redacted: Iterable[str]) -> list[tuple[str, ...]]:
     """The params paths among a recorded event's redacted JSON pointers (`/params/...`)."""
     out = []
     for pointer in redacted:
-        tokens = tuple(t.replace("~1", "/").replace("~0", "~") for t in pointer.lstrip("/").split("/"))
-        if tokens and tokens[0] == "params":
-            out.append(tokens[1:])
+        parts = tokens(pointer)
+        if parts and parts[0] == "params":
+            out.append(parts[1:])
     return out

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from mcptape.pointer import escape
+
 REDACTED = "[REDACTED]"
 """What a redacted value (or the redacted part of a string) becomes."""
 
@@ -158,7 +160,7 @@ class Redactor:
             changed = False
             out = {}
             for k, v in value.items():
-                sub = f"{path}/{_escape(k)}"
+                sub = f"{path}/{escape(k)}"
                 if self.is_secret_key(k) and isinstance(v, (str, int, float)) and not isinstance(v, bool) and v not in ("", REDACTED):
                     out[k] = REDACTED
                     paths.append(sub)
@@ -249,8 +251,3 @@ def _userinfo(url: str) -> str:
         return url
     host = parts.netloc.rsplit("@", 1)[1]
     return urlunsplit(parts._replace(netloc=f"{parts.username}:{REDACTED}@{host}"))
-
-
-def _escape(key: str) -> str:
-    """Escapes a JSON pointer token (RFC 6901)."""
-    return key.replace("~", "~0").replace("/", "~1")

@@ -12,24 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from mcptape.pointer import escape, pointer, tokens
 
-def escape(token: Any) -> str:
-    """One pointer token: `~` and `/` escaped."""
-    return str(token).replace("~", "~0").replace("/", "~1")
-
-
-def pointer(tokens: Iterable[Any]) -> str:
-    """`("result", "content", 0)` -> `/result/content/0`; no tokens -> `""` (the whole value)."""
-    return "".join("/" + escape(t) for t in tokens)
-
-
-def tokens(ptr: str) -> tuple[str, ...]:
-    """Splits a pointer into its unescaped tokens (a missing leading `/` is tolerated)."""
-    if ptr in ("", "/"):
-        return ()
-    if not ptr.startswith("/"):
-        ptr = "/" + ptr
-    return tuple(t.replace("~1", "/").replace("~0", "~") for t in ptr[1:].split("/"))
+__all__ = ["escape", "matches", "pointer", "tokens"]
 
 
 def matches(pattern: Sequence[str], path: Sequence[str]) -> bool:

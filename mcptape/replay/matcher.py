@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcptape.keys import KeyPolicy, parse_pointer, strip_params
+from mcptape.pointer import escape
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,16 +120,12 @@ MISSING = "<missing>"
 """Stands for an absent member in a `FieldDiff`."""
 
 
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
-
-
 def field_diff(a: Any, b: Any, path: str = "") -> list[FieldDiff]:
     """Leaf-level differences between two JSON values, in key order."""
     if isinstance(a, dict) and isinstance(b, dict):
         out: list[FieldDiff] = []
         for k in sorted(set(a) | set(b)):
-            sub = f"{path}/{_escape(k)}"
+            sub = f"{path}/{escape(k)}"
             if k not in a:
                 out.append(FieldDiff(sub, MISSING, b[k]))
             elif k not in b:
