@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -165,13 +166,8 @@ def append_episode(cassette: Path, new: Path) -> int:
         cut -= 1
     head, tail = base.events[:cut], base.events[cut:]
     t0 = head[-1].t if head else 0.0
-    first_t = kept[0].t
-    renumbered = [*head, *(Event(0, t0 + (e.t - first_t), e.kind, e.src, e.msg, e.text, e.b64, e.size, e.http, e.info, e.redacted)
-                           for e in kept)]  # fmt: skip
-    shift = renumbered[-1].t - t0
-    renumbered += [Event(0, e.t + shift, e.kind, e.src, e.msg, e.text, e.b64, e.size, e.http, e.info, e.redacted) for e in tail]
-    events = [Event(i, e.t, e.kind, e.src, e.msg, e.text, e.b64, e.size, e.http, e.info, e.redacted)
-              for i, e in enumerate(renumbered, start=1)]  # fmt: skip
-    save(Cassette(base.header, events), cassette)
-    moved = kept
-    return len(moved)
+    added = [replace(e, t=t0 + (e.t - kept[0].t)) for e in kept]
+    shift = added[-1].t - t0
+    ordered = [*head, *added, *(replace(e, t=e.t + shift) for e in tail)]
+    save(Cassette(base.header, [replace(e, seq=i) for i, e in enumerate(ordered, start=1)]), cassette)
+    return len(kept)
