@@ -141,17 +141,11 @@ def _decide(path: Path, mode: RecordMode, server: Sequence[str] | None, url: str
                 "--mcptape-record-mode=once (pytest) or record_mode='once'"
             )
         return False
-    if mode is RecordMode.ALL or (mode is RecordMode.ONCE and not exists):
-        if not server and not url:
-            raise ConfigError(f"{path}: recording needs the real server: server=[command, ...] or url=...")
-        return True
-    if mode is RecordMode.NEW_EPISODES:
-        if not exists:
-            if not server and not url:
-                raise ConfigError(f"{path}: recording needs the real server: server=[command, ...] or url=...")
-            return True
-        return False
-    return False
+    # once and new_episodes record a missing cassette; all always records
+    recording = mode is RecordMode.ALL or not exists
+    if recording and not server and not url:
+        raise ConfigError(f"{path}: recording needs the real server: server=[command, ...] or url=...")
+    return recording
 
 
 class use_cassette:  # noqa: N801 - named like vcrpy's, used as a context manager
