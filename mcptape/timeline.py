@@ -12,7 +12,7 @@ import orjson
 
 from mcptape.cassette import Cassette
 from mcptape.model import Event, Kind, Source
-from mcptape.pairing import pair
+from mcptape.pairing import Session
 from mcptape.wire.jsonrpc import MessageType, classify, request_params
 
 SUMMARY_WIDTH = 60
@@ -85,9 +85,8 @@ def _summary_result(result: Any) -> str:
     return short(rest) if rest else "{}"
 
 
-def rows(cassette: Cassette) -> list[Row]:
-    """One row per event, with requests and responses cross-referenced."""
-    session = pair(cassette.events)
+def rows(cassette: Cassette, session: Session) -> list[Row]:
+    """One row per event, with requests and responses cross-referenced (`session`: the cassette paired)."""
     partner: dict[int, tuple[int, float]] = {}
     for ex in session.exchanges:
         if ex.response is not None:
@@ -149,19 +148,19 @@ def _event_rows(ev: Event, partner: dict[int, tuple[int, float]]) -> list[Row]:
     return [Row(ev.seq, t, "", str(ev.kind), None, short(ev.info) if ev.info else "")]
 
 
-def protocol_versions(cassette: Cassette) -> list[str]:
+def protocol_versions(session: Session) -> list[str]:
     """The protocol versions the session used, in order of first use."""
     seen: list[str] = []
-    for ex in pair(cassette.events).exchanges:
+    for ex in session.exchanges:
         if ex.protocol_version and ex.protocol_version not in seen:
             seen.append(ex.protocol_version)
     return seen
 
 
-def mermaid(cassette: Cassette) -> str:
-    """A Mermaid sequence diagram of the session (renders on GitHub)."""
+def mermaid(timeline: list[Row]) -> str:
+    """A Mermaid sequence diagram of the session's rows (renders on GitHub)."""
     lines = ["sequenceDiagram", "    participant C as Client", "    participant S as Server"]
-    for r in rows(cassette):
+    for r in timeline:
         if r.direction not in ("client->server", "server->client"):
             if r.what in ("exit", "stderr"):
                 lines.append(f"    Note over S: {_mm(r.what + ' ' + r.summary)}")

@@ -25,12 +25,14 @@ def show(cassette: Path, fmt: str) -> None:
 
     from mcptape import timeline
     from mcptape.cassette import load
+    from mcptape.pairing import pair
 
     cas = load(cassette)
     for w in cas.warnings:
         print(f"mcptape: warning: {w}", file=sys.stderr)
-    rows = timeline.rows(cas)
-    versions = timeline.protocol_versions(cas)
+    session = pair(cas.events)
+    rows = timeline.rows(cas, session)
+    versions = timeline.protocol_versions(session)
     if fmt == "json":
         doc = {
             "cassette": str(cassette),
@@ -42,7 +44,7 @@ def show(cassette: Path, fmt: str) -> None:
         sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
         return
     if fmt == "mermaid":
-        sys.stdout.write(timeline.mermaid(cas))
+        sys.stdout.write(timeline.mermaid(rows))
         return
     h = cas.header
     target = " ".join(h.target.get("command", [])) or h.target.get("url", "")

@@ -17,7 +17,7 @@ from mcp import Client, MCPError
 from mcp.types import ElicitResult
 
 from mcptape.cassette import load
-from mcptape.pairing import Exchange, pair
+from mcptape.pairing import Exchange, Session, pair
 from mcptape.replay.memory import replay_transport
 from mcptape.versions import META_SERVER_INFO
 from tests.conftest import ROOT
@@ -72,7 +72,8 @@ OPS = {"tools/call", "resources/read", "prompts/get", "tools/list", "resources/l
 async def test_golden_cassette_replays_for_the_sdk_client(path: Path) -> None:
     cassette = load(path)
     assert cassette.warnings == []
-    exchanges = [ex for ex in pair(cassette.events).exchanges if ex.method in OPS and ex.retry_of is None]
+    session = pair(cassette.events)
+    exchanges = [ex for ex in session.exchanges if ex.method in OPS and ex.retry_of is None]
     # the SDK client re-lists tools on its own to validate structured output; only compare
     # what the session asked for
     assert exchanges, "a golden cassette has calls"
@@ -81,7 +82,7 @@ async def test_golden_cassette_replays_for_the_sdk_client(path: Path) -> None:
         async with Client(replay_transport(cassette, allow_repeats=True), mode="auto", elicitation_callback=answer,
                           log_level="info", cache=None) as client:  # fmt: skip
             for ex in exchanges:
-                final = _final(ex, cassette)
+                final = _final(ex, session)
                 try:
                     got = plain(await redo(client, ex))
                 except MCPError as exc:
@@ -97,9 +98,8 @@ async def test_golden_cassette_replays_for_the_sdk_client(path: Path) -> None:
     assert checked == len(exchanges)
 
 
-def _final(ex: Exchange, cassette: Any) -> Exchange:
+def _final(ex: Exchange, session: Session) -> Exchange:
     """For a 2026 input_required call, the retry that completed it."""
-    session = pair(cassette.events)
     retries = [r for r in session.exchanges if r.retry_of == ex.index]
     return retries[-1] if retries else ex
 
