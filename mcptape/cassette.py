@@ -9,6 +9,7 @@ a truncated last line. See docs/cassette-format.md.
 from __future__ import annotations
 
 import os
+import stat
 import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -152,16 +153,35 @@ def dumps(cassette: Cassette) -> bytes:
 
 
 def save(cassette: Cassette, path: str | os.PathLike[str]) -> None:
-    """Writes a whole cassette atomically (a temporary file renamed over the target)."""
+    """Writes a whole cassette atomically (see `write_atomic`), creating its directory."""
+    p = Path(path)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CassetteError(f"{p}: cannot write: {exc.strerror or exc}") from None
+    write_atomic(p, dumps(cassette))
+
+
+def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
+    """Replaces `path` with `data` atomically (a synced temporary file renamed over it),
+    keeping its permissions: a reader sees the old file or the new one, never half of one.
+
+    Raises:
+        CassetteError: the file cannot be written (the original is left as it was).
+    """
     p = Path(path)
     tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
     try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(dumps(cassette))
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if p.exists():
+            os.chmod(tmp, stat.S_IMODE(os.stat(p).st_mode))
         os.replace(tmp, p)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
-        raise CassetteError(f"{p}: cannot write: {exc.strerror}") from None
+        raise CassetteError(f"{p}: cannot write: {exc.strerror or exc}") from None
 
 
 class CassetteWriter:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 import os
 import re
-import shutil
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
@@ -64,27 +63,6 @@ def read(path: str | os.PathLike[str]) -> Tape:
     if len(lines) != len(cassette.events):  # migrated from an older format: write the events anew
         lines = [dumps_event(e).rstrip(b"\n") for e in cassette.events]
     return Tape(cassette, rows[0].strip(), lines)
-
-
-def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
-    """Replaces `path` with `data` atomically, keeping its permissions.
-
-    Raises:
-        CassetteError: the file cannot be written (the original is left as it was).
-    """
-    p = Path(path)
-    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        if p.exists():
-            shutil.copymode(p, tmp)
-        os.replace(tmp, p)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise CassetteError(f"{p}: cannot write: {exc.strerror or exc}") from None
 
 
 def _join(head: bytes, lines: Iterable[bytes]) -> bytes:

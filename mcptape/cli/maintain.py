@@ -37,6 +37,7 @@ def prune(cassette: Path, run_log: Path | None, keep: tuple[str, ...], output: P
         mcptape prune cassettes/demo.jsonl --keep tools/list --keep add --keep 'demo://*' -o small.jsonl
     """
     from mcptape import maintain
+    from mcptape.cassette import write_atomic
 
     if (run_log is None) == (not keep):
         raise click.UsageError("give either --unused-from RUN_LOG or --keep (one or more)")
@@ -51,7 +52,7 @@ def prune(cassette: Path, run_log: Path | None, keep: tuple[str, ...], output: P
         click.echo(f"mcptape: prune would drop {len(drop)} exchange(s) of {cassette}: {what}", err=True)
         return
     data, events = maintain.prune(tape, drop)
-    maintain.write_atomic(output or cassette, data)
+    write_atomic(output or cassette, data)
     click.echo(f"mcptape: pruned {len(drop)} exchange(s), {events} event(s) from {cassette} -> {output or cassette}: {what}", err=True)
 
 
@@ -75,6 +76,7 @@ def redact(cassette: Path, keys: tuple[str, ...], patterns: tuple[str, ...], out
         mcptape redact cassettes/*.jsonl ...   # one file per call: for f in ...; do mcptape redact "$f"; done
     """
     from mcptape import maintain
+    from mcptape.cassette import write_atomic
     from mcptape.redact import Redactor
 
     Redactor(maintain.RedactConfig(True, (), patterns))  # a bad --pattern is a usage error before anything is read
@@ -84,7 +86,7 @@ def redact(cassette: Path, keys: tuple[str, ...], patterns: tuple[str, ...], out
     if output is None and data == cassette.read_bytes():
         click.echo(f"mcptape: nothing to redact in {cassette}", err=True)
         return
-    maintain.write_atomic(target, data)
+    write_atomic(target, data)
     click.echo(f"mcptape: redacted {events} event(s) of {cassette} -> {target} (rules in its header updated)", err=True)
 
 
@@ -108,6 +110,7 @@ def fmt(ctx: click.Context, cassettes: tuple[Path, ...], check: bool, renumber: 
         mcptape fmt --renumber cassettes/edited.jsonl
     """
     from mcptape import maintain
+    from mcptape.cassette import write_atomic
 
     changed = 0
     for path in cassettes:
@@ -119,7 +122,7 @@ def fmt(ctx: click.Context, cassettes: tuple[Path, ...], check: bool, renumber: 
         if check:
             click.echo(f"mcptape: would reformat {path}", err=True)
         else:
-            maintain.write_atomic(path, data)
+            write_atomic(path, data)
             click.echo(f"mcptape: reformatted {path}", err=True)
     verb = "would be reformatted" if check else "reformatted"
     click.echo(f"mcptape: {changed} file(s) {verb}, {len(cassettes) - changed} already canonical", err=True)

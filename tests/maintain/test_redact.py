@@ -13,7 +13,7 @@ import orjson
 import pytest
 
 from mcptape import maintain
-from mcptape.cassette import load
+from mcptape.cassette import load, write_atomic
 from mcptape.errors import CassetteError
 from mcptape.redact import REDACTED
 from tests.conftest import mcptape_cmd
@@ -142,9 +142,9 @@ def test_the_file_is_replaced_whole_or_not_at_all(tmp_path: Path, monkeypatch: p
         with monkeypatch.context() as m:
             m.setattr(os, where, crash)
             with pytest.raises(CassetteError, match="No space left on device"):
-                maintain.write_atomic(cassette, data)
+                write_atomic(cassette, data)
         assert cassette.read_bytes() == original and sorted(tmp_path.iterdir()) == [cassette]
-    maintain.write_atomic(cassette, data)
+    write_atomic(cassette, data)
     assert cassette.read_bytes() == data and cassette.stat().st_ino != inode, "a new file renamed over the old one"
     assert cassette.stat().st_mode & 0o777 == 0o640 and sorted(tmp_path.iterdir()) == [cassette]
 
