@@ -37,7 +37,7 @@ from mcptape.errors import McpTapeError
 from mcptape.model import Header, Source, Transport
 from mcptape.redact import RedactConfig, Redactor
 from mcptape.versions import is_modern
-from mcptape.wire.jsonrpc import NOT_JSON, decode
+from mcptape.wire.jsonrpc import decode
 from mcptape.wire.sse import SseEvent, SseParser, SseTooLarge
 
 Headers = tuple[tuple[str, str], ...]
@@ -353,7 +353,7 @@ class _Converter:
 
     def _body(self, src: Source, body: bytes | None, meta: dict[str, Any]) -> None:
         if body:
-            self.rec.payload(src, _one_line(body), http=meta)
+            self.rec.payload(src, body, http=meta)
         else:
             note = {"note": "the capture did not keep this body, not recorded"} if body is None else None
             self.rec.http(src, meta, note)
@@ -371,19 +371,9 @@ class _Converter:
         elif ev.data == "":
             rec.http(Source.SERVER, st.base() | {"phase": "sse", "sse": sse})
         else:
-            msg = rec.payload(Source.SERVER, _one_line(ev.data.encode("utf-8")), http=st.base() | {"phase": "sse", "sse": sse})
+            msg = rec.payload(Source.SERVER, ev.data.encode("utf-8"), http=st.base() | {"phase": "sse", "sse": sse})
             if isinstance(msg, dict) and ("result" in msg or "error" in msg):
                 st.answered = True
-
-
-def _one_line(data: bytes) -> bytes:
-    """A JSON payload spread over several lines (pretty-printed) re-encoded compactly: a cassette
-    line holds one event. Its value is unchanged; anything that is not JSON is kept as it is."""
-    if b"\n" in data or b"\r" in data:
-        value = decode(data)
-        if value is not NOT_JSON:
-            return orjson.dumps(value)
-    return data
 
 
 def _target(flows: list[CapturedFlow], legacy: LegacyEndpoints) -> dict[str, Any]:
