@@ -245,13 +245,13 @@ GOLDEN_HTTP = sorted((ROOT / "cassettes").glob("*/*/streamable-http.jsonl"))
 @pytest.mark.parametrize("path", GOLDEN_HTTP, ids=[str(p.relative_to(ROOT / "cassettes")) for p in GOLDEN_HTTP])
 async def test_golden_http_cassettes_serve_the_recorded_results(serve: Any, path: Path) -> None:
     """Each golden Streamable HTTP cassette (real servers, both eras) answers the SDK client as recorded."""
-    cassette = load(path)
-    exchanges = [ex for ex in pair(cassette.events).exchanges if ex.method in OPS and ex.retry_of is None]
+    session = pair(load(path).events)
+    exchanges = [ex for ex in session.exchanges if ex.method in OPS and ex.retry_of is None]
     served = serve(path, "--allow-repeats")
     with anyio.fail_after(60):
         async with Client(served.url, mode="auto", elicitation_callback=golden_answer, log_level="info", cache=None) as client:
             for ex in exchanges:
-                final = golden_final(ex, cassette)
+                final = golden_final(ex, session)
                 try:
                     got = plain(await redo(client, ex))
                 except MCPError as exc:
