@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcptape.diff.pointer import drop
+from mcptape.eras import reserved
 from mcptape.keys import request_key, strip_params
 from mcptape.versions import META_CLIENT_CAPABILITIES, META_LOG_LEVEL
 from mcptape.wire.jsonrpc import request_params
@@ -88,11 +89,6 @@ def canonical_key(method: str, params: Any, opts: Options) -> bytes:
             if pattern and pattern[0] == "params":
                 p = drop(p, pattern[1:])
     return request_key({"method": method, "params": p or {}})  # canonical JSON, shared with replay
-
-
-def reserved(key: str) -> bool:
-    """True for `_meta` keys the protocol reserves (`io.modelcontextprotocol/...`)."""
-    return key.startswith("io.modelcontextprotocol/") or key.startswith("modelcontextprotocol.io/")
 
 
 def _plain_meta(meta: Any) -> dict[str, Any]:

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcptape.eras import input_pairs, listen_uris, server_description, strip_envelope
 from mcptape.model import Source
 from mcptape.pairing import Exchange, Item, Session, pair
 from mcptape.versions import META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO, is_modern
 from mcptape.wire.jsonrpc import MessageType, id_key, request_meta, request_params
 
 from .canonical import (
-    Call, Canonical, Handshake, Options, canonical_key, input_entry, notification_entry, reserved, sort_inputs, without_meta,
+    Call, Canonical, Handshake, Options, canonical_key, input_entry, notification_entry, sort_inputs, without_meta,
 )  # fmt: skip
 
 __all__ = ["Call", "Canonical", "Handshake", "Options", "canonical_key", "input_entry", "normalize_events", "normalize_session"]
@@ -40,9 +41,6 @@ LIST_FIELDS: dict[str, str] = {
     "resources/templates/list": "resourceTemplates",
 }
 """List methods whose items make up the server surface (compared by `surface`, not per call)."""
-
-ENVELOPE_RESULT_KEYS = ("ttlMs", "cacheScope")
-"""Result members that only the 2026-07-28 envelope has (caching hints)."""
 
 CHANGE_NOTIFICATIONS = frozenset({
     "notifications/tools/list_changed", "notifications/prompts/list_changed",
@@ -122,7 +120,7 @@ class _Normalizer:
 
     # -- handshake -------------------------------------------------------------------------
 
-    def _server_fields(self, info: Any, result: dict[str, Any]) -> None:
+    def _server_fields(self, info: Any, fields: dict[str, Any]) -> None:
         server = self.handshake.server
         if isinstance(info, dict):
             self.server_info_seen = True
@@ -132,8 +130,8 @@ class _Normalizer:
             if "version" in info:
                 self.handshake.envelope["/server/version"] = info["version"]
         for k in ("instructions", "capabilities"):
-            if k in result:
-                server[k] = result[k]
+            if k in fields:
+                server[k] = fields[k]
 
     def _initialize(self, ex: Exchange) -> None:
         params = request_params(ex.msg)
@@ -141,7 +139,7 @@ class _Normalizer:
         result = ex.result
         if isinstance(result, dict):
             self.handshake.partial = False
-            self._server_fields(result.get("serverInfo"), result)
+            self._server_fields(*server_description(ex.method, result))
             self.handshake.envelope["/server/protocolVersion"] = result.get("protocolVersion")
         elif ex.error is not None:
             self.handshake.server["error"] = self._error(ex.method, ex.error, {})
@@ -151,8 +149,7 @@ class _Normalizer:
         result = ex.result
         if isinstance(result, dict):
             self.handshake.partial = False
-            meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
-            self._server_fields(meta.get(META_SERVER_INFO), result)
+            self._server_fields(*server_description(ex.method, result))
             self.handshake.envelope["/server/protocolVersion"] = result.get("supportedVersions")
 
     def _client_caps(self, caps: Any) -> None:
@@ -211,18 +208,8 @@ class _Normalizer:
                 streams[stream].append(entry)
 
     def _mrtr_inputs(self, ex: Exchange, retry: Exchange | None) -> list[dict[str, Any]]:
-        result = ex.result
-        if not isinstance(result, dict) or result.get("resultType") != "input_required":
-            return []
-        requests = result.get("inputRequests")
-        responses = request_params(retry.msg).get("inputResponses") if retry is not None else None
-        out = []
-        for key, req in (requests or {}).items():
-            if not isinstance(req, dict):
-                continue
-            answer = responses.get(key) if isinstance(responses, dict) else None
-            out.append(input_entry(req.get("method"), req.get("params"), answer))
-        return out
+        answered = request_params(retry.msg) if retry is not None else None
+        return [input_entry(p.method, p.params, p.answer) for p in input_pairs(ex.result, answered)]
 
     def _outcome(self, ex: Exchange, call: Call) -> None:
         if ex.response is None:
@@ -234,27 +221,19 @@ class _Normalizer:
         if not isinstance(result, dict):
             call.body["result"] = result
             return
-        out = dict(result)
-        rtype = out.pop("resultType", None)
+        out, taken = strip_envelope(result)
+        rtype = result.get("resultType")
         call.envelope["/result/resultType"] = rtype
         if rtype not in (None, "complete"):
-            out["resultType"] = rtype
             out.pop("inputRequests", None)
             out.pop("requestState", None)
-        for k in ENVELOPE_RESULT_KEYS:
-            if k in out:
-                call.envelope[f"/result/{k}"] = out.pop(k)
-        meta = out.pop("_meta", None)
-        if isinstance(meta, dict):
-            for k, v in meta.items():
-                if reserved(k):
-                    call.envelope[f"/result/_meta/{k.replace('~', '~0').replace('/', '~1')}"] = v
-            plain = {k: v for k, v in meta.items() if not reserved(k)}
-            if plain:
-                out["_meta"] = plain
-            if not self.server_info_seen and isinstance(meta.get(META_SERVER_INFO), dict):
-                self._server_fields(meta[META_SERVER_INFO], {})
-                self.handshake.partial = True
+        if "_meta" in out and not isinstance(out["_meta"], dict):
+            del out["_meta"]
+        call.envelope.update(taken)
+        meta = result.get("_meta")
+        if isinstance(meta, dict) and not self.server_info_seen and isinstance(meta.get(META_SERVER_INFO), dict):
+            self._server_fields(meta[META_SERVER_INFO], {})
+            self.handshake.partial = True
         list_field = LIST_FIELDS.get(ex.method)
         if list_field:
             out.pop(list_field, None)
@@ -277,9 +256,7 @@ class _Normalizer:
     # -- subscriptions and surface ---------------------------------------------------------
 
     def _listen(self, ex: Exchange) -> None:
-        filt = request_params(ex.msg).get("notifications")
-        uris = filt.get("resourceSubscriptions") if isinstance(filt, dict) else None
-        for uri in uris if isinstance(uris, list) else []:
+        for uri in listen_uris(request_params(ex.msg)):
             key = canonical_key("resources/subscribe", {"uri": uri}, self.opts)
             body: dict[str, Any] = {"error": self._error(ex.method, ex.error, {})} if ex.error else {"result": {}}
             self.calls.append(Call("resources/subscribe", str(uri), key, body, seq=ex.request.event.seq))

@@ -14,16 +14,21 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcptape.eras import (
+    LEGACY,
+    MODERN_ERA,
+    Identity,
+    era_of,
+    identity_meta,
+    input_pairs,
+    legacy_version,
+    retry_params,
+    set_level,
+    strip_identity,
+)
 from mcptape.model import Source
 from mcptape.pairing import Exchange, Session
-from mcptape.versions import (
-    KNOWN,
-    META_CLIENT_CAPABILITIES,
-    META_CLIENT_INFO,
-    META_LOG_LEVEL,
-    META_PROTOCOL_VERSION,
-    is_modern,
-)
+from mcptape.versions import META_LOG_LEVEL, META_PROTOCOL_VERSION
 from mcptape.wire.jsonrpc import MessageType, classify, id_key, request_meta, request_params
 
 from .canonical import input_entry
@@ -73,12 +78,12 @@ def session_era(session: Session) -> tuple[str, str | None]:
     for ex in session.exchanges:
         ver = request_meta(ex.msg).get(META_PROTOCOL_VERSION)
         if isinstance(ver, str):
-            return ("modern" if is_modern(ver) else "legacy"), ver
+            return era_of(ver), ver
         if ex.method == "initialize":
             res = ex.result
             ver = res.get("protocolVersion") if isinstance(res, dict) else request_params(ex.msg).get("protocolVersion")
-            return "legacy", ver if isinstance(ver, str) else None
-    return "legacy", None
+            return LEGACY, ver if isinstance(ver, str) else None
+    return LEGACY, None
 
 
 def collect_answers(session: Session) -> Answers:
@@ -93,13 +98,11 @@ def collect_answers(session: Session) -> Answers:
                 reply = replies.get(id_key(it.msg.get("id")))
                 answer = None if reply is None else reply.get("result", {"error": reply.get("error")})
                 answers.add(root, input_entry(it.msg.get("method"), it.msg.get("params"), answer))
-        responses = request_params(ex.msg).get("inputResponses")
-        if isinstance(responses, dict):
+        params = request_params(ex.msg)
+        if isinstance(params.get("inputResponses"), dict):
             prev = _previous_in_chain(session, ex)
-            requests = prev.result.get("inputRequests") if prev is not None and isinstance(prev.result, dict) else {}
-            for key, answer in responses.items():
-                req = (requests or {}).get(key) or {}
-                answers.add(root, input_entry(req.get("method"), req.get("params"), answer))
+            for p in input_pairs(prev.result if prev is not None else None, params):
+                answers.add(root, input_entry(p.method, p.params, p.answer))
     return answers
 
 
@@ -115,22 +118,21 @@ def build_steps(session: Session, protocol: str | None = None) -> tuple[list[Ste
     """The client messages to re-send, in order, rewritten for `protocol` when given."""
     era, version = session_era(session)
     target = protocol or version
-    target_era = "modern" if is_modern(target) else "legacy"
+    target_era = era_of(target)
     firsts = [ex for ex in session.exchanges if ex.retry_of is None]
-    caps, info, level = _client_identity(firsts)
-    if level is None and era == "legacy":
-        level = _observed_log_level(session)
+    who = _client_identity(firsts)
+    if who.level is None and era == LEGACY:
+        who = Identity(who.capabilities, who.info, _observed_log_level(session))
     steps: list[Step] = []
-    if target_era == "modern" and era == "legacy":
-        meta_base = {META_PROTOCOL_VERSION: target, META_CLIENT_CAPABILITIES: caps or {}}
-        if info is not None:
-            meta_base[META_CLIENT_INFO] = info
-        steps.append(Step({"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": dict(meta_base)}}))
-    if target_era == "legacy" and era == "modern":
-        init = {"protocolVersion": target or KNOWN[3], "capabilities": caps or {}, "clientInfo": info or {"name": "mcptape-verify", "version": "0"}}
+    if target_era == MODERN_ERA and era == LEGACY:
+        meta = identity_meta(target, Identity(who.capabilities, who.info))
+        steps.append(Step({"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": meta}}))
+    if target_era == LEGACY and era == MODERN_ERA:
+        info = who.info or {"name": "mcptape-verify", "version": "0"}
+        init = {"protocolVersion": legacy_version(target), "capabilities": who.capabilities or {}, "clientInfo": info}
         steps.append(Step({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}))
         steps.append(Step({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-    state = _Rewrite(target, caps, info, level)
+    state = _Rewrite(target, who)
     for ex in firsts:
         msg = copy.deepcopy(ex.msg)
         method = ex.method
@@ -142,9 +144,10 @@ def build_steps(session: Session, protocol: str | None = None) -> tuple[list[Ste
             steps.append(Step(msg, ex.index))
         elif method == "logging/setLevel":
             lvl = request_params(msg).get("level")
-            state.level = lvl if isinstance(lvl, str) else state.level
+            if isinstance(lvl, str):
+                state.who = Identity(state.who.capabilities, state.who.info, lvl)
         elif method not in ERA_METHODS and not ex.is_notification:
-            steps.extend(Step(m, ex.index) for m in (state.to_modern(msg) if target_era == "modern" else state.to_legacy(msg)))
+            steps.extend(Step(m, ex.index) for m in (state.to_modern(msg) if target_era == MODERN_ERA else state.to_legacy(msg)))
     return steps, target_era, target
 
 
@@ -153,21 +156,14 @@ class _Rewrite:
     """Moves one request across eras: the handshake's identity into `_meta`, or `_meta` back out."""
 
     target: str | None
-    caps: Any
-    info: Any
-    level: str | None
+    who: Identity
     sent_level: str | None = None
 
     def to_modern(self, msg: dict[str, Any]) -> list[dict[str, Any]]:
         params = msg.setdefault("params", {})
         if not isinstance(params, dict):
             return [msg]
-        meta = params.setdefault("_meta", {})
-        meta.update({META_PROTOCOL_VERSION: self.target, META_CLIENT_CAPABILITIES: self.caps or {}})
-        if self.info is not None:
-            meta[META_CLIENT_INFO] = self.info
-        if self.level is not None:
-            meta[META_LOG_LEVEL] = self.level
+        params.setdefault("_meta", {}).update(identity_meta(self.target, self.who))
         return [msg]
 
     def to_legacy(self, msg: dict[str, Any]) -> list[dict[str, Any]]:
@@ -175,16 +171,11 @@ class _Rewrite:
         params = msg.setdefault("params", {})
         if not isinstance(params, dict):
             return [msg]
-        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
-        want = meta.get(META_LOG_LEVEL)
+        want = request_meta(msg).get(META_LOG_LEVEL)
         if isinstance(want, str) and want != self.sent_level:
-            out.append({"jsonrpc": "2.0", "id": 0, "method": "logging/setLevel", "params": {"level": want}})
+            out.append(set_level(want))
             self.sent_level = want
-        kept = {k: v for k, v in meta.items() if not k.startswith("io.modelcontextprotocol/")}
-        if kept:
-            params["_meta"] = kept
-        else:
-            params.pop("_meta", None)
+        msg["params"] = strip_identity(params)
         return [*out, msg]
 
 
@@ -199,21 +190,18 @@ def _observed_log_level(session: Session) -> str | None:
     return next((lvl for lvl in LOG_LEVELS if lvl in seen), None)
 
 
-def _client_identity(exchanges: list[Exchange]) -> tuple[Any, Any, str | None]:
+def _client_identity(exchanges: list[Exchange]) -> Identity:
     """Client capabilities, client info and log level, from the handshake or the first modern request."""
-    caps = info = level = None
+    who = Identity()
     for ex in exchanges:
-        params = request_params(ex.msg)
         meta = request_meta(ex.msg)
         if ex.method == "initialize":
-            caps, info = params.get("capabilities"), params.get("clientInfo")
-        elif META_PROTOCOL_VERSION in meta and caps is None:
-            caps, info = meta.get(META_CLIENT_CAPABILITIES), meta.get(META_CLIENT_INFO)
-            lvl = meta.get(META_LOG_LEVEL)
-            level = lvl if isinstance(lvl, str) else None
-        if caps is not None:
+            who = Identity.of_initialize(request_params(ex.msg))
+        elif META_PROTOCOL_VERSION in meta and who.capabilities is None:
+            who = Identity.of_meta(meta)
+        if who.capabilities is not None:
             break
-    return caps, info, level
+    return who
 
 
 class Driver:
@@ -307,10 +295,5 @@ class Driver:
             if answer is None:
                 return None
             responses[key] = answer
-        params = dict(request_params(self.pending))
-        params["inputResponses"] = responses
-        if "requestState" in result:
-            params["requestState"] = result["requestState"]
-        else:
-            params.pop("requestState", None)
+        params = retry_params(request_params(self.pending), result, responses)
         return {k: v for k, v in self.pending.items() if k != "params"} | {"params": params}
