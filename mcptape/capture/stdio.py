@@ -22,6 +22,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from mcptape.child import Child, exit_status
 from mcptape.errors import CassetteError, RecordError
 from mcptape.model import Source
 from mcptape.wire.ndjson import DEFAULT_MAX_LINE, LineFramer, Oversize
@@ -55,13 +56,7 @@ class StdioCapture:
             RecordError: the child could not start, or the cassette could not be written
                 (the child is then stopped: the session never runs on unrecorded).
         """
-        try:
-            proc = subprocess.Popen(
-                self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                bufsize=0, env=self.env,
-            )  # fmt: skip
-        except OSError as exc:
-            raise RecordError(f"cannot start {self.command[0]!r}: {exc.strerror or exc}") from None
+        proc = Child.start(self.command, self.env).proc
         self._proc = proc
         if self.on_start is not None:
             self.on_start(proc)
@@ -81,10 +76,7 @@ class StdioCapture:
         err.join(timeout=5)
         if self._failure:
             raise RecordError(f"recording stopped: {self._failure[0]}")
-        sig_name = None
-        if code < 0:
-            sig_name = signal.Signals(-code).name
-        self.recorder.exit(code, sig_name)
+        self.recorder.exit(*exit_status(code))
         self.recorder.end()
         return 128 - code if code < 0 else code
 
