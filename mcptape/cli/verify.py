@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 import tempfile
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -14,7 +16,7 @@ from mcptape.errors import McpTapeError
 from mcptape.verify import verify as run_verify
 from mcptape.versions import KNOWN
 
-from .diff import check_ignore, diff_options, emit, exit_2_on_crash, fail, warn
+from .diff import EXIT_ERROR, check_ignore, diff_options, emit, exit_2_on_crash, fail, warn
 
 
 @click.command()
@@ -49,9 +51,22 @@ def verify(file: Path, command: tuple[str, ...], url: str | None, output: Path |
             warn(old)
             with tempfile.TemporaryDirectory(prefix="mcptape-verify-") as tmp:
                 out = output or Path(tmp) / "verify.jsonl"
-                new = run_verify(old, out, command=list(command) or None, url=url, protocol=protocol, timeout=timeout)
+                new, outcome = run_verify(old, out, command=list(command) or None, url=url, protocol=protocol, timeout=timeout)
                 report = diff_cassettes(old, new, DiffOptions(ignore, strict_envelope, strict_messages))
         except McpTapeError as exc:
             fail(str(exc))
+    problem = outcome.problem()
+    if problem is not None:
+        fail_with_stderr(problem, outcome.stderr)
     emit(report, fmt)
+
+
+def fail_with_stderr(problem: str, stderr: list[str]) -> NoReturn:
+    """Exit 2: the run says nothing about behaviour; the server's last stderr lines say why."""
+    click.echo(f"mcptape: error: {problem}", err=True)
+    if stderr:
+        click.echo("mcptape: the server's last stderr lines:", err=True)
+        for line in stderr:
+            click.echo(f"  | {line}", err=True)
+    sys.exit(EXIT_ERROR)
 

@@ -3,8 +3,7 @@
     normalize (per protocol era -> canonical calls) -> align (by matching key)
         -> engine (DeepDiff per pair -> DiffReport) -> report (text, markdown, JSON)
 
-All pure, like `redrive` (the decisions of `mcptape verify`); the CLI and
-`mcptape.verify` do the I/O.
+All pure; the CLI and `mcptape.verify` (whose own sans-IO core is `verify.plan`) do the I/O.
 """
 
 from __future__ import annotations

@@ -146,10 +146,24 @@ def test_verify_against_a_silent_or_dead_server_reports_the_missing_answer(tmp_p
     new = tmp_path / "new.jsonl"
     code, out, err = verify(one_call_cassette(tmp_path / "one.jsonl"), "--timeout", "0.5", "-o", new, "--format", "json",
                             "--", sys.executable, "-c", server)  # fmt: skip
-    assert code == 1, (why, err)
-    report = orjson.loads(out)
-    assert [(d["exchange"], d["path"]) for d in report["differences"]] == [("tools/list", "/result")]
+    assert code == 2, (why, err)  # a gate: no verdict on behaviour from a server that did not answer
+    assert "tools/list" in err and out == ""
     events = load(new).events
     assert events[-1].kind == "end" and events[-2].kind == "exit"
     if why == "never answers":
         assert events[-1].info == {"abandoned": ["tools/list"]}
+
+
+def test_verify_a_server_that_exits_at_once_shows_its_stderr_and_status(tmp_path: Path) -> None:
+    server = "import sys\nsys.stderr.write('starting\\nboom: DATABASE_URL is not set\\n')\nsys.exit(3)"
+    code, out, err = verify(one_call_cassette(tmp_path / "one.jsonl"), "--", sys.executable, "-c", server)
+    assert code == 2 and out == ""
+    assert "ended before answering 1 request: tools/list (exit status 3)" in err
+    assert "| boom: DATABASE_URL is not set" in err
+
+
+def test_verify_a_refused_url_exits_2(tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{free_port()}/mcp"
+    code, out, err = verify(one_call_cassette(tmp_path / "one.jsonl"), "--url", url)
+    assert code == 2 and out == ""
+    assert f"cannot reach {url}: ConnectError" in err

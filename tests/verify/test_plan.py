@@ -1,14 +1,14 @@
-"""redrive: verify's sans-IO driver: what it sends, how it answers, how it rewrites the era."""
+"""verify.plan: verify's sans-IO driver: what it sends, how it answers, how it rewrites the era."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from mcptape.pairing import pair
-from mcptape.diff.redrive import Driver, build_steps, collect_answers
 from mcptape.verify import redaction_of
+from mcptape.verify.plan import Driver, build_steps, collect_answers
 
-from .builders import LEGACY, MODERN, cassette, legacy_handshake, meta, modern_handshake, note, req, res, text_result
+from tests.diff.builders import LEGACY, MODERN, cassette, legacy_handshake, meta, modern_handshake, note, req, res, text_result
 
 ELICIT = {"message": "name?", "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}
 ADA = {"action": "accept", "content": {"name": "Ada"}}

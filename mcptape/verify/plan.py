@@ -4,7 +4,7 @@ Pure, no I/O and no clock. `build_steps` turns a paired session into the client 
 to re-send (rewritten for another protocol era when asked); `collect_answers` gathers the
 client's recorded answers to server questions; `Driver` walks the steps one request at a
 time with fresh ids, answers server requests and `input_required` results from the
-recorded answers, and says what to send next. `mcptape.verify` feeds it real I/O.
+recorded answers, and says what to send next. `mcptape.verify.run` feeds it real I/O.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from mcptape.pairing import Exchange, Session
 from mcptape.versions import META_LOG_LEVEL, META_PROTOCOL_VERSION
 from mcptape.wire.jsonrpc import MessageType, classify, id_key, request_meta, request_params
 
-from .canonical import input_entry
+from mcptape.diff.canonical import input_entry
 
 MAX_INPUT_ROUNDS = 8
 """How many `input_required` rounds one call may take before the driver gives up on it."""
@@ -223,6 +223,11 @@ class Driver:
     @property
     def done(self) -> bool:
         return self.pending is None and not self.steps
+
+    def remaining(self) -> list[str]:
+        """The requests not answered yet: the one in flight, then those not sent (method names)."""
+        left = [str(s.msg.get("method")) for s in self.steps if "id" in s.msg]
+        return ([str(self.pending.get("method"))] if self.pending is not None else []) + left
 
     def _fresh(self, msg: dict[str, Any]) -> dict[str, Any]:
         msg = dict(msg)
