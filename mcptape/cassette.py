@@ -14,7 +14,7 @@ import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -43,7 +43,12 @@ def new_header(transport: Transport, target: dict[str, Any], redaction: dict[str
     """A header for a recording that starts now. Secrets in the target (tokens on the command
     line, secret query parameters) are redacted by the rules `redaction` describes."""
     if redaction.get("enabled"):
-        from mcptape.redact import DEFAULT_KEYS, DEFAULT_PATTERNS, RedactConfig, Redactor  # the write path only
+        from mcptape.redact import (  # the write path only
+            DEFAULT_KEYS,
+            DEFAULT_PATTERNS,
+            RedactConfig,
+            Redactor,
+        )
 
         keys, patterns = redaction.get("keys", DEFAULT_KEYS), redaction.get("patterns", DEFAULT_PATTERNS)
         target = Redactor(RedactConfig(True, tuple(keys), tuple(patterns))).target(target)
@@ -154,22 +159,22 @@ def dumps(cassette: Cassette) -> bytes:
 
 def save(cassette: Cassette, path: str | os.PathLike[str]) -> None:
     """Writes a whole cassette atomically (see `write_atomic`), creating its directory."""
-    p = Path(path)
-    try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise CassetteError(f"{p}: cannot write: {exc.strerror or exc}") from None
-    write_atomic(p, dumps(cassette))
+    write_atomic(path, dumps(cassette))
 
 
 def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     """Replaces `path` with `data` atomically (a synced temporary file renamed over it),
-    keeping its permissions: a reader sees the old file or the new one, never half of one.
+    keeping its permissions, creating its directory: a reader sees the old file or the new
+    one, never half of one.
 
     Raises:
         CassetteError: the file cannot be written (the original is left as it was).
     """
     p = Path(path)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CassetteError(f"{p}: cannot write: {exc.strerror or exc}") from None
     tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as f:
@@ -182,6 +187,31 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise CassetteError(f"{p}: cannot write: {exc.strerror or exc}") from None
+
+
+class LineWriter(Protocol):
+    """Where a recorder appends event lines: a `CassetteWriter` (a file, as it happens) or a
+    `CassetteBuffer` (memory, written at the end with `write_atomic`)."""
+
+    def write_line(self, line: bytes) -> None: ...
+
+
+class CassetteBuffer:
+    """A cassette's lines collected in memory, its header first; `data()` for `write_atomic`."""
+
+    def __init__(self, header: Header) -> None:
+        self._parts = [orjson.dumps(header.to_json()) + b"\n"]
+
+    def write_line(self, line: bytes) -> None:
+        self._parts.append(line)
+
+    @property
+    def lines(self) -> int:
+        """Lines so far, the header's included."""
+        return len(self._parts)
+
+    def data(self) -> bytes:
+        return b"".join(self._parts)
 
 
 class CassetteWriter:

@@ -1,5 +1,5 @@
 """Pure helpers for the `http` metadata of cassette events, shared by the live capture
-(`mcptape.capture.mitm_addon`) and `mcptape import` (`mcptape.importer`).
+(`mcptape.capture.mitm_addon`) and `mcptape import` (`mcptape.capture.importer`).
 
 No mitmproxy here: the importer reads HAR files without it. See docs/http-capture.md for
 what the metadata means.

@@ -16,10 +16,8 @@ disconnect that cut it) last. Nothing is forwarded before it is recorded.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import sys
-import zlib
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -28,51 +26,31 @@ from urllib.parse import urlsplit
 
 from mitmproxy import ctx, exceptions, http
 from mitmproxy.addonmanager import Loader
+from mitmproxy.connection import ConnectionState
 
 try:  # `mitmdump -s` may run from an interpreter where mcptape is not installed
     import mcptape  # noqa: F401
 except ImportError:  # pragma: no cover
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from mcptape.capture.httpmeta import SSE_TYPE, LegacyEndpoints, flow_meta, header_dict  # noqa: E402
-from mcptape.capture.recorder import Recorder  # noqa: E402
-from mcptape.cassette import CassetteWriter, new_header  # noqa: E402
-from mcptape.errors import CassetteError, ConfigError  # noqa: E402
-from mcptape.model import Source, Transport  # noqa: E402
-from mcptape.redact import RedactConfig, Redactor  # noqa: E402
-from mcptape.versions import is_modern  # noqa: E402
-from mcptape.wire.sse import SseEvent, SseParser, SseTooLarge  # noqa: E402
+from mcptape.capture.http_flow import HttpCapture, HttpFlow, Notes, is_event_stream
+from mcptape.capture.recorder import Recorder
+from mcptape.cassette import CassetteWriter, new_header
+from mcptape.errors import CassetteError, ConfigError
+from mcptape.model import Transport
+from mcptape.redact import RedactConfig, Redactor
 
 logger = logging.getLogger(__name__)
 
 OPTIONS = ("mcptape_cassette", "mcptape_target", "mcptape_redact", "mcptape_redact_keys", "mcptape_redact_patterns")
 
 
-class _FlowState:
-    """What the addon remembers about one HTTP request/response while it is live.
-
-    A plain class, not a dataclass: `mitmdump -s` executes this file outside `sys.modules`,
-    where dataclasses cannot resolve string annotations.
-    """
-
-    __slots__ = ("answered", "decoder", "exchange", "extra", "legacy", "modern", "parser", "session", "stream")
-
-    def __init__(self, exchange: int) -> None:
-        self.exchange = exchange
-        self.session: str | None = None
-        self.legacy = False
-        self.stream: str | None = None
-        """"post" or "get" (the request method, lowercased) once the response is an event stream."""
-        self.modern = False
-        """The request declared a stateless (2026-07-28+) protocol version."""
-        self.answered = False
-        """A JSON-RPC response (result or error) has passed on this flow's event stream."""
-        self.parser: SseParser | None = None
-        self.decoder: Any = None
-        self.extra: dict[str, Any] = {}
-
-    def base(self) -> dict[str, Any]:
-        return flow_meta(self.exchange, self.session, self.legacy, self.stream)
+LIVE = Notes(
+    body="body streamed by mitmproxy (stream_large_bodies), not recorded",
+    stream="the event stream passes unrecorded",
+    open_at_end="recording stopped with this exchange open",
+)
+"""What the live addon says where it could not see something."""
 
 
 class McpTape:
@@ -82,10 +60,9 @@ class McpTape:
         self._recorder: Recorder | None = None
         self._writer: CassetteWriter | None = None
         self._redact = RedactConfig()
-        self._flows: dict[str, _FlowState] = {}
-        self._legacy = LegacyEndpoints()
-        """Legacy HTTP+SSE: the POST endpoints announced so far and their sessions."""
-        self._numbers = itertools.count(1)
+        self._flows: dict[str, HttpFlow] = {}
+        """The flows in progress, by mitmproxy's flow id."""
+        self._capture = HttpCapture(self._rec, LIVE)
         self.failed: CassetteError | None = None
         self.stopped = False
         """mitmproxy is shutting down: the cassette has its end; later hooks record nothing."""
@@ -142,7 +119,7 @@ class McpTape:
         try:
             if self._recorder is not None and self.failed is None:
                 for st in self._flows.values():
-                    self._recorder.http(None, st.base() | {"phase": "error"}, {"error": "recording stopped with this exchange open"})
+                    st.left_open()
         except CassetteError as exc:
             self._fail(exc)
         finally:
@@ -177,23 +154,18 @@ class McpTape:
         if flow is not None and flow.killable:
             flow.kill()
 
-    # -- hooks
+    # -- hooks: each hands what mitmproxy saw to the flow's state machine
 
     def requestheaders(self, flow: http.HTTPFlow) -> None:
         if not self.stopped:
-            self._flows[flow.id] = _FlowState(next(self._numbers))
+            self._flows[flow.id] = self._capture.flow(flow.request.method)
 
     def request(self, flow: http.HTTPFlow) -> None:
         if self.stopped:
             return
-        st = self._state(flow)
         req = flow.request
-        st.session = req.headers.get("mcp-session-id") or self._legacy.session_of(req.path)
-        st.legacy = st.session is not None and st.session in self._legacy.sessions
-        st.modern = is_modern(req.headers.get("mcp-protocol-version"))
-        meta = st.base() | {"phase": "request", "method": req.method}
-        meta |= self._head(req.path, req.headers)
-        self._body(flow, Source.CLIENT, req.get_content(strict=False), meta)
+        st = self._state(flow)
+        self._record(flow, lambda: st.request(req.path, req.headers.items(multi=True), req.get_content(strict=False)))
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         if self.stopped:
@@ -201,24 +173,11 @@ class McpTape:
         st = self._state(flow)
         resp = flow.response
         assert resp is not None
-        st.session = resp.headers.get("mcp-session-id") or st.session
-        if not resp.headers.get("content-type", "").lower().startswith(SSE_TYPE):
+        headers = tuple(resp.headers.items(multi=True))
+        if not is_event_stream(headers):
             return
-        st.stream = flow.request.method.lower()
-        st.parser = SseParser()
-        encoding = resp.headers.get("content-encoding", "").lower().strip()
-        if encoding in ("gzip", "deflate", "x-gzip"):
-            st.decoder = zlib.decompressobj(wbits=47)
-        elif encoding not in ("", "identity"):
-            st.parser = None
-            st.extra["note"] = f"content-encoding {encoding!r}: events passed through unrecorded"
-        meta = st.base() | {"phase": "response", "status": resp.status_code} | self._head(None, resp.headers)
-        try:
-            self._rec().http(Source.SERVER, meta, dict(st.extra) or None)
-        except CassetteError as exc:
-            self._fail(exc, flow)
-            return
-        resp.stream = self._tee(flow, st, resp.stream)
+        if self._record(flow, lambda: st.stream_head(resp.status_code, headers)):
+            resp.stream = self._tee(st, resp.stream)
 
     def response(self, flow: http.HTTPFlow) -> None:
         if self.stopped:
@@ -227,107 +186,51 @@ class McpTape:
         resp = flow.response
         assert resp is not None
         if st.stream is not None:
-            self._emit(flow, Source.SERVER, st.base() | {"phase": "end"})
-            return
-        meta = st.base() | {"phase": "response", "status": resp.status_code} | self._head(None, resp.headers)
-        self._body(flow, Source.SERVER, resp.get_content(strict=False), meta)
+            self._record(flow, st.stream_end)
+        else:
+            self._record(flow, lambda: st.response(resp.status_code, resp.headers.items(multi=True), resp.get_content(strict=False)))
 
     def error(self, flow: http.HTTPFlow) -> None:
         if self.stopped:
             return
         st = self._flows.pop(flow.id, None) or self._state(flow)
         message = flow.error.msg if flow.error else "unknown error"
-        by_client = "client" in message.lower()
-        meta = st.base() | {"phase": "disconnect" if by_client else "error"}
-        if st.stream is None:  # no response event was recorded for this flow: say which request failed
-            meta["method"] = flow.request.method
-        info: dict[str, Any] = {"error": message}
-        if by_client and st.stream == "post" and st.modern and not st.answered:
-            info["cancel"] = True  # 2026-07-28: closing a request's SSE response before its answer cancels it
-        self._emit(flow, Source.CLIENT if by_client else Source.SERVER, meta, info)
+        client_gone = not flow.client_conn.state & ConnectionState.CAN_READ  # the client closed its side
+        self._record(flow, lambda: st.error(message, client_gone))
 
     # -- helpers
 
-    def _state(self, flow: http.HTTPFlow) -> _FlowState:
+    def _state(self, flow: http.HTTPFlow) -> HttpFlow:
         st = self._flows.get(flow.id)
         if st is None:
-            st = self._flows[flow.id] = _FlowState(next(self._numbers))
+            st = self._flows[flow.id] = self._capture.flow(flow.request.method)
         return st
 
-    def _head(self, path: str | None, headers: http.Headers) -> dict[str, Any]:
-        red = self._rec().redactor
-        out: dict[str, Any] = {}
-        if path is not None:
-            out["path"] = red.url(path)[0]
-        out["headers"] = red.headers(header_dict(headers.items(multi=True)))[0]
-        ctype = headers.get("content-type")
-        if ctype is not None:
-            out["content_type"] = ctype
-        return out
-
-    def _body(self, flow: http.HTTPFlow, src: Source, body: bytes | None, meta: dict[str, Any]) -> None:
+    def _record(self, flow: http.HTTPFlow, action: Callable[[], None]) -> bool:
+        """Runs one recording step; a cassette that cannot be written stops the proxy and kills the flow."""
         try:
-            if body:
-                self._rec().payload(src, body, http=meta)
-            else:
-                note = {"note": "body streamed by mitmproxy (stream_large_bodies), not recorded"} if body is None else None
-                self._rec().http(src, meta, note)
+            action()
         except CassetteError as exc:
             self._fail(exc, flow)
+            return False
+        return True
 
-    def _emit(self, flow: http.HTTPFlow, src: Source, meta: dict[str, Any], info: dict[str, Any] | None = None) -> None:
-        try:
-            self._rec().http(src, meta, info)
-        except CassetteError as exc:
-            self._fail(exc, flow)
-
-    def _tee(self, flow: http.HTTPFlow, st: _FlowState, previous: Any) -> Callable[[bytes], Any]:
+    def _tee(self, st: HttpFlow, previous: Any) -> Callable[[bytes], Any]:
         """The response's stream callable: records each SSE event a chunk completes, then forwards the chunk."""
 
         def tee(chunk: bytes) -> Any:
             out = previous(chunk) if callable(previous) else chunk  # another addon may stream it too
             pieces = [out] if isinstance(out, bytes) else list(out)
             if st.parser is not None and not self.stopped:
-                for piece in pieces:
-                    if piece:
-                        self._feed(flow, st, piece)
+                try:
+                    for piece in pieces:
+                        st.feed(piece)
+                except CassetteError as exc:
+                    self._fail(exc)
+                    raise
             return out if isinstance(out, bytes) else pieces
 
         return tee
-
-    def _feed(self, flow: http.HTTPFlow, st: _FlowState, chunk: bytes) -> None:
-        assert st.parser is not None
-        try:
-            data = st.decoder.decompress(chunk) if st.decoder is not None else chunk
-            events = st.parser.feed(data)
-        except (SseTooLarge, zlib.error) as exc:
-            st.parser = None
-            self._emit(flow, Source.SERVER, st.base() | {"phase": "error"}, {"error": f"{exc}; the rest of the stream passes unrecorded"})
-            return
-        try:
-            for ev in events:
-                self._sse(st, ev)
-        except CassetteError as exc:
-            self._fail(exc)
-            raise
-
-    def _sse(self, st: _FlowState, ev: SseEvent) -> None:
-        rec = self._rec()
-        if ev.comment is not None:
-            rec.http(Source.SERVER, st.base() | {"phase": "sse", "sse": {"comment": rec.redactor.text(ev.comment)}})
-            return
-        sse: dict[str, Any] = {k: v for k, v in (("id", ev.id), ("event", ev.event), ("retry", ev.retry)) if v is not None}
-        if ev.event == "endpoint":  # legacy HTTP+SSE: where to POST; its query names the session
-            st.legacy = True
-            st.session = self._legacy.register(ev.data)
-            rec.http(Source.SERVER, st.base() | {"phase": "sse", "sse": sse | {"data": rec.redactor.url(ev.data)[0]}})
-        elif ev.data == "":
-            rec.http(Source.SERVER, st.base() | {"phase": "sse", "sse": sse})  # a priming or retry-only event
-        else:
-            msg = rec.payload(Source.SERVER, ev.data.encode("utf-8"), http=st.base() | {"phase": "sse", "sse": sse})
-            if isinstance(msg, dict) and ("result" in msg or "error" in msg):
-                st.answered = True
-
 
 
 def _target(option: str, modes: Sequence[str]) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from mcptape.cassette import CassetteWriter, dumps_event
+from mcptape.cassette import LineWriter, dumps_event
 from mcptape.model import Event, Kind, Source, payload_event
 from mcptape.redact import Redactor
 from mcptape.wire.jsonrpc import NOT_JSON, decode
@@ -33,7 +33,7 @@ Ticket = tuple[int, float]
 class Recorder:
     """Appends events to a cassette as a session happens."""
 
-    def __init__(self, writer: CassetteWriter, redactor: Redactor, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, writer: LineWriter, redactor: Redactor, clock: Callable[[], float] = time.monotonic) -> None:
         self.writer = writer
         self.redactor = redactor
         self._clock = clock

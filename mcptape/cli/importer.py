@@ -31,7 +31,7 @@ def import_(capture: Path, output: Path, redact_keys: tuple[str, ...], redact_pa
         mcptape import session.har -o cassettes/server.jsonl --redact-key x-tenant
         mitmdump -nr flows.mitm --set hardump=session.har            # or export a HAR
     """
-    from mcptape.importer import import_file
+    from mcptape.capture.importer import import_file
     from mcptape.redact import Redactor
 
     config = redact_config(no_redact, redact_keys, redact_patterns)

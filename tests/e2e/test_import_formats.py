@@ -17,9 +17,9 @@ import jsonschema
 import orjson
 import pytest
 
+from mcptape.capture.importer import import_file, read_capture
 from mcptape.cassette import load
 from mcptape.errors import McpTapeError
-from mcptape.importer import import_file, read_capture
 from mcptape.model import Kind, Source, Transport
 from mcptape.pairing import pair
 from mcptape.schema import cassette_schema

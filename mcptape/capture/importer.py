@@ -2,7 +2,8 @@
 
 Two readers turn a capture into `CapturedFlow` values (one complete HTTP request and its
 response, with the times mitmproxy or the browser noted); a converter replays those flows
-through the same `Recorder` the live mitmproxy addon uses, with the same `http` metadata
+through the HTTP-flow state machine (`mcptape.capture.http_flow`) and the `Recorder` the
+live mitmproxy addon drives too, so they get the same `http` metadata
 (docs/http-capture.md): exchange numbers in order of the requests' arrival, `Mcp-Session-Id`
 sessions (minted by the `initialize` response), phases, SSE fields, legacy HTTP+SSE
 sessions from `endpoint` events. Redaction applies as when recording. Flows that carry no
@@ -30,13 +31,13 @@ from urllib.parse import urlsplit, urlunsplit
 import orjson
 
 from mcptape import __version__
-from mcptape.capture.httpmeta import SSE_TYPE, LegacyEndpoints, flow_meta, header_dict
+from mcptape.capture.http_flow import HttpCapture, HttpFlow, Notes
+from mcptape.capture.httpmeta import SSE_TYPE, LegacyEndpoints
 from mcptape.capture.recorder import Recorder
-from mcptape.cassette import CassetteWriter
+from mcptape.cassette import CassetteBuffer, LineWriter, write_atomic
 from mcptape.errors import McpTapeError
-from mcptape.model import Header, Source, Transport
+from mcptape.model import Header, Transport
 from mcptape.redact import RedactConfig, Redactor
-from mcptape.versions import is_modern
 from mcptape.wire.jsonrpc import decode
 from mcptape.wire.sse import SseEvent, SseParser, SseTooLarge
 
@@ -244,21 +245,12 @@ def is_mcp(flow: CapturedFlow) -> bool:
 # -- converting ------------------------------------------------------------------------------
 
 
-class _State:
-    """What the converter knows about one flow (the live addon's `_FlowState`, without I/O)."""
-
-    __slots__ = ("answered", "exchange", "legacy", "modern", "session", "stream")
-
-    def __init__(self, exchange: int) -> None:
-        self.exchange = exchange
-        self.session: str | None = None
-        self.legacy = False
-        self.stream: str | None = None
-        self.modern = False
-        self.answered = False
-
-    def base(self) -> dict[str, Any]:
-        return flow_meta(self.exchange, self.session, self.legacy, self.stream)
+IMPORT = Notes(
+    body="the capture did not keep this body, not recorded",
+    stream="the capture did not keep this stream's body: its events are not recorded",
+    open_at_end="the capture ended with this exchange open",
+)
+"""What `mcptape import` says where the capture file lacks something."""
 
 
 class _Clock:
@@ -272,108 +264,35 @@ class _Clock:
 
 
 Step = tuple[float, Callable[[], None]]
+"""A moment of a captured flow: (capture time, record it)."""
 
 
-class _Converter:
-    """Records captured flows as the live addon would have, one timed step at a time."""
+def _steps(st: HttpFlow, f: CapturedFlow, still_open: list[HttpFlow]) -> list[Step]:
+    """The flow's moments, in the order the proxy saw them, each driving the flow's state
+    machine as the live addon's hooks would have. A flow that never completed goes to `still_open`."""
+    t = f.request_end
+    out: list[Step] = [(t, lambda: st.request(f.path, f.request_headers, f.request_body))]
+    if f.status is not None and f.is_sse:
+        head = max(t, f.response_start or t)
+        # a stream whose body the capture did not keep (mitmproxy streamed it) records no events
+        kept = f.response_body is not None or f.error is not None or f.response_end is None
+        out.append((head, lambda: st.stream_head(f.status or 0, f.response_headers, encoded=False, kept=kept)))
+        out.append((max(head, f.response_end or f.error_at or head), lambda: _stream_body(st, f)))
+    elif f.status is not None and f.response_end is not None and f.error is None:
+        out.append((max(t, f.response_end), lambda: st.response(f.status or 0, f.response_headers, f.response_body)))
+    if f.error is not None:
+        error = f.error
+        out.append((max(out[-1][0], f.error_at or 0.0), lambda: st.error(error)))
+    elif f.status is None or f.response_end is None:
+        still_open.append(st)
+    return out
 
-    def __init__(self, rec: Recorder, legacy: LegacyEndpoints) -> None:
-        self.rec = rec
-        self.legacy = legacy
-        self.open: list[_State] = []
 
-    def steps(self, st: _State, f: CapturedFlow) -> list[Step]:
-        """The flow's events as (capture time, record it), in the order the proxy saw them."""
-        t = f.request_end
-        out: list[Step] = [(t, lambda: self.request(st, f))]
-        if f.status is not None and f.is_sse:
-            head = max(t, f.response_start or t)
-            out.append((head, lambda: self.sse_head(st, f)))
-            out.append((max(head, f.response_end or f.error_at or head), lambda: self.sse_body(st, f)))
-        elif f.status is not None and f.response_end is not None and f.error is None:
-            out.append((max(t, f.response_end), lambda: self.response(st, f)))
-        if f.error is not None:
-            out.append((max(out[-1][0], f.error_at or 0.0), lambda: self.error(st, f)))
-        elif f.status is None or f.response_end is None:
-            self.open.append(st)
-        return out
-
-    def request(self, st: _State, f: CapturedFlow) -> None:
-        st.session = f.header("mcp-session-id") or self.legacy.session_of(f.path)
-        st.legacy = st.session is not None and st.session in self.legacy.sessions
-        st.modern = is_modern(f.header("mcp-protocol-version"))
-        meta = st.base() | {"phase": "request", "method": f.method} | self._head(f.path, f.request_headers)
-        self._body(Source.CLIENT, f.request_body, meta)
-
-    def response(self, st: _State, f: CapturedFlow) -> None:
-        st.session = f.header("mcp-session-id", True) or st.session
-        meta = st.base() | {"phase": "response", "status": f.status} | self._head(None, f.response_headers)
-        self._body(Source.SERVER, f.response_body, meta)
-
-    def sse_head(self, st: _State, f: CapturedFlow) -> None:
-        st.session = f.header("mcp-session-id", True) or st.session
-        st.stream = f.method.lower()
-        meta = st.base() | {"phase": "response", "status": f.status} | self._head(None, f.response_headers)
-        kept = f.response_body is not None or f.error is not None or f.response_end is None  # (else: streamed by mitmproxy)
-        note = None if kept else {"note": "the capture did not keep this stream's body: its events are not recorded"}
-        self.rec.http(Source.SERVER, meta, note)
-
-    def sse_body(self, st: _State, f: CapturedFlow) -> None:
-        for ev in sse_events(f.response_body):
-            self._sse(st, ev)
-        if f.error is None and f.response_end is not None:
-            self.rec.http(Source.SERVER, st.base() | {"phase": "end"})
-
-    def error(self, st: _State, f: CapturedFlow) -> None:
-        message = f.error or "unknown error"
-        by_client = "client" in message.lower()
-        meta = st.base() | {"phase": "disconnect" if by_client else "error"}
-        if st.stream is None:
-            meta["method"] = f.method
-        info: dict[str, Any] = {"error": message}
-        if by_client and st.stream == "post" and st.modern and not st.answered:
-            info["cancel"] = True
-        self.rec.http(Source.CLIENT if by_client else Source.SERVER, meta, info)
-
-    def finish(self) -> None:
-        for st in self.open:
-            self.rec.http(None, st.base() | {"phase": "error"}, {"error": "the capture ended with this exchange open"})
-        self.rec.end({"open_exchanges": len(self.open)} if self.open else None)
-
-    def _head(self, path: str | None, headers: Headers) -> dict[str, Any]:
-        red = self.rec.redactor
-        out: dict[str, Any] = {}
-        if path is not None:
-            out["path"] = red.url(path)[0]
-        out["headers"] = red.headers(header_dict(headers))[0]
-        ctype = next((v for k, v in headers if k.lower() == "content-type"), None)
-        if ctype is not None:
-            out["content_type"] = ctype
-        return out
-
-    def _body(self, src: Source, body: bytes | None, meta: dict[str, Any]) -> None:
-        if body:
-            self.rec.payload(src, body, http=meta)
-        else:
-            note = {"note": "the capture did not keep this body, not recorded"} if body is None else None
-            self.rec.http(src, meta, note)
-
-    def _sse(self, st: _State, ev: SseEvent) -> None:
-        rec = self.rec
-        if ev.comment is not None:
-            rec.http(Source.SERVER, st.base() | {"phase": "sse", "sse": {"comment": rec.redactor.text(ev.comment)}})
-            return
-        sse: dict[str, Any] = {k: v for k, v in (("id", ev.id), ("event", ev.event), ("retry", ev.retry)) if v is not None}
-        if ev.event == "endpoint":
-            st.legacy = True
-            st.session = self.legacy.register(ev.data)
-            rec.http(Source.SERVER, st.base() | {"phase": "sse", "sse": sse | {"data": rec.redactor.url(ev.data)[0]}})
-        elif ev.data == "":
-            rec.http(Source.SERVER, st.base() | {"phase": "sse", "sse": sse})
-        else:
-            msg = rec.payload(Source.SERVER, ev.data.encode("utf-8"), http=st.base() | {"phase": "sse", "sse": sse})
-            if isinstance(msg, dict) and ("result" in msg or "error" in msg):
-                st.answered = True
+def _stream_body(st: HttpFlow, f: CapturedFlow) -> None:
+    """A buffered event stream: its events all at once, then its end (if it ended)."""
+    st.feed(f.response_body or b"")
+    if f.error is None and f.response_end is not None:
+        st.stream_end()
 
 
 def _target(flows: list[CapturedFlow], legacy: LegacyEndpoints) -> dict[str, Any]:
@@ -385,7 +304,7 @@ def _target(flows: list[CapturedFlow], legacy: LegacyEndpoints) -> dict[str, Any
     return {"url": urlunsplit(parts._replace(query="", fragment=""))}
 
 
-def convert(flows: Iterable[CapturedFlow], writer_for: Callable[[Header], CassetteWriter], config: RedactConfig) -> tuple[int, int, Transport]:
+def convert(flows: Iterable[CapturedFlow], writer_for: Callable[[Header], LineWriter], config: RedactConfig) -> tuple[int, int, Transport]:
     """Records the MCP flows among `flows` into the writer `writer_for(header)` returns.
 
     Returns (flows imported, flows skipped as not MCP, transport).
@@ -409,14 +328,18 @@ def convert(flows: Iterable[CapturedFlow], writer_for: Callable[[Header], Casset
         recorded_at=datetime.fromtimestamp(t0, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
     )  # fmt: skip
     clock = _Clock(t0)
-    conv = _Converter(Recorder(writer_for(header), Redactor(config), clock=clock), legacy)
+    rec = Recorder(writer_for(header), Redactor(config), clock=clock)
+    capture = HttpCapture(lambda: rec, IMPORT, legacy)
     steps: list[Step] = []
-    for number, f in enumerate(mcp, start=1):
-        steps.extend(conv.steps(_State(number), f))
+    still_open: list[HttpFlow] = []
+    for f in mcp:
+        steps.extend(_steps(capture.flow(f.method), f, still_open))
     for t, record in sorted(steps, key=lambda s: s[0]):
         clock.now = max(clock.now, t)
         record()
-    conv.finish()
+    for st in still_open:
+        st.left_open()
+    rec.end({"open_exchanges": len(still_open)} if still_open else None)
     return len(mcp), len(every) - len(mcp), transport
 
 
@@ -433,24 +356,15 @@ def import_file(src: str | os.PathLike[str], dest: str | os.PathLike[str], confi
     except OSError as exc:
         raise McpTapeError(f"{source}: cannot read: {exc.strerror}") from None
     fmt, flows, other = read_capture(data, str(source))
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    writers: list[CassetteWriter] = []
+    buffers: list[CassetteBuffer] = []
 
-    def writer_for(header: Header) -> CassetteWriter:
-        writers.append(CassetteWriter(tmp, header))
-        return writers[0]
+    def writer_for(header: Header) -> CassetteBuffer:
+        buffers.append(CassetteBuffer(header))
+        return buffers[0]
 
-    try:
-        try:
-            imported, skipped, transport = convert(flows, writer_for, config or RedactConfig())
-        finally:
-            for w in writers:
-                w.close()
-        if not writers:
-            raise McpTapeError(f"{source}: nothing to import")
-        os.replace(tmp, out)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    events = out.read_bytes().count(b"\n") - 1
+    imported, skipped, transport = convert(flows, writer_for, config or RedactConfig())
+    if not buffers:
+        raise McpTapeError(f"{source}: nothing to import")
+    write_atomic(out, buffers[0].data())
+    events = buffers[0].lines - 1
     return ImportStats(fmt, imported, skipped + other, events, transport)
