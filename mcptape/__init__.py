@@ -17,12 +17,19 @@ __all__ = [
     "Cassette",
     "CassetteError",
     "ConfigError",
+    "MatchPolicy",
+    "Matcher",
     "McpTapeError",
     "NoMatchError",
     "RecordMode",
+    "ServerStartError",
+    "Subject",
     "Tape",
+    "UnplayedExchangesError",
     "__version__",
     "load",
+    "match_policy",
+    "register_matcher",
     "replay_transport",
     "save",
     "use_cassette",
@@ -36,14 +43,24 @@ _LAZY: dict[str, str] = {
     "ConfigError": "mcptape.errors",
     "McpTapeError": "mcptape.errors",
     "NoMatchError": "mcptape.errors",
-    "RecordMode": "mcptape.api",
-    "Tape": "mcptape.api",
+    "RecordMode": "mcptape.tape",
+    "ServerStartError": "mcptape.tape",
+    "Tape": "mcptape.tape",
+    "MatchPolicy": "mcptape.matching",
+    "Matcher": "mcptape.matching",
+    "Subject": "mcptape.matching",
+    "match_policy": "mcptape.matching",
+    "register_matcher": "mcptape.matching",
+    "UnplayedExchangesError": "mcptape.replay.memory",
     "use_cassette": "mcptape.api",
     "replay_transport": "mcptape.replay.memory",
 }
 
 if TYPE_CHECKING:
-    from mcptape.api import RecordMode, Tape, use_cassette
+    from mcptape.api import use_cassette
+    from mcptape.matching import Matcher, MatchPolicy, Subject, match_policy, register_matcher
+    from mcptape.replay.memory import UnplayedExchangesError
+    from mcptape.tape import RecordMode, ServerStartError, Tape
     from mcptape.cassette import Cassette, load, save
     from mcptape.errors import CassetteError, ConfigError, McpTapeError, NoMatchError
     from mcptape.replay.memory import replay_transport

@@ -3,15 +3,18 @@
     async with mcptape.use_cassette("tests/cassettes/demo.jsonl", server=["python", "server.py"]) as tape:
         result = await tape.client.call_tool("add", {"a": 1, "b": 2})
 
-Record modes (vcrpy's meanings):
+Record modes (vcrpy's and pytest-recording's names):
 - `none`: replay only; a missing cassette or an unmatched request is an error. The CI default.
 - `once`: record when the cassette does not exist yet, else replay.
 - `new_episodes`: replay what matches; requests the cassette has no answer for go to the
   real server, and their exchanges are appended to the cassette.
-- `all`: always record anew (the old cassette is replaced).
+- `rewrite` (also spelled `all`): always record anew; the old cassette is deleted first.
+  This is pytest-recording's `rewrite`. vcrpy's `all` would keep the old interactions too;
+  mcptape has no such mode.
 
 Recording runs the real server through the recorder (`mcptape record`): a stdio command
 (`server=[...]`) or, for an HTTP server (`url=...`), the mitmproxy reverse proxy.
+`live=True` talks to the real server with recording off (the cassette is not touched).
 """
 
 from __future__ import annotations
@@ -19,116 +22,23 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import sys
-from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
-from enum import StrEnum
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from mcptape.errors import CassetteError, ConfigError
 from mcptape.replay.faults import parse_rules
+from mcptape.replay.report import PYTHON_HINTS, Hints
+from mcptape.tape import (
+    RecordMode,
+    Redaction,
+    ServerStartError,
+    Tape,
+    validate_record_mode,
+)
 
-
-class RecordMode(StrEnum):
-    """When a cassette is recorded and when it is replayed."""
-
-    NONE = "none"
-    ONCE = "once"
-    NEW_EPISODES = "new_episodes"
-    ALL = "all"
-
-
-def validate_record_mode(value: str | RecordMode) -> RecordMode:
-    """The mode named by `value`; a `ConfigError` listing the valid names otherwise."""
-    try:
-        return RecordMode(value)
-    except ValueError:
-        valid = ", ".join(m.value for m in RecordMode)
-        raise ConfigError(f"record mode {value!r} is not one of: {valid}") from None
-
-
-@dataclass
-class Tape:
-    """What `use_cassette` hands a test: the cassette, and ways to talk to it.
-
-    `recording` says whether this run records (the client talks to the real server through
-    the recorder) or replays. `command` is a stdio command that serves the session to a
-    client in another process or language; `url` (HTTP) is started on first use. In an
-    `async with`, `client` is an `mcp.Client` already connected in process.
-    """
-
-    path: Path
-    record_mode: RecordMode
-    recording: bool
-    server: list[str] | None = None
-    url_upstream: str | None = None
-    allow_repeats: bool = False
-    ignore: tuple[str, ...] = ()
-    strict: bool = False
-    client_options: dict[str, Any] = field(default_factory=dict)
-    faults: tuple[Any, ...] = ()
-    """Fault rules (`mcptape.replay.faults.FaultRule`) for replays; a recording runs without them."""
-    _client: Any = None
-    _exit: contextlib.AsyncExitStack | None = None
-    _serve: Any = None
-
-    @property
-    def command(self) -> list[str]:
-        """A stdio command that serves this cassette (replaying) or records it (recording)."""
-        py = [sys.executable, "-m", "mcptape"]
-        if self.recording:
-            if not self.server:
-                raise ConfigError("recording over stdio needs server=[command, ...]")
-            return [*py, "record", "-q", "-o", str(self.path), "--", *self.server]
-        opts = ["--allow-repeats"] if self.allow_repeats else []
-        for pointer in self.ignore:
-            opts += ["--ignore", pointer]
-        for rule in self.faults:
-            opts += ["--fault", json.dumps(rule.to_json())]
-        return [*py, "replay", *opts, str(self.path)]
-
-    @property
-    def client(self) -> Any:
-        """The connected `mcp.Client` (only inside `async with use_cassette(...)`)."""
-        if self._client is None:
-            raise RuntimeError("tape.client is only there inside `async with use_cassette(...)`; "
-                               "with a plain `with`, use tape.command or tape.url")  # fmt: skip
-        return self._client
-
-    def transport(self) -> Any:
-        """A fresh transport for an `mcp.Client`: in-process replay, or the recorder on the real server."""
-        if self.recording:
-            from mcp import StdioServerParameters
-
-            if self.url_upstream and not self.server:
-                raise ConfigError("recording an HTTP server in process is not supported yet: pass server=[...] "
-                                  "or record with `mcptape record --http`")  # fmt: skip
-            cmd = self.command
-            return StdioServerParameters(command=cmd[0], args=cmd[1:])
-        from mcptape.replay.memory import replay_transport
-
-        if self.record_mode is RecordMode.NEW_EPISODES:
-            if not self.server:
-                raise ConfigError("record mode 'new_episodes' needs the real server's command: server=[...]")
-            if self.faults:
-                raise ConfigError("faults are not supported with record mode 'new_episodes': use 'none' or 'once'")
-            from mcptape.replay.episodes import EpisodesTransport
-            from mcptape.replay.engine import ReplayConfig
-            from mcptape.replay.matcher import MatchPolicy
-
-            config = ReplayConfig(MatchPolicy(self.ignore), self.allow_repeats)
-            return EpisodesTransport(self.path, self.server, config=config)
-        return replay_transport(self.path, allow_repeats=self.allow_repeats, ignore=self.ignore, strict=self.strict, faults=self.faults)
-
-    @contextlib.asynccontextmanager
-    async def connect(self, **options: Any) -> AsyncIterator[Any]:
-        """Another connected `mcp.Client` (options as for `mcp.Client`, e.g. mode="legacy")."""
-        from mcp import Client
-
-        async with Client(self.transport(), **{**self.client_options, **options}) as client:
-            yield client
+__all__ = ["RecordMode", "Redaction", "ServerStartError", "Tape", "cassette_path", "use_cassette", "validate_record_mode"]
 
 
 def _decide(path: Path, mode: RecordMode, server: Sequence[str] | None, url: str | None) -> bool:
@@ -141,8 +51,8 @@ def _decide(path: Path, mode: RecordMode, server: Sequence[str] | None, url: str
                 "--mcptape-record-mode=once (pytest) or record_mode='once'"
             )
         return False
-    # once and new_episodes record a missing cassette; all always records
-    recording = mode is RecordMode.ALL or not exists
+    # once and new_episodes record a missing cassette; rewrite (all) always records
+    recording = mode.rewrites or not exists
     if recording and not server and not url:
         raise ConfigError(f"{path}: recording needs the real server: server=[command, ...] or url=...")
     return recording
@@ -153,18 +63,25 @@ class use_cassette:  # noqa: N801 - named like vcrpy's, used as a context manage
 
     Args:
         path: the cassette file.
-        record_mode: `none` (default), `once`, `new_episodes` or `all` (see the module docstring).
-        server: the real server's stdio command, used when recording.
-        url: the real server's URL (HTTP), used when recording.
+        record_mode: `none` (default), `once`, `new_episodes` or `rewrite` (`all`); see the
+            module docstring.
+        server: the real server's stdio command, used when recording (or live).
+        url: the real server's URL (HTTP), used when recording (or live).
         allow_repeats: replay a request's last recording again when its recordings are used up.
         ignore: JSON pointers into params left out of matching.
-        strict: on exit, fail if recorded exchanges were never played.
+        strict: on exit, fail if recorded exchanges were never played (in process, and for
+            `tape.command` and `tape.url`).
         client: options for the connected `mcp.Client` (`mode`, `elicitation_callback`, ...).
         faults: fault rules for replays (dicts or `FaultRule`s, see docs/faults.md): delay,
             fail, corrupt, drop or disconnect chosen answers. A recording ignores them.
+        match_on: matcher names or functions (`mcptape.register_matcher`, docs/replay.md);
+            default: `["method", "params"]`.
+        redact_keys / redact_patterns: redaction rules added to the defaults when recording
+            (member, header and query names; regexes). `redact=False` turns redaction off.
+        live: recording off: talk to the real server, never read or write the cassette.
 
     Raises:
-        ConfigError: a bad record mode or fault rule.
+        ConfigError: a bad record mode, fault rule or matcher name.
     """
 
     def __init__(
@@ -179,53 +96,106 @@ class use_cassette:  # noqa: N801 - named like vcrpy's, used as a context manage
         strict: bool = False,
         client: dict[str, Any] | None = None,
         faults: Any = (),
+        match_on: Sequence[Any] | None = None,
+        redact_keys: Sequence[str] = (),
+        redact_patterns: Sequence[str] = (),
+        redact: bool = True,
+        live: bool = False,
+        hints: Hints = PYTHON_HINTS,
     ) -> None:
-        self.path = Path(path)
+        self.path = Path(path).absolute()
         self.mode = validate_record_mode(record_mode)
         self.server = list(server) if server else None
         self.url = url
-        self.options = dict(allow_repeats=allow_repeats, ignore=tuple(ignore), strict=strict, client_options=dict(client or {}))
-        self.options["faults"] = parse_rules(faults)
+        self.live = live
+        if isinstance(ignore, str) or isinstance(match_on, str):
+            raise ConfigError("ignore and match_on take lists: ignore=['/arguments/when'], match_on=['method', 'name']")
+        if match_on is not None:
+            from mcptape.matching import resolve_matchers
+
+            resolve_matchers(match_on)  # unknown names fail here, not at the first request
+        self.options: dict[str, Any] = {
+            "allow_repeats": allow_repeats, "ignore": tuple(ignore), "strict": strict,
+            "client_options": dict(client or {}), "faults": parse_rules(faults),
+            "match_on": tuple(match_on) if match_on is not None else None,
+            "redaction": Redaction(tuple(redact_keys), tuple(redact_patterns), redact), "hints": hints,
+        }  # fmt: skip
         self._tape: Tape | None = None
 
     def _make(self) -> Tape:
+        if self.live:
+            if not self.server and not self.url:
+                raise ConfigError(f"{self.path}: recording is off, so the real server is needed: server=[...] or url=...")
+            return Tape(self.path, self.mode, False, self.server, self.url, live=True, **self.options)
         recording = _decide(self.path, self.mode, self.server, self.url)
-        if recording and self.mode is RecordMode.ALL:
+        if recording and self.mode.rewrites:
             self.path.unlink(missing_ok=True)
         if recording:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        return Tape(self.path, self.mode, recording, self.server, self.url, **self.options)  # type: ignore[arg-type]
+        return Tape(self.path, self.mode, recording, self.server, self.url, **self.options)
 
     def __enter__(self) -> Tape:
         self._tape = self._make()
         return self._tape
 
     def __exit__(self, *exc: object) -> None:
-        self._tape = None
+        tape, self._tape = self._tape, None
+        if tape is not None:
+            tape.close()
+
+    @contextlib.asynccontextmanager
+    async def connected(self, tape: Tape) -> Any:
+        """`tape` with its `client` connected for the duration (what `async with` and the plugin use)."""
+        async with contextlib.AsyncExitStack() as stack:
+            stack.callback(tape.close)
+            tape._client = await _open(tape, stack)
+            try:
+                yield tape
+            finally:
+                tape._client = None
 
     async def __aenter__(self) -> Tape:
         tape = self._make()
-        stack = contextlib.AsyncExitStack()
-        await stack.__aenter__()
-        try:
-            tape._client = await stack.enter_async_context(tape.connect())
-        except BaseException:
-            await stack.aclose()
-            raise
-        tape._exit = stack
+        cm = self.connected(tape)
+        await cm.__aenter__()
+        tape._exit = cm  # type: ignore[assignment]
         self._tape = tape
         return tape
 
     async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         tape, self._tape = self._tape, None
         if tape is not None and tape._exit is not None:
-            await tape._exit.__aexit__(exc_type, exc, tb)
+            cm, tape._exit = tape._exit, None
+            await cm.__aexit__(exc_type, exc, tb)
 
 
-def cassette_path(directory: str | os.PathLike[str], name: str) -> Path:
-    """`directory/name` (`.jsonl` added), refusing names that would escape `directory`."""
+async def _open(tape: Tape, stack: contextlib.AsyncExitStack) -> Any:
+    """Connects `tape`'s client; a real server that does not start is one clear error."""
+    try:
+        return await stack.enter_async_context(tape.connect())
+    except Exception as exc:
+        if not (tape.recording or tape.live):
+            raise
+        reason = _leaf(exc)
+        stderr = tape.server_stderr().strip()
+        said = "; its stderr:\n" + "\n".join("  " + line for line in stderr.splitlines()[-20:]) if stderr else "; it printed nothing on stderr"
+        what = "recording" if tape.recording else "recording off"
+        raise ServerStartError(f"{tape.path}: the real server ({tape.describe_server()}) did not start or closed "
+                               f"the connection ({what}): {reason}{said}") from None  # fmt: skip
+
+
+def _leaf(exc: BaseException) -> str:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[-1]
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def cassette_path(directory: str | os.PathLike[str], name: str, within: str | os.PathLike[str] | None = None) -> Path:
+    """`directory/name` (`.jsonl` added), refusing names that would escape `within` (default: `directory`)."""
     base = Path(directory).resolve()
     target = (base / name).resolve()
-    if not target.is_relative_to(base):
-        raise ConfigError(f"cassette name {name!r} escapes the cassette directory {base}")
+    fence = Path(within).resolve() if within is not None else base
+    if not target.is_relative_to(fence):
+        where = "the cassette directory" if within is None else "the rootdir"
+        raise ConfigError(f"cassette name {json.dumps(name)} escapes {where} {fence}: give a path inside it, or an absolute path")
     return target if target.name.endswith(".jsonl") else target.with_name(target.name + ".jsonl")

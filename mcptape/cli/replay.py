@@ -31,6 +31,7 @@ def parse_timing(value: str) -> float | None:
 @click.option("--allow-repeats", is_flag=True, help="Answer a request again with its last recording once its recordings are used up.")
 @click.option("--strict", is_flag=True, help="When the client disconnects, list recorded requests it never made and exit 1 if any.")
 @click.option("--ignore", "ignore", multiple=True, metavar="POINTER", help="Leave this JSON pointer into params out of matching, e.g. /arguments/when (repeatable).")
+@click.option("--match-on", "match_on", multiple=True, metavar="MATCHER", help="Match requests on these built-in matchers only (repeatable): method, params, name, arguments, uri, cursor. Default: method and params.")
 @click.option("--timing", "speed", default="none", show_default=True, metavar="none|recorded|FACTOR", callback=lambda _c, _p, v: parse_timing(v), help="Answer at once, with the recorded delays, or FACTOR times faster than recorded.")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors on stderr (unmatched requests, strict report).")
 @click.option("--max-line", type=click.IntRange(min=1024), default=DEFAULT_MAX_LINE, show_default=True, help="Longest client line parsed (bytes); a longer one is answered with a -32700 error, never held whole.")
@@ -40,7 +41,7 @@ def parse_timing(value: str) -> float | None:
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE", help="When the client disconnects, append one JSON line to FILE listing the recorded requests it never made (for `mcptape prune --unused-from FILE`).")
 def replay(
     cassette: Path, allow_repeats: bool, strict: bool, ignore: tuple[str, ...], speed: float | None, quiet: bool,
-    faults_file: Path | None = None, fault_rules: tuple[str, ...] = (), dry_run: bool = False,
+    faults_file: Path | None = None, fault_rules: tuple[str, ...] = (), match_on: tuple[str, ...] = (), dry_run: bool = False,
     max_line: int = DEFAULT_MAX_LINE, report: Path | None = None,
 ) -> None:  # fmt: skip
     """Serve CASSETTE as a deterministic MCP server on stdin/stdout.
@@ -65,9 +66,9 @@ def replay(
         Client(StdioServerParameters(command="mcptape", args=["replay", "demo.jsonl"]))
     """
     from mcptape.cassette import load
+    from mcptape.matching import match_policy
     from mcptape.replay.engine import ReplayConfig
     from mcptape.replay.faults import rules_from_options
-    from mcptape.replay.matcher import MatchPolicy
     from mcptape.replay.server_stdio import serve_stdio
 
     faults = rules_from_options(faults_file, fault_rules)
@@ -76,5 +77,5 @@ def replay(
 
         click.echo(list_hits(faults, load(cassette)), nl=False)
         return
-    config = ReplayConfig(MatchPolicy(ignore=ignore), allow_repeats=allow_repeats)
+    config = ReplayConfig(match_policy(match_on or None, ignore), allow_repeats=allow_repeats)
     sys.exit(serve_stdio(load(cassette), config, strict=strict, speed=speed, quiet=quiet, faults=faults, max_line=max_line, report=report))

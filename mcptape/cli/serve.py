@@ -17,6 +17,7 @@ from mcptape.cli.replay import parse_timing
 @click.option("--allow-repeats", is_flag=True, help="Answer a request again with its last recording once its recordings are used up.")
 @click.option("--strict", is_flag=True, help="On shutdown, list recorded requests a session never made and exit 1 if any.")
 @click.option("--ignore", "ignore", multiple=True, metavar="POINTER", help="Leave this JSON pointer into params out of matching, e.g. /arguments/when (repeatable).")
+@click.option("--match-on", "match_on", multiple=True, metavar="MATCHER", help="Match requests on these built-in matchers only (repeatable): method, params, name, arguments, uri, cursor. Default: method and params.")
 @click.option("--timing", "speed", default="none", show_default=True, metavar="none|recorded|FACTOR", callback=lambda _c, _p, v: parse_timing(v), help="Answer at once, with the recorded delays, or FACTOR times faster than recorded.")
 @click.option("--max-body", default=4 * 1024 * 1024, show_default=True, type=click.IntRange(1), metavar="BYTES", help="Larger request bodies are answered 413.")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors on stderr (unmatched requests, strict report); the URL line stays.")
@@ -24,7 +25,7 @@ from mcptape.cli.replay import parse_timing
 @click.option("--fault", "fault_rules", multiple=True, metavar="RULE_JSON", help='One fault rule inline, e.g. \'{"tool": "add", "action": "status", "status": 429, "retry_after": 2}\' (repeatable).')
 def serve(
     cassette: Path, host: str, port: int, allow_repeats: bool, strict: bool, ignore: tuple[str, ...], speed: float | None, max_body: int, quiet: bool,
-    faults_file: Path | None = None, fault_rules: tuple[str, ...] = (),
+    faults_file: Path | None = None, fault_rules: tuple[str, ...] = (), match_on: tuple[str, ...] = (),
 ) -> None:  # fmt: skip
     """Serve CASSETTE as a deterministic MCP server over HTTP, until Ctrl-C.
 
@@ -49,13 +50,13 @@ def serve(
         Client("http://127.0.0.1:8000/mcp")
     """
     from mcptape.cassette import load
+    from mcptape.matching import match_policy
     from mcptape.replay.engine import ReplayConfig
     from mcptape.replay.faults import rules_from_options
     from mcptape.replay.http_run import serve_http
-    from mcptape.replay.matcher import MatchPolicy
 
     faults = rules_from_options(faults_file, fault_rules)
-    config = ReplayConfig(MatchPolicy(ignore=ignore), allow_repeats=allow_repeats)
+    config = ReplayConfig(match_policy(match_on or None, ignore), allow_repeats=allow_repeats)
     code = serve_http(load(cassette), config, name=str(cassette), host=host, port=port, strict=strict, speed=speed, quiet=quiet, max_body=max_body,
                       faults=faults)  # fmt: skip
     sys.exit(code)

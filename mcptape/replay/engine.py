@@ -170,7 +170,7 @@ class ReplayEngine:
         if isinstance(found, Miss):
             if method == "server/discover" and self.index.legacy:
                 return self._discover_on_legacy(msg)
-            error, text = no_match(self.index, self.pass_, subject, found, msg["id"])
+            error, text = no_match(self.index, self.pass_, subject, found, msg["id"], self.config.hints)
             return [Send(error, request_id=msg["id"], final=True), Note(text, "error")]
         return self._start(found.exchange, msg)
 
@@ -189,7 +189,7 @@ class ReplayEngine:
         if not recorded:
             supported = self._modern_versions()
             if not supported:
-                error, text = no_match(self.index, self.pass_, self.index.subject(msg), Miss(b"", 0), msg["id"])
+                error, text = no_match(self.index, self.pass_, self.index.subject(msg), Miss(b"", 0), msg["id"], self.config.hints)
                 return [Send(error, request_id=msg["id"], final=True), Note(text, "error")]
             text = f"this server speaks {', '.join(supported)} (recorded without a handshake); initialize is not served"
             data = {"supported": supported, "requested": asked}

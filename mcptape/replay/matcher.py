@@ -11,6 +11,7 @@ no-match error.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -187,7 +188,8 @@ def describe(s: Subject) -> str:
 
 
 def _short(value: Any, limit: int = 60) -> str:
-    text = repr(value) if value != MISSING else "absent"
+    """A value as JSON (what the user wrote in their request), shortened."""
+    text = json.dumps(value, ensure_ascii=False, default=str) if value != MISSING else "absent"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

@@ -38,7 +38,7 @@ from .engine import Note, Output, ReplayConfig, ReplayEngine, Send
 from .faults import Deliver, FaultPlan, FaultRule, Hangup, Step, parse_rules
 from .index import ReplayIndex
 from .matcher import DEFAULT_MATCHERS, Matcher, MatchPolicy
-from .report import unplayed_report
+from .report import CLI_HINTS, Hints, unplayed_report
 
 NoteHandler = Callable[[Note], None]
 
@@ -91,7 +91,7 @@ class ReplayTransport:
                 for stream in (client_writes, from_client, to_client, client_reads):
                     stream.close()
         if self.strict and engine.unplayed():
-            raise UnplayedExchangesError(unplayed_report(self.cassette.name, engine.unplayed()))
+            raise UnplayedExchangesError(unplayed_report(self.cassette.name, engine.unplayed(), self.config.hints))
 
     async def _serve(
         self,
@@ -199,6 +199,7 @@ def replay_transport(
     timing: float | None = None,
     on_note: NoteHandler | None = _to_stderr,
     faults: Any = (),
+    hints: Hints = CLI_HINTS,
 ) -> ReplayTransport:
     """A transport for `mcp.Client` that answers from `cassette` (a `Cassette` or a path).
 
@@ -213,9 +214,10 @@ def replay_transport(
         on_note: where diagnostics go (default: stderr); None to drop them.
         faults: fault rules (dicts or `FaultRule`s; see `mcptape.replay.faults` and
             docs/faults.md): delay, fail, corrupt, drop or disconnect chosen answers.
+        hints: how no-match hints name the options (`mcptape.replay.report`).
 
     Raises:
         ConfigError: a fault rule is wrong.
     """
-    config = ReplayConfig(MatchPolicy(tuple(ignore), tuple(matchers)), allow_repeats)
+    config = ReplayConfig(MatchPolicy(tuple(ignore), tuple(matchers)), allow_repeats, hints)
     return ReplayTransport(cassette, config, strict=strict, timing=timing, on_note=on_note, faults=faults)

@@ -11,6 +11,7 @@ from mcptape.model import Event
 from mcptape.pairing import Exchange
 
 from .matcher import MatchPolicy
+from .report import CLI_HINTS, Hints
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +21,8 @@ class ReplayConfig:
     match: MatchPolicy = field(default_factory=MatchPolicy)
     allow_repeats: bool = False
     """Replay the last recorded answer again when a key's recordings are used up."""
+    hints: Hints = CLI_HINTS
+    """How no-match hints name the options: as flags (the CLI) or keyword arguments (Python, the marker)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,7 @@ strict-mode report of recorded exchanges that never played. Pure string and dict
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from mcptape.pairing import Exchange
@@ -19,7 +20,35 @@ EXHAUSTED = -32011
 """JSON-RPC error code: the request was recorded, but every recording of it already played."""
 
 
-def no_match(index: ReplayIndex, pass_: Pass, subject: Subject, miss: Miss, msg_id: Any) -> tuple[dict[str, Any], str]:
+@dataclass(frozen=True, slots=True)
+class Hints:
+    """How the hints of the no-match error and the strict report name the options.
+
+    A replay started from the command line speaks in flags; one started from Python or from
+    the pytest marker speaks in that API's keyword arguments.
+    """
+
+    ignore: str = "replay with --ignore {pointer}"
+    repeats: str = "replay with --allow-repeats"
+    strict: str = "--strict"
+
+
+CLI_HINTS = Hints()
+PYTHON_HINTS = Hints(
+    ignore='pass ignore=["{pointer}"] to use_cassette',
+    repeats="pass allow_repeats=True to use_cassette",
+    strict="strict=True",
+)
+MARKER_HINTS = Hints(
+    ignore='add ignore=["{pointer}"] to @pytest.mark.mcptape',
+    repeats="add allow_repeats=True to @pytest.mark.mcptape",
+    strict="strict=True",
+)
+
+
+def no_match(
+    index: ReplayIndex, pass_: Pass, subject: Subject, miss: Miss, msg_id: Any, hints: Hints = CLI_HINTS
+) -> tuple[dict[str, Any], str]:
     """The JSON-RPC error response for an unmatched request, and the one-line text for stderr."""
     what = describe(subject)
     cassette = index.cassette.name
@@ -33,7 +62,7 @@ def no_match(index: ReplayIndex, pass_: Pass, subject: Subject, miss: Miss, msg_
         code = EXHAUSTED
         times = "once" if miss.played == 1 else f"{miss.played} times"
         message = f"mcptape replay: {what} was recorded {times} and has already been played {times}"
-        hint = "replay with --allow-repeats (allow_repeats=True) to answer it again with the last recording"
+        hint = f"{hints.repeats} to answer it again with the last recording"
         data["reason"] = "exhausted"
         data["played"] = miss.played
     elif miss.rejected:
@@ -50,7 +79,7 @@ def no_match(index: ReplayIndex, pass_: Pass, subject: Subject, miss: Miss, msg_
             f"compared with the nearest recorded request (line {best.seq})"
         )
         pointer = best.diffs[0].path
-        hint = f"if {pointer} does not matter, replay with --ignore {pointer}; else record this request"
+        hint = f"if {pointer} does not matter, {hints.ignore.format(pointer=pointer)}; else record this request"
         data["reason"] = "differs"
     else:
         code = NO_MATCH
@@ -68,9 +97,9 @@ def _name(s: Subject) -> Any:
     return s.params.get("name", s.params.get("uri")) if isinstance(s.params, dict) else None
 
 
-def unplayed_report(cassette: str, unplayed: Sequence[Exchange]) -> str:
+def unplayed_report(cassette: str, unplayed: Sequence[Exchange], hints: Hints = CLI_HINTS) -> str:
     """Strict mode: the recorded requests the client never made, one per line."""
-    lines = [f"mcptape replay: --strict: {len(unplayed)} recorded exchange(s) of {cassette} were never played:"]
+    lines = [f"mcptape replay: {hints.strict}: {len(unplayed)} recorded exchange(s) of {cassette} were never played:"]
     for ex in unplayed:
         seq = ex.request.event.seq
         name = f" {ex.name!r}" if ex.name else ""

@@ -69,7 +69,8 @@ def test_field_diff_names_each_differing_leaf(a: Any, b: Any, diffs: list[FieldD
 
 def test_explain_diffs_reads_like_a_sentence() -> None:
     text = explain_diffs([FieldDiff("/arguments/a", 1, 5), FieldDiff("/cursor", "c", MISSING), FieldDiff("/x", MISSING, 2), FieldDiff("/y", 1, 2)])
-    assert text == "arguments/a is 5 (recorded 1); cursor is absent (recorded 'c'); x was not recorded (got 2); and 1 more"
+    assert text == 'arguments/a is 5 (recorded 1); cursor is absent (recorded "c"); x was not recorded (got 2); and 1 more'
+    assert explain_diffs([FieldDiff("/m", "hi", "bye")]) == 'm is "bye" (recorded "hi")', "values are JSON, as the user wrote them"
 
 
 def test_nearest_prefers_same_method_then_same_name_then_fewest_differences() -> None:

@@ -1,0 +1,114 @@
+"""Custom matching, vcrpy style: named matchers, `match_on`, and a registration hook.
+
+    import mcptape
+
+    def same_city(recorded, incoming):      # two `mcptape.Subject`s
+        a = recorded.params.get("arguments", {}).get("city", "").lower()
+        b = incoming.params.get("arguments", {}).get("city", "").lower()
+        return a == b                      # True/None: a match; False or a string: why not
+
+    mcptape.register_matcher("same_city", same_city)
+    async with mcptape.use_cassette(path, match_on=["method", "name", "same_city"]) as tape: ...
+
+A matcher compares a recorded request with an incoming one, both as a `Subject` (method and
+params without the volatile parts and the ignored paths, and the message as on the wire). It
+returns None or True when they match, False or a short reason when they do not; an
+`AssertionError` (vcrpy's way) counts as a reason. The built-in names are `method`,
+`params` (every significant param: the default pair is `method` + `params`), `name`,
+`arguments`, `uri` and `cursor`. This module only builds a `MatchPolicy`: the engine's
+matching is the policy's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from mcptape.errors import ConfigError
+from mcptape.replay import matcher as _m
+from mcptape.replay.matcher import DEFAULT_MATCHERS, Matcher, MatchPolicy, Subject
+
+__all__ = ["MatchPolicy", "Matcher", "Subject", "match_policy", "matcher_names", "register_matcher", "resolve_matchers"]
+
+UserMatcher = Callable[[Subject, Subject], Any]
+
+_BUILTIN: dict[str, Matcher] = {
+    "method": _m.method,
+    "params": _m.params,
+    "name": _m.name,
+    "arguments": _m.arguments,
+    "uri": _m.uri,
+    "cursor": _m.cursor,
+}
+_REGISTRY: dict[str, Matcher] = dict(_BUILTIN)
+
+
+def _adapt(label: str, fn: UserMatcher) -> Matcher:
+    """A user's matcher in the engine's form: None for a match, else a reason."""
+
+    def match(recorded: Subject, incoming: Subject) -> str | None:
+        try:
+            result = fn(recorded, incoming)
+        except AssertionError as exc:
+            return f"{label}: {exc}" if str(exc) else f"{label} refused"
+        if result is None or result is True:
+            return None
+        if result is False:
+            return f"{label} refused"
+        return f"{label}: {result}"
+
+    match.__name__ = label
+    match.__doc__ = fn.__doc__
+    return match
+
+
+def register_matcher(name: str, matcher: UserMatcher) -> None:
+    """Makes `matcher` usable by name in `match_on` (like vcrpy's `register_matcher`).
+
+    Raises:
+        ConfigError: `name` is a built-in matcher's name.
+    """
+    if name in _BUILTIN:
+        raise ConfigError(f"matcher name {name!r} is built in; choose another name")
+    _REGISTRY[name] = _adapt(name, matcher)
+
+
+def matcher_names() -> list[str]:
+    """The names `match_on` accepts: built-in first, then registered ones."""
+    return [*_BUILTIN, *(n for n in _REGISTRY if n not in _BUILTIN)]
+
+
+def resolve_matchers(match_on: Iterable[str | UserMatcher]) -> tuple[Matcher, ...]:
+    """Names (built-in or registered) and plain functions as the engine's matchers.
+
+    Raises:
+        ConfigError: an unknown name (the message lists the known ones), or an empty list.
+    """
+    out: list[Matcher] = []
+    for item in match_on:
+        if isinstance(item, str):
+            found = _REGISTRY.get(item)
+            if found is None:
+                raise ConfigError(f"unknown matcher {item!r} in match_on; known: {', '.join(matcher_names())} "
+                                  "(register others with mcptape.register_matcher)")  # fmt: skip
+            out.append(found)
+        elif callable(item):
+            out.append(item if item in _BUILTIN.values() else _adapt(getattr(item, "__name__", "matcher"), item))
+        else:
+            raise ConfigError(f"match_on takes matcher names or functions; got {item!r}")
+    if not out:
+        raise ConfigError("match_on is empty: name at least one matcher, e.g. match_on=['method', 'params']")
+    return tuple(out)
+
+
+def match_policy(match_on: Sequence[str | UserMatcher] | None = None, ignore: Sequence[str] = ()) -> MatchPolicy:
+    """The policy for `match_on` (None: the default, method + params) and ignore pointers."""
+    matchers = DEFAULT_MATCHERS if match_on is None else resolve_matchers(match_on)
+    return MatchPolicy(tuple(ignore), matchers)
+
+
+def builtin_names(matchers: Sequence[Matcher]) -> list[str] | None:
+    """The built-in names of `matchers`, or None when one of them is not built in."""
+    names = {fn: n for n, fn in _BUILTIN.items()}
+    found = [names.get(m) for m in matchers]
+    return None if any(n is None for n in found) else [n for n in found if n is not None]
