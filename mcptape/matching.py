@@ -13,7 +13,8 @@
 A matcher compares a recorded request with an incoming one, both as a `Subject` (method and
 params without the volatile parts and the ignored paths, and the message as on the wire). It
 returns None or True when they match, False or a short reason when they do not; an
-`AssertionError` (vcrpy's way) counts as a reason. The built-in names are `method`,
+`AssertionError` (vcrpy's way) counts as a reason, any other exception too (named). Matchers
+see every request of the method (the handshake included), so read params with `.get`. The built-in names are `method`,
 `params` (every significant param: the default pair is `method` + `params`), `name`,
 `arguments`, `uri` and `cursor`. This module only builds a `MatchPolicy`: the engine's
 matching is the policy's.
@@ -51,6 +52,8 @@ def _adapt(label: str, fn: UserMatcher) -> Matcher:
             result = fn(recorded, incoming)
         except AssertionError as exc:
             return f"{label}: {exc}" if str(exc) else f"{label} refused"
+        except Exception as exc:  # a bug in the user's matcher: a reason that names it, not a dead replay
+            return f"{label} raised {type(exc).__name__}: {exc}"
         if result is None or result is True:
             return None
         if result is False:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from mcptape.cassette import load
+from mcptape.redact import REDACTED
 from tests.conftest import DEMO_SERVER
 
 pytest_plugins = ["pytester"]
@@ -70,7 +71,7 @@ def test_echo(mcptape):
 
 def project(pytester: pytest.Pytester, ini: str = "", body: str = "", name: str = "test_calc") -> Path:
     """A fresh project: pytest.ini at the root, server.py beside it, tests/<name>.py."""
-    pytester.path.joinpath("pytest.ini").write_text(f"[pytest]\naddopts = -p no:cacheprovider\n{ini}\n")
+    pytester.path.joinpath("pytest.ini").write_text(f"[pytest]\naddopts = -p no:cacheprovider\nasyncio_default_fixture_loop_scope = function\n{ini}\n")
     shutil.copy(DEMO_SERVER, pytester.path / "server.py")
     tests = pytester.path / "tests"
     tests.mkdir(exist_ok=True)
@@ -181,7 +182,7 @@ async def test_weather(mcptape):
 import pytest
 import mcptape
 
-mcptape.register_matcher("somewhere", lambda recorded, incoming: incoming.params["arguments"]["city"] != "nowhere")
+mcptape.register_matcher("somewhere", lambda recorded, incoming: incoming.params.get("arguments", {}).get("city") != "nowhere")
 
 
 @pytest.fixture
@@ -193,7 +194,8 @@ def mcptape_config():
     test_file.write_text(body.replace("CITY", '"Paris"'))
     run(pytester, "--mcptape-record-mode=once").assert_outcomes(passed=1)
     cassette = tests / "cassettes" / "test_calc" / "test_weather.jsonl"
-    assert "Paris" not in cassette.read_text(), "the config fixture's redaction rule"
+    calls = [e.msg for e in load(cassette).events if e.msg and e.msg.get("method") == "tools/call"]
+    assert calls[0]["params"]["arguments"]["city"] == REDACTED, "the config fixture's redaction rule"
     (pytester.path / "server.py").unlink()
     test_file.write_text(body.replace("CITY", '"Rome"'))
     run(pytester).assert_outcomes(passed=1)  # the marker's match_on: the city is not compared

@@ -30,6 +30,8 @@ COMMANDS: dict[str, str] = {
     "prune": "mcptape.cli.maintain:prune",
     "redact": "mcptape.cli.maintain:redact",
     "fmt": "mcptape.cli.maintain:fmt",
+    "wrap": "mcptape.cli.wrap:wrap",
+    "unwrap": "mcptape.cli.wrap:unwrap",
 }
 """command name -> "module:attribute"; commands whose module is absent are not offered."""
 

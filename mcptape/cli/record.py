@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from datetime import datetime
 from pathlib import Path
 
 import click
@@ -12,22 +11,35 @@ from mcptape.errors import ConfigError
 
 from .options import redact_config, redaction_options
 
+DEFAULT_TEMPLATE = "cassettes/{server}-{time}.jsonl"
 
-def default_cassette(command: tuple[str, ...], url: str | None) -> Path:
-    """`cassettes/<server name>-<time>.jsonl`, a new file each time."""
+
+def server_name(command: tuple[str, ...], url: str | None) -> str:
+    """What `{server}` stands for: the script's stem, or the URL's host."""
     if url:
         from urllib.parse import urlsplit
 
-        name = (urlsplit(url).hostname or "http").replace(".", "-")
-    else:
-        script = next((a for a in command[1:] if not a.startswith("-")), command[0]) if command else "session"
-        name = Path(script).stem or "session"
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    return Path("cassettes") / f"{name}-{stamp}.jsonl"
+        return (urlsplit(url).hostname or "http").replace(".", "-")
+    script = next((a for a in command[1:] if not a.startswith("-")), command[0]) if command else "session"
+    return Path(script).stem or "session"
+
+
+def default_cassette(command: tuple[str, ...], url: str | None) -> Path:
+    """`cassettes/<server name>-<time>.jsonl`, a new file each time."""
+    from mcptape.names import expand
+
+    return expand(DEFAULT_TEMPLATE, server_name(command, url))
+
+
+def cassette_for(output: str | None, command: tuple[str, ...], url: str | None) -> Path:
+    """The cassette of this launch: `-o` with its fields filled in (absolute), or the default."""
+    from mcptape.names import expand
+
+    return expand(output or DEFAULT_TEMPLATE, server_name(command, url))
 
 
 @click.command(context_settings={"ignore_unknown_options": False})
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Cassette to write (default: cassettes/<server>-<time>.jsonl).")
+@click.option("-o", "--output", metavar="FILE", help="Cassette to write; may hold {server}, {time}, {pid} and {n} so that launches never overwrite each other (default: cassettes/{server}-{time}.jsonl).")
 @click.option("--http", "http_mode", is_flag=True, help="Record an HTTP server through a mitmproxy reverse proxy.")
 @click.option("--upstream", metavar="URL", help="With --http: the server's URL (http://127.0.0.1:8000/mcp).")
 @click.option("--listen", metavar="HOST:PORT", default="127.0.0.1:0", show_default=True, help="With --http: where clients connect (port 0 picks a free one).")
@@ -36,7 +48,7 @@ def default_cassette(command: tuple[str, ...], url: str | None) -> Path:
 @redaction_options
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def record(
-    output: Path | None, http_mode: bool, upstream: str | None, listen: str, max_line: int, quiet: bool,
+    output: str | None, http_mode: bool, upstream: str | None, listen: str, max_line: int, quiet: bool,
     no_redact: bool, redact_keys: tuple[str, ...], redact_patterns: tuple[str, ...], command: tuple[str, ...],
 ) -> None:  # fmt: skip
     """Record an MCP session into a cassette.
@@ -49,6 +61,11 @@ def record(
     \b
     HTTP: a reverse proxy in front of a Streamable HTTP or HTTP+SSE server:
         mcptape record --http --upstream http://127.0.0.1:8000/mcp -o cassettes/http.jsonl
+
+    \b
+    A new cassette per launch (an agent host starting the server again and again):
+        mcptape record -o 'cassettes/{server}-{time}-{pid}.jsonl' -- python server.py
+        mcptape record -o 'cassettes/{server}-{n}.jsonl' -- python server.py
     """
     config = redact_config(no_redact, redact_keys, redact_patterns)
     if http_mode:
@@ -58,7 +75,7 @@ def record(
             raise click.UsageError("--http needs --upstream URL (the server to record)")
         from mcptape.capture.http import record_http
 
-        out = output or default_cassette((), upstream)
+        out = cassette_for(output, (), upstream)
         sys.exit(record_http(upstream, listen, out, config, quiet=quiet))
     if upstream:
         raise click.UsageError("--upstream goes with --http")
@@ -74,7 +91,7 @@ def record(
         redactor = Redactor(config)
     except ConfigError:
         raise
-    out = output or default_cassette(command, None)
+    out = cassette_for(output, command, None)
     header = new_header(Transport.STDIO, {"command": list(command)}, config.describe())
     writer = CassetteWriter(out, header)
 
