@@ -20,7 +20,7 @@ import orjson
 
 from mcptape import __version__
 from mcptape._perf import paused_gc
-from mcptape.errors import CassetteError
+from mcptape.errors import CassetteError, CassetteNotFoundError
 from mcptape.migrate import check_version, migrate
 from mcptape.model import HEADER_MARKER, Event, Header, Transport
 
@@ -68,7 +68,7 @@ def load(path: str | os.PathLike[str]) -> Cassette:
     try:
         data = p.read_bytes()
     except FileNotFoundError:
-        raise CassetteError(f"{p}: no such cassette") from None
+        raise CassetteNotFoundError(f"{p.absolute()}: no such cassette") from None
     except IsADirectoryError:
         raise CassetteError(f"{p}: is a directory, not a cassette") from None
     except OSError as exc:

@@ -23,6 +23,10 @@ class CassetteVersionError(CassetteError):
     """A cassette was written in a format newer than this mcptape knows."""
 
 
+class CassetteNotFoundError(CassetteError):
+    """A cassette named on the command line (or to the API) does not exist: a usage error (exit 2)."""
+
+
 class ConfigError(McpTapeError):
     """An option or argument has a value mcptape cannot use."""
 

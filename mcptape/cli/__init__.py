@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from mcptape import __version__
-from mcptape.errors import ConfigError, McpTapeError
+from mcptape.errors import CassetteNotFoundError, ConfigError, McpTapeError
 
 COMMANDS: dict[str, str] = {
     "record": "mcptape.cli.record:record",
@@ -81,10 +81,11 @@ def main(argv: list[str] | None = None) -> Any:
         _fail("aborted", 130)
     except click.UsageError as exc:
         where = exc.ctx.command_path if exc.ctx else "mcptape"
-        _fail(f"{where}: {exc.format_message()} (see `{where} --help`)", 2)
+        command = where.removeprefix("mcptape").strip()
+        _fail(f"{command + ': ' if command else ''}{exc.format_message()} (see `{where} --help`)", 2)
     except click.ClickException as exc:
         _fail(exc.format_message(), exc.exit_code)
-    except ConfigError as exc:
+    except (ConfigError, CassetteNotFoundError) as exc:
         _fail(str(exc), 2)
     except McpTapeError as exc:
         _fail(str(exc), 1)

@@ -25,7 +25,7 @@ EXIT_ERROR = 2
 def diff_options(func):  # type: ignore[no-untyped-def]
     """The comparison and output options `diff` and `verify` share."""
     for decorator in reversed([
-        click.option("--format", "fmt", type=click.Choice(sorted(RENDERERS)), default="text", show_default=True,
+        click.option("-f", "--format", "fmt", type=click.Choice(sorted(RENDERERS)), default="text", show_default=True,
                      help="text: tables for a terminal; markdown: a pull-request comment; json: for machines (docs/diff.md)."),
         click.option("--ignore", "ignore", multiple=True, metavar="PATH",
                      help="Leave out a JSON pointer everywhere, e.g. /result/content/0/text or /tools/*/description "

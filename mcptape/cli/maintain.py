@@ -57,12 +57,12 @@ def prune(cassette: Path, run_log: Path | None, keep: tuple[str, ...], output: P
 
 
 @click.command()
-@click.argument("cassette", type=_CASSETTE)
+@click.argument("cassettes", nargs=-1, required=True, type=_CASSETTE)
 @click.option("--key", "keys", multiple=True, metavar="NAME", help="Also redact values of JSON members, headers and query parameters named NAME (repeatable).")
 @click.option("--pattern", "patterns", multiple=True, metavar="REGEX", help="Also replace substrings matching REGEX in every string (repeatable).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of rewriting CASSETTE in place.")
-def redact(cassette: Path, keys: tuple[str, ...], patterns: tuple[str, ...], output: Path | None) -> None:
-    """Apply redaction rules to an existing cassette, in place and atomically.
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of rewriting CASSETTE in place (one CASSETTE only).")
+def redact(cassettes: tuple[Path, ...], keys: tuple[str, ...], patterns: tuple[str, ...], output: Path | None) -> None:
+    """Apply redaction rules to existing cassettes, each in place and atomically.
 
     The default rules, the secret names its header lists and the new rules are applied to every
     message, raw and stderr line, HTTP path, header and SSE field; each changed event's
@@ -73,21 +73,25 @@ def redact(cassette: Path, keys: tuple[str, ...], patterns: tuple[str, ...], out
     Examples:
         mcptape redact cassettes/demo.jsonl --key x-tenant-id
         mcptape redact cassettes/demo.jsonl --pattern 'acme_[0-9a-f]{32}'
-        mcptape redact cassettes/*.jsonl ...   # one file per call: for f in ...; do mcptape redact "$f"; done
+        mcptape redact cassettes/*.jsonl --key x-tenant-id      # many files, like check and fmt
+        mcptape redact cassettes/demo.jsonl --key x-tenant-id -o clean.jsonl
     """
     from mcptape import maintain
     from mcptape.cassette import write_atomic
     from mcptape.redact import Redactor
 
+    if output is not None and len(cassettes) > 1:
+        raise click.UsageError("-o takes one CASSETTE; without -o each file is rewritten in place")
     Redactor(maintain.RedactConfig(True, (), patterns))  # a bad --pattern is a usage error before anything is read
-    tape = maintain.read(cassette)
-    data, events = maintain.redact(tape, keys, patterns)
-    target = output or cassette
-    if output is None and data == cassette.read_bytes():
-        click.echo(f"mcptape: nothing to redact in {cassette}", err=True)
-        return
-    write_atomic(target, data)
-    click.echo(f"mcptape: redacted {events} event(s) of {cassette} -> {target} (rules in its header updated)", err=True)
+    for cassette in cassettes:
+        tape = maintain.read(cassette)
+        data, events = maintain.redact(tape, keys, patterns)
+        target = output or cassette
+        if output is None and data == cassette.read_bytes():
+            click.echo(f"mcptape: nothing to redact in {cassette.absolute()}", err=True)
+            continue
+        write_atomic(target, data)
+        click.echo(f"mcptape: redacted {events} event(s) of {cassette.absolute()} -> {target.absolute()} (rules in its header updated)", err=True)
 
 
 @click.command()

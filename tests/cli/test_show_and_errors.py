@@ -52,9 +52,12 @@ def test_show_mermaid_is_a_sequence_diagram() -> None:
 @pytest.mark.parametrize(
     ("args", "code", "text"),
     [
-        (("show", "/no/such.jsonl"), 1, "mcptape: error: /no/such.jsonl: no such cassette"),
+        (("show", "/no/such.jsonl"), 2, "mcptape: error: /no/such.jsonl: no such cassette"),
+        (("replay", "/no/such.jsonl"), 2, "mcptape: error: /no/such.jsonl: no such cassette"),
+        (("diff", "/no/such.jsonl", str(GOLDEN)), 2, "mcptape: error: /no/such.jsonl: no such cassette"),
+        (("redact", "/no/such.jsonl"), 2, "mcptape: error: redact: Invalid value"),
         (("show", str(GOLDEN), "--format", "yaml"), 2, "Invalid value for '-f' / '--format'"),
-        (("record", "--bogus", "--", "x"), 2, "mcptape record: No such option '--bogus'"),
+        (("record", "--bogus", "--", "x"), 2, "mcptape: error: record: No such option '--bogus'"),
         (("nosuchcommand",), 2, "No such command 'nosuchcommand'"),
         (("replay", str(ROOT / "README.md")), 1, "README.md:1: not an mcptape cassette"),
     ],
@@ -70,3 +73,14 @@ def test_errors_are_one_line_with_the_right_exit_code(args: tuple[str, ...], cod
 def test_python_dash_m_and_console_script_agree(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "mcptape", "--version"], capture_output=True, text=True, check=True)
     assert proc.stdout.startswith("mcptape, version ")
+
+
+def test_usage_errors_have_one_prefix() -> None:
+    proc = run("redact", "/no/such.jsonl")
+    assert proc.stderr.count("mcptape") == 2, proc.stderr  # "mcptape: error: redact: ... (see `mcptape redact --help`)"
+    assert proc.stderr.startswith("mcptape: error: redact: ")
+
+
+def test_diff_and_verify_take_dash_f_like_show() -> None:
+    assert run("diff", str(GOLDEN), str(GOLDEN), "-f", "json").returncode == 0
+    assert "-f, --format" in run("verify", "--help").stdout

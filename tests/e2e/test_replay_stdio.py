@@ -145,6 +145,6 @@ def test_timing_delays_each_exchange_on_its_own_keeping_its_order(rec: Recording
     assert timed.index(first_in_cassette) > 0
 
 
-def test_a_missing_cassette_is_one_line_exit_1(tmp_path: Path) -> None:
+def test_a_missing_cassette_is_one_line_exit_2(tmp_path: Path) -> None:
     code, out, err = run_replay(tmp_path / "nope.jsonl", [])
-    assert code == 1 and out == [] and err.count("\n") == 1 and "no such cassette" in err
+    assert code == 2 and out == [] and err.count("\n") == 1 and "no such cassette" in err

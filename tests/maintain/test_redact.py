@@ -155,3 +155,15 @@ def test_a_bad_pattern_is_a_usage_error(tmp_path: Path) -> None:
     done = cli("redact", str(cassette), "--pattern", "([unclosed")
     assert done.returncode == 2 and done.stderr.startswith("mcptape: error: bad --redact-pattern")
     assert cassette.read_bytes() == STDIO_2026.read_bytes()
+
+
+def test_redact_takes_many_files_like_check_and_fmt(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    plant_in_echo(STDIO_2026, first)
+    plant_in_echo(STDIO_2026, second)
+    proc = cli("redact", str(first), str(second), "--pattern", ACME_RX)
+    assert proc.returncode == 0, proc.stderr
+    assert ACME.encode() not in first.read_bytes() and ACME.encode() not in second.read_bytes()
+    assert proc.stderr.count("redacted") == 2 and str(second) in proc.stderr
+    many_out = cli("redact", str(first), str(second), "-o", str(tmp_path / "x.jsonl"))
+    assert many_out.returncode == 2 and "-o takes one CASSETTE" in many_out.stderr
