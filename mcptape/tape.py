@@ -189,7 +189,7 @@ class Tape:
             from mcptape.replay.engine import ReplayConfig
             from mcptape.replay.episodes import EpisodesTransport
 
-            config = ReplayConfig(self._policy(), self.allow_repeats, self.hints)
+            config = ReplayConfig(self._policy(), self.allow_repeats, self.hints, exact_clients=self.strict)
             episodes = EpisodesTransport(self.path, self.server, config=config)
             self._transports.append(episodes)
             return episodes
@@ -207,7 +207,7 @@ class Tape:
     def _config(self) -> Any:
         from mcptape.replay.engine import ReplayConfig
 
-        return ReplayConfig(self._policy(), self.allow_repeats, self.hints)
+        return ReplayConfig(self._policy(), self.allow_repeats, self.hints, exact_clients=self.strict)
 
     def _stdio(self, command: list[str]) -> Any:
         import os

@@ -12,9 +12,17 @@ What the engine owns:
   client's `subscriptions/listen` id, server-to-client requests get fresh ids and the engine
   waits for the client's answer before it goes on (legacy sampling, elicitation, roots);
 - the protocol's own moves: legacy `initialize` (the recorded result, a new pass per
-  handshake), `ping`, `notifications/initialized`, `notifications/cancelled` (ends a request
-  or a listen stream, nothing answered), a `server/discover` probe against a legacy
-  cassette (the recorded error, else method-not-found, so clients fall back to initialize);
+  handshake), `ping` (the recorded answer first), `notifications/initialized`,
+  `notifications/cancelled` (ends a request or a listen stream, nothing answered), a
+  `server/discover` probe against a legacy cassette (the recorded error, else
+  method-not-found, so clients fall back to initialize), `logging/setLevel` that the
+  recording client never sent (accepted, as every server that logs does);
+- a client of the other era (`ReplayConfig.cross_era`, see `mcptape.eras`): a legacy client
+  on a 2026-07-28 cassette gets a handshake made from the recorded `server/discover`, results
+  without the 2026-only envelope, and each `input_required` as legacy server-to-client
+  requests whose answers pick the recorded retry;
+- what the client declared (capabilities, log level) is matched apart from the key: the
+  recording that fits, else the nearest with a note (`exact_clients`: refused);
 - errors: -32700 for a line that is not JSON, -32600 for JSON that is not JSON-RPC, and a
   no-match error (see `NO_MATCH`, `EXHAUSTED`) whose message and data teach.
 """
@@ -25,9 +33,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcptape.cassette import Cassette
+from mcptape.eras import LEGACY, MODERN_ERA, initialize_result, input_requests, is_input_required, strip_envelope
 from mcptape.model import Source
 from mcptape.pairing import Exchange, Item
-from mcptape.versions import META_SUBSCRIPTION_ID, MODERN
+from mcptape.versions import META_LOG_LEVEL as META_LOG_LEVEL_KEY
+from mcptape.versions import META_SERVER_INFO, META_SUBSCRIPTION_ID, MODERN, is_modern
 from mcptape.wire.jsonrpc import (
     JSONRPC_INVALID_PARAMS,
     JSONRPC_INVALID_REQUEST,
@@ -43,9 +53,10 @@ from mcptape.wire.jsonrpc import (
     request_params,
 )
 
-from .index import Miss, ReplayIndex
+from .index import Miss, ReplayIndex, declared, declared_of
+from .matcher import describe, explain_diffs
 from .outputs import Note, Output, ReplayConfig, Send
-from .report import no_match
+from .report import NO_MATCH, no_match
 
 __all__ = ["Note", "Output", "ReplayConfig", "ReplayEngine", "Send", "UNSUPPORTED_PROTOCOL_VERSION"]
 
@@ -64,6 +75,10 @@ class _Play:
     since: float
     """Recorded time of the message that last moved this exchange on."""
     pos: int = 0
+    legacy_out: bool = False
+    """A legacy client on a 2026-07-28 recording: results lose the envelope, input becomes requests."""
+    answers: dict[str, Any] | None = None
+    """The client's answers to the `input_required` questions asked so far, by recorded key."""
 
 
 class ReplayEngine:
@@ -89,9 +104,15 @@ class ReplayEngine:
     def _reset(self) -> None:
         self.pass_ = self.index.new_pass(self.config.allow_repeats)
         self._active: dict[tuple[str, Any], _Play] = {}
-        self._waiting: dict[tuple[str, Any], tuple[_Play | None, Item]] = {}
+        self._waiting: dict[tuple[str, Any], tuple[_Play | None, Item | str]] = {}
         self._next_id = 0
         self._unsolicited_sent: set[int] = set()
+        self._era: str | None = None
+        """The client's era, once it showed it (an `initialize`, or a request with the 2026 `_meta`)."""
+        self._caps: Any = None
+        self._level: str | None = None
+        """A legacy client's declared capabilities (handshake) and log level (`logging/setLevel`)."""
+        self._noted: set[str] = set()
 
     def new_session(self) -> None:
         """Starts a new client session: every recorded exchange can play again, from the top."""
@@ -101,6 +122,11 @@ class ReplayEngine:
     def unplayed(self) -> list[Exchange]:
         """Recorded requests this session never asked for, in cassette order."""
         return [e.exchange for e in self.pass_.unplayed()]
+
+    @property
+    def legacy_client(self) -> bool:
+        """True once the client opened with the `initialize` handshake."""
+        return self._era == LEGACY
 
     @property
     def in_flight(self) -> int:
@@ -160,23 +186,61 @@ class ReplayEngine:
         if method == "initialize":
             return self._initialize(msg)
         if method == "ping":
-            if self.index.modern and not self.index.legacy:
-                # removed in 2026-07-28: a modern-only server answers it as a real one does
-                error = error_response(msg["id"], JSONRPC_INVALID_PARAMS, "ping is not part of protocol 2026-07-28")
-                return [Send(error, request_id=msg["id"], final=True)]
-            return [Send({"jsonrpc": "2.0", "id": msg["id"], "result": {}}, request_id=msg["id"], final=True)]
+            return self._ping(msg)
+        own = declared_of(msg)
+        if own is not None:
+            self._era = MODERN_ERA
+        elif method == "logging/setLevel":
+            level = request_params(msg).get("level")
+            self._level = level if isinstance(level, str) else self._level
+        who = own if own is not None else declared(self._caps, self._level) if self._era == LEGACY else None
         subject = self.index.subject(msg)
-        found = self.pass_.take(subject)
+        found = self.pass_.take(subject, who, self.config.exact_clients)
         if isinstance(found, Miss):
             if method == "server/discover" and self.index.legacy:
                 return self._discover_on_legacy(msg)
+            if method == "logging/setLevel" and not found.played:
+                note = "logging/setLevel was never recorded; accepted, as every server that declares logging does"
+                return [Send({"jsonrpc": "2.0", "id": msg["id"], "result": {}}, request_id=msg["id"], final=True), *self._note(note, "info")]
+            if found.declared:
+                text = (f"mcptape replay: {describe(subject)} was recorded only for a client that declared otherwise: "
+                        f"{explain_diffs(found.declared)}; strict replay plays only recordings that fit")  # fmt: skip
+                data = {"cassette": self.index.cassette.name, "reason": "declared", "diff": [d.to_json() for d in found.declared]}
+                return [Send(error_response(msg["id"], NO_MATCH, text, data), request_id=msg["id"], final=True), Note(text, "error")]
             error, text = no_match(self.index, self.pass_, subject, found, msg["id"], self.config.hints)
             return [Send(error, request_id=msg["id"], final=True), Note(text, "error")]
-        return self._start(found.exchange, msg)
+        out: list[Output] = []
+        if self.pass_.differs:
+            what = explain_diffs(self.pass_.differs)
+            text = (f"{describe(subject)}: no recording by a client that declared the same; playing line {found.seq}, "
+                    f"recorded by one that declared otherwise: {what} (--strict refuses this)")  # fmt: skip
+            out.extend(self._note(text, key=what))
+        return out + self._start(found.exchange, msg)
+
+    def _note(self, text: str, level: str = "warning", key: str | None = None) -> list[Output]:
+        """A note said once per session (the same difference on every request is one line)."""
+        if (key or text) in self._noted:
+            return []
+        self._noted.add(key or text)
+        return [Note(text, level)]
+
+    def _ping(self, msg: dict[str, Any]) -> list[Output]:
+        pings = self.index.pings
+        if pings:
+            ex = pings[min(self.pass_.plays.get(-2, 0), len(pings) - 1)]
+            self.pass_.plays[-2] = self.pass_.plays.get(-2, 0) + 1
+            assert ex.response is not None
+            return [Send({**ex.response.msg, "id": msg["id"]}, ex.response.event, ex, msg["id"], final=True)]
+        if self.index.modern and not self.index.legacy and self._era != LEGACY:
+            # removed in 2026-07-28: a modern-only server answers it as a real one does
+            error = error_response(msg["id"], JSONRPC_INVALID_PARAMS, "ping is not part of protocol 2026-07-28")
+            return [Send(error, request_id=msg["id"], final=True)]
+        return [Send({"jsonrpc": "2.0", "id": msg["id"], "result": {}}, request_id=msg["id"], final=True)]
 
     def _start(self, ex: Exchange, msg: dict[str, Any]) -> list[Output]:
         token = request_meta(msg).get("progressToken")
         play = _Play(ex, msg["id"], token, ex.request.event.t)
+        play.legacy_out = self._era == LEGACY and is_modern(ex.protocol_version)
         self._active[id_key(msg["id"])] = play
         return self._advance(play)
 
@@ -184,8 +248,13 @@ class ReplayEngine:
         if self.handshakes:
             self._reset()  # a new handshake is a new client session
         self.handshakes += 1
-        asked = request_params(msg).get("protocolVersion")
+        params = request_params(msg)
+        asked = params.get("protocolVersion")
         recorded = [ex for ex in self.index.initialize if ex.response is not None]
+        if recorded or self.config.cross_era and self.index.modern:
+            self._era, self._caps, self._level = LEGACY, params.get("capabilities"), None
+        if not recorded and self.config.cross_era and self.index.modern:
+            return self._initialize_on_modern(msg, asked)
         if not recorded:
             supported = self._modern_versions()
             if not supported:
@@ -204,6 +273,42 @@ class ReplayEngine:
             answered = ex.result.get("protocolVersion") if isinstance(ex.result, dict) else None
             out.append(Note(f"client asked for protocol version {asked}; the recorded client asked for {rec_asked}; answering as recorded ({answered})"))
         return out + self._start(ex, msg)
+
+    def _initialize_on_modern(self, msg: dict[str, Any], asked: Any) -> list[Output]:
+        """A legacy client on a 2026-07-28 cassette: the handshake a server with that discover result gives."""
+        found = [ex for ex in self.index.discover if isinstance(ex.result, dict)]
+        if found:
+            self.pass_.mark(found[0])
+            assert found[0].response is not None
+            result = initialize_result(found[0].result, asked)
+            event = found[0].response.event
+            where = f"the recorded server/discover (line {found[0].request.event.seq})"
+        else:
+            result, event = initialize_result(self._inferred_discover(), asked), None
+            where = "what the recorded results say (no server/discover was recorded)"
+        answer = {"jsonrpc": "2.0", "id": msg["id"], "result": result}
+        text = f"initialize ({asked}) on a 2026-07-28 cassette: answered {result['protocolVersion']} with a handshake made from {where}"
+        return [Send(answer, event, found[0] if found else None, msg["id"], final=True), Note(text, "info")]
+
+    def _inferred_discover(self) -> dict[str, Any]:
+        """A discover result from the recorded traffic: serverInfo from results, a capability per method family."""
+        caps: dict[str, Any] = {}
+        info: Any = None
+        for ex in self.index.session.exchanges:
+            family = ex.method.split("/")[0]
+            if family in ("tools", "prompts", "resources"):
+                caps.setdefault(family, {})
+            elif ex.method == "completion/complete":
+                caps.setdefault("completions", {})
+            if META_LOG_LEVEL_KEY in request_meta(ex.msg):
+                caps.setdefault("logging", {})
+            meta = ex.result.get("_meta") if isinstance(ex.result, dict) else None
+            if info is None and isinstance(meta, dict):
+                info = meta.get(META_SERVER_INFO)
+        out: dict[str, Any] = {"capabilities": caps}
+        if info is not None:
+            out["_meta"] = {META_SERVER_INFO: info}
+        return out
 
     def _modern_versions(self) -> list[str]:
         for ex in self.index.discover:
@@ -245,8 +350,12 @@ class ReplayEngine:
         resp = ex.response
         if resp is None or index.played_out(resp):
             return out  # recorded without an answer (a listen stream, a cancelled call): stays open
-        msg = self._rewrite(play, {**resp.msg, "id": play.client_id})
         after = max(0.0, resp.event.t - play.since)
+        if play.legacy_out and is_input_required(resp.msg.get("result")):
+            return out + self._ask(play, resp, after)
+        msg = self._rewrite(play, {**resp.msg, "id": play.client_id})
+        if play.legacy_out and isinstance(msg, dict) and "result" in msg:
+            msg = {**msg, "result": strip_envelope(msg["result"])[0]}
         out.append(Send(msg, resp.event, ex, play.client_id, after, final=True))
         self._active.pop(id_key(play.client_id), None)
         out.extend(self._unsolicited(ex.index, resp.event.t))
@@ -268,6 +377,41 @@ class ReplayEngine:
             if isinstance(meta, dict) and META_SUBSCRIPTION_ID in meta:
                 msg = {**msg, part: {**body, "_meta": {**meta, META_SUBSCRIPTION_ID: play.client_id}}}  # type: ignore[dict-item]
         return msg
+
+    def _ask(self, play: _Play, resp: Item, after: float) -> list[Output]:
+        """A recorded `input_required`, for a legacy client: its questions as server-to-client requests."""
+        play.answers = {}
+        out: list[Output] = []
+        for key, req in input_requests(resp.msg.get("result")).items():
+            fresh = self._fresh_id(0)
+            self._waiting[id_key(fresh)] = (play, key)
+            ask = {"jsonrpc": "2.0", "id": fresh, "method": req.get("method"), "params": req.get("params", {})}
+            out.append(Send(ask, resp.event, play.exchange, play.client_id, after))
+        if not out:
+            out.extend(self._retry(play, resp))
+        return out
+
+    def _retry(self, play: _Play, resp: Item) -> list[Output]:
+        """Every question answered: play the recorded retry whose answers are the client's (else the next one)."""
+        answers = play.answers or {}
+        ex = play.exchange
+        root = ex.retry_of if ex.retry_of is not None else ex.index
+        later = [r for r in self.index.retries.get(root, []) if r.index > ex.index and r.index not in self.pass_.plays]
+        fitting = [r for r in later if request_params(r.msg).get("inputResponses") == answers]
+        out: list[Output] = []
+        if not fitting and later:
+            got = request_params(later[0].msg).get("inputResponses")
+            out.append(Note(f"the client answered {describe(self.index.subject(ex.msg))}'s questions differently than recorded ({answers} vs {got}); replaying the recorded retry"))
+        chosen = (fitting or later or [None])[0]
+        if chosen is None:
+            text = f"mcptape replay: {describe(self.index.subject(ex.msg))} asked for input, and the cassette recorded no retry with the answers"
+            data = {"cassette": self.index.cassette.name, "reason": "no retry", "answers": answers}
+            self._active.pop(id_key(play.client_id), None)
+            return [Send(error_response(play.client_id, NO_MATCH, text, data), request_id=play.client_id, final=True), Note(text, "error")]
+        self.pass_.mark(chosen)
+        nxt = _Play(chosen, play.client_id, play.token, resp.event.t, legacy_out=True)
+        self._active[id_key(play.client_id)] = nxt
+        return out + self._advance(nxt)
 
     def _fresh_id(self, recorded: Any) -> Any:
         self._next_id += 1
@@ -306,8 +450,14 @@ class ReplayEngine:
         if waiting is None:
             return [Note(f"the client answered id {msg.get('id')!r}, which is no request of the replay; ignored")]
         play, request = waiting
-        if play is None or id_key(play.client_id) not in self._active:
+        if play is None or self._active.get(id_key(play.client_id)) is not play:
             return []  # unsolicited, or its exchange was cancelled meanwhile
+        if isinstance(request, str):  # an answer to an input_required question
+            assert play.answers is not None and play.exchange.response is not None
+            play.answers[request] = msg["result"] if "result" in msg else {"error": msg.get("error")}
+            if any(p is play for p, _ in self._waiting.values()):
+                return []
+            return self._retry(play, play.exchange.response)
         out: list[Output] = []
         recorded = self._recorded_answer(play, request)
         if recorded is not None:

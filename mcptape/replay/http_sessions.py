@@ -46,11 +46,11 @@ class Session:
 class StatelessPass(Pass):
     """The pass shared by 2026-07-28 requests: a key's recordings start over once all played."""
 
-    def take(self, subject: Subject) -> Any:
-        found = super().take(subject)
+    def take(self, subject: Subject, declared: dict[str, Any] | None = None, exact: bool = False) -> Any:
+        found = super().take(subject, declared, exact)
         if isinstance(found, Miss) and found.played and not self.allow_repeats:
             self.queues.pop(found.key, None)
-            found = super().take(subject)
+            found = super().take(subject, declared, exact)
         return found
 
 

@@ -9,6 +9,12 @@ the point where the recorded client hung up (nothing the server sent after it is
 A `Pass` is one client session's walk through the index: each recorded exchange plays
 once, first in first out per key; with `allow_repeats` an empty queue replays its last
 exchange again. A new client session starts a new pass, from the top.
+
+What the client declared about itself (its capabilities, and the log level it asked for,
+per request in 2026-07-28 or by handshake and `logging/setLevel` before) is not part of the
+key: it is compared apart (`declared_of`), so the same request finds its recordings in either
+era and from any client. Among a key's recordings the one whose declaration fits is played;
+when none fits, the nearest, and the pass says what differed (`Pass.differs`).
 """
 
 from __future__ import annotations
@@ -22,13 +28,51 @@ from mcptape.cassette import Cassette
 from mcptape._perf import paused_gc
 from mcptape.keys import redacted_param_paths, request_key
 from mcptape.model import Kind, Source
-from mcptape.pairing import Exchange, Item, pair
-from mcptape.versions import is_modern
+from mcptape.pairing import Exchange, Item, Session, pair
+from mcptape.versions import META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION, is_modern
+from mcptape.wire.jsonrpc import request_meta, request_params
 
-from .matcher import MatchPolicy, Subject
+from .matcher import FieldDiff, MatchPolicy, Subject, field_diff
 
 UNINDEXED: frozenset[str] = frozenset({"initialize", "ping"})
 """Methods the engine answers itself rather than from the index."""
+
+DECLARED_PATHS: tuple[tuple[str, ...], ...] = (("_meta", META_CLIENT_CAPABILITIES), ("_meta", META_LOG_LEVEL))
+"""Where a 2026-07-28 request carries what the client declared: compared apart from the key."""
+
+
+def declared(capabilities: Any, level: Any) -> dict[str, Any]:
+    """What a client declared, comparable across eras (absent members left out)."""
+    out: dict[str, Any] = {}
+    if capabilities is not None:
+        out["clientCapabilities"] = capabilities
+    if isinstance(level, str):
+        out["logLevel"] = level
+    return out
+
+
+def declared_of(msg: dict[str, Any]) -> dict[str, Any] | None:
+    """What a 2026-07-28 request declares in its `_meta`; None for a request without the envelope."""
+    meta = request_meta(msg)
+    if META_PROTOCOL_VERSION not in meta and META_CLIENT_CAPABILITIES not in meta:
+        return None
+    return declared(meta.get(META_CLIENT_CAPABILITIES), meta.get(META_LOG_LEVEL))
+
+
+def recorded_declarations(session: Session) -> dict[int, dict[str, Any]]:
+    """exchange index -> what the recorded client had declared when it sent that request."""
+    caps: dict[str, Any] = {}
+    levels: dict[str, Any] = {}
+    out: dict[int, dict[str, Any]] = {}
+    for ex in session.exchanges:
+        if ex.method == "initialize":
+            caps[ex.session] = request_params(ex.msg).get("capabilities")
+            levels.pop(ex.session, None)
+        elif ex.method == "logging/setLevel":
+            levels[ex.session] = request_params(ex.msg).get("level")
+        own = declared_of(ex.msg)
+        out[ex.index] = own if own is not None else declared(caps.get(ex.session), levels.get(ex.session))
+    return out
 
 
 @dataclass(slots=True)
@@ -38,6 +82,8 @@ class Entry:
     exchange: Exchange
     key: bytes
     subject: Subject
+    declared: dict[str, Any] = field(default_factory=dict)
+    """What the recorded client declared (capabilities, log level) when it sent the request."""
 
     @property
     def seq(self) -> int:
@@ -53,6 +99,8 @@ class Miss:
     """How many recorded exchanges with this key were played (0: never recorded, or filtered)."""
     rejected: list[tuple[Entry, list[str]]] = field(default_factory=list)
     """Queued entries that extra matchers turned down, with their reasons."""
+    declared: tuple[FieldDiff, ...] = ()
+    """Exact declarations were asked for and only recordings declared otherwise: the nearest's difference."""
 
 
 class ReplayIndex:
@@ -79,7 +127,10 @@ class ReplayIndex:
         self.entries: list[Entry] = []
         self.initialize: list[Exchange] = []
         self.discover: list[Exchange] = []
+        self.pings: list[Exchange] = [ex for ex in session.exchanges if ex.method == "ping" and ex.response is not None]
+        """Recorded `ping` answers: played before anything mcptape would make up."""
         by_key: dict[bytes, list[Entry]] = {}
+        declarations = recorded_declarations(session)
         for ex in session.exchanges:
             if ex.is_notification:
                 continue
@@ -91,7 +142,7 @@ class ReplayIndex:
             if ex.method in UNINDEXED:
                 continue
             subject = self.subject(ex.msg)
-            entry = Entry(ex, self.key(subject), subject)
+            entry = Entry(ex, self.key(subject), subject, declarations.get(ex.index, {}))
             self.entries.append(entry)
             by_key.setdefault(entry.key, []).append(entry)
         self.by_key: dict[bytes, tuple[Entry, ...]] = {k: tuple(v) for k, v in by_key.items()}
@@ -99,6 +150,11 @@ class ReplayIndex:
         """True when the cassette speaks 2026-07-28 or later (no handshake)."""
         self.legacy = any(ex.result is not None for ex in self.initialize)
         """True when the cassette opened with an `initialize` handshake that succeeded."""
+        self.retries: dict[int, list[Exchange]] = {}
+        """Recorded `input_required` retries, by the exchange that started the chain."""
+        for ex in session.exchanges:
+            if ex.retry_of is not None:
+                self.retries.setdefault(ex.retry_of, []).append(ex)
         self.after: dict[int, list[Item]] = {}
         """Unsolicited server messages, filed under the request exchange they followed."""
         requests = [ex.index for ex in session.exchanges if not ex.is_notification]
@@ -107,8 +163,9 @@ class ReplayIndex:
             self.after.setdefault(prior[-1] if prior else -1, []).append(item)
 
     def subject(self, msg: dict[str, Any]) -> Subject:
-        """The matching view of a request, ignoring what was redacted in recordings of its method."""
-        return self.policy.subject(msg, self.redacted.get(str(msg.get("method", "")), ()))
+        """The matching view of a request, ignoring what was redacted in recordings of its method
+        and what the client declared (compared apart)."""
+        return self.policy.subject(msg, (*self.redacted.get(str(msg.get("method", "")), ()), *DECLARED_PATHS))
 
     def key(self, subject: Subject) -> bytes:
         """The index key: method + significant params, or the method alone without the `params` matcher."""
@@ -134,9 +191,16 @@ class Pass:
         self.last: dict[bytes, Entry] = {}
         self.plays: dict[int, int] = {}
         """exchange index -> times played in this pass."""
+        self.differs: tuple[FieldDiff, ...] = ()
+        """How the last recording taken differs in what the client declared (empty: it fits)."""
 
-    def take(self, subject: Subject) -> Entry | Miss:
-        """The next recorded exchange for an incoming request, or why there is none."""
+    def take(self, subject: Subject, declared: dict[str, Any] | None = None, exact: bool = False) -> Entry | Miss:
+        """The next recorded exchange for an incoming request, or why there is none.
+
+        `declared`: what the client declared; a recording that declared the same is preferred,
+        else the nearest is played and `differs` says how (with `exact`, it is refused instead).
+        """
+        self.differs = ()
         index = self.index
         key = index.key(subject)
         recorded = index.by_key.get(key)
@@ -147,25 +211,27 @@ class Pass:
             queue = self.queues[key] = deque(recorded)
         extra = index.policy.extra
         rejected: list[tuple[Entry, list[str]]] = []
-        chosen: Entry | None = None
-        if not extra and queue:
-            chosen = queue.popleft()
-        else:
+        fits: list[Entry] = []
+        if extra:
             for entry in queue:
                 reasons = [r for m in extra if (r := m(entry.subject, subject)) is not None]
-                if not reasons:
-                    chosen = entry
-                    break
-                rejected.append((entry, reasons))
-            if chosen is not None:
-                queue.remove(chosen)
+                if reasons:
+                    rejected.append((entry, reasons))
+                else:
+                    fits.append(entry)
+        chosen, differs = _best(fits if extra else queue, declared)
         if chosen is None and self.allow_repeats:
             last = self.last.get(key)
             if last is not None and not [m for m in extra if m(last.subject, subject) is not None]:
-                chosen = last
+                chosen, differs = _best([last], declared)
+        if chosen is not None and differs and exact:
+            return Miss(key, 0, rejected, differs)
         if chosen is None:
             played = sum(self.plays.get(e.exchange.index, 0) for e in recorded)
             return Miss(key, played, rejected)
+        if chosen in queue:
+            queue.remove(chosen)
+        self.differs = differs
         self.last[key] = chosen
         self.plays[chosen.exchange.index] = self.plays.get(chosen.exchange.index, 0) + 1
         return chosen
@@ -187,3 +253,17 @@ class Pass:
     def candidates(self, method: str | None = None) -> Iterable[tuple[int, Subject]]:
         """Every indexed recorded request (of `method`, when given) as (seq, subject)."""
         return [(e.seq, e.subject) for e in self.index.entries if method is None or e.subject.method == method]
+
+
+def _best(fits: Iterable[Entry], declared: dict[str, Any] | None) -> tuple[Entry | None, tuple[FieldDiff, ...]]:
+    """The first recording whose declaration is the client's, else the nearest (fewest differences)."""
+    best: tuple[int, Entry, tuple[FieldDiff, ...]] | None = None
+    for entry in fits:
+        if declared is None or entry.declared == declared:
+            return entry, ()
+        diffs = tuple(field_diff(entry.declared, declared))
+        if not diffs:
+            return entry, ()
+        if best is None or len(diffs) < best[0]:
+            best = (len(diffs), entry, diffs)
+    return (best[1], best[2]) if best is not None else (None, ())

@@ -200,6 +200,7 @@ def replay_transport(
     on_note: NoteHandler | None = _to_stderr,
     faults: Any = (),
     hints: Hints = CLI_HINTS,
+    same_era: bool = False,
 ) -> ReplayTransport:
     """A transport for `mcp.Client` that answers from `cassette` (a `Cassette` or a path).
 
@@ -208,16 +209,18 @@ def replay_transport(
         ignore: JSON pointers into params left out of matching (`/arguments/when`).
         matchers: the matchers that must all pass (`mcptape.replay.matcher`); the default is
             method + significant params.
-        strict: on exit, raise `UnplayedExchangesError` if recorded requests never played.
+        strict: on exit, raise `UnplayedExchangesError` if recorded requests never played; and
+            play only recordings made by a client that declared the same capabilities and log level.
         timing: None for instant answers, else a speed factor on the recorded delays
             (1.0: as recorded; 2.0: twice as fast).
         on_note: where diagnostics go (default: stderr); None to drop them.
         faults: fault rules (dicts or `FaultRule`s; see `mcptape.replay.faults` and
             docs/faults.md): delay, fail, corrupt, drop or disconnect chosen answers.
         hints: how no-match hints name the options (`mcptape.replay.report`).
+        same_era: refuse a client of the other protocol era instead of translating (see `mcptape.eras`).
 
     Raises:
         ConfigError: a fault rule is wrong.
     """
-    config = ReplayConfig(MatchPolicy(tuple(ignore), tuple(matchers)), allow_repeats, hints)
+    config = ReplayConfig(MatchPolicy(tuple(ignore), tuple(matchers)), allow_repeats, hints, cross_era=not same_era, exact_clients=strict)
     return ReplayTransport(cassette, config, strict=strict, timing=timing, on_note=on_note, faults=faults)

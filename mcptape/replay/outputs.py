@@ -23,6 +23,10 @@ class ReplayConfig:
     """Replay the last recorded answer again when a key's recordings are used up."""
     hints: Hints = CLI_HINTS
     """How no-match hints name the options: as flags (the CLI) or keyword arguments (Python, the marker)."""
+    cross_era: bool = True
+    """Serve a client of the other protocol era (False: refuse it, as before)."""
+    exact_clients: bool = False
+    """Play only recordings made by a client that declared the same (`--strict`); else the nearest, with a note."""
 
 
 @dataclass(frozen=True, slots=True)

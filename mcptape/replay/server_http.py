@@ -224,9 +224,10 @@ class HttpReplayApp:
                 self.route(outputs, session)
             status, ctype, body = self.plan.accepted
             return await respond(send, status, body, [("content-type", ctype)] if ctype else [])
+        modern = self.modern_only and not session.engine.legacy_client
         if steps is not None:
-            return await http_faults.answer(self, steps, value["id"], session, receive, send, modern=self.modern_only)
-        await self._answer(outputs, value["id"], session, receive, send, modern=self.modern_only)
+            return await http_faults.answer(self, steps, value["id"], session, receive, send, modern=modern)
+        await self._answer(outputs, value["id"], session, receive, send, modern=modern)
 
     async def _answer(
         self, outputs: list[Output], rid: Any, session: Session | None, receive: Receive, send: SendFn, *, modern: bool,

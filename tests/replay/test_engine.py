@@ -156,12 +156,23 @@ def test_a_gracefully_ended_listen_ends_with_its_result_tagged() -> None:
     assert out[-1] == ok(4, {"resultType": "complete", "_meta": {SUB: 4}})
 
 
-def test_logging_opt_in_is_significant_in_2026() -> None:
+def test_logging_opt_in_picks_between_recordings_in_2026() -> None:
     log_meta = meta(**{"io.modelcontextprotocol/logLevel": "info"})
-    e = engine(("c", call(1, "add", _meta=log_meta)), ("s", note("notifications/message", {"level": "info", "data": "x"})), ("s", ok(1, {})))
-    out = sent(e.receive(call(2, "add", _meta=meta())))
-    assert out[0]["error"]["code"] == NO_MATCH and "logLevel" in out[0]["error"]["message"]
-    assert [m.get("method") for m in sent(e.receive(call(3, "add", _meta=log_meta)))] == ["notifications/message", None]
+    e = engine(("c", call(1, "add", _meta=log_meta)), ("s", note("notifications/message", {"level": "info", "data": "x"})), ("s", ok(1, {"n": "logged"})),
+               ("c", call(2, "add", _meta=meta())), ("s", ok(2, {"n": "quiet"})))  # fmt: skip
+    assert sent(e.receive(call(3, "add", _meta=meta()))) == [ok(3, {"n": "quiet"})]
+    assert [m.get("method") for m in sent(e.receive(call(4, "add", _meta=log_meta)))] == ["notifications/message", None]
+
+
+def test_a_client_that_declares_otherwise_gets_the_nearest_recording_with_a_note_and_strict_refuses_it() -> None:
+    log_meta = meta(**{"io.modelcontextprotocol/logLevel": "info"})
+    steps = (("c", call(1, "add", _meta=log_meta)), ("s", note("notifications/message", {"level": "info", "data": "x"})), ("s", ok(1, {})))
+    out = engine(*steps).receive(call(2, "add", _meta=meta()))
+    assert [m.get("method") for m in sent(out)] == ["notifications/message", None]
+    assert any("logLevel is absent (recorded 'info')" in t for t in notes(out))
+    strict = ReplayEngine.from_cassette(tape(*steps), ReplayConfig(exact_clients=True))
+    refused = sent(strict.receive(call(2, "add", _meta=meta())))
+    assert refused[0]["error"]["code"] == NO_MATCH and "logLevel" in refused[0]["error"]["message"]
 
 
 def test_initialize_answers_as_recorded_and_warns_on_another_version() -> None:
@@ -178,9 +189,10 @@ def test_a_second_handshake_starts_the_cassette_again() -> None:
         assert sent(e.receive(req(10 + round_, "tools/list")))[0]["result"] == {"tools": ["t"]}
 
 
-def test_initialize_on_a_2026_cassette_is_refused_naming_the_versions() -> None:
+def test_initialize_on_a_2026_cassette_is_refused_naming_the_versions_when_cross_era_is_off() -> None:
     discover = req(1, "server/discover", {"_meta": meta()})
-    e = engine(("c", discover), ("s", ok(1, {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {}})))
+    steps = (("c", discover), ("s", ok(1, {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {}})))
+    e = ReplayEngine.from_cassette(tape(*steps), ReplayConfig(cross_era=False))
     out = sent(e.receive(LEGACY_INIT[0][1]))
     assert out[0]["error"]["code"] == -32022 and out[0]["error"]["data"] == {"supported": ["2026-07-28"], "requested": "2025-11-25"}
 
@@ -296,3 +308,87 @@ def test_ping_on_a_modern_only_cassette_is_refused_like_a_2026_server_does() -> 
     e = engine(("c", req(1, "tools/list", {"_meta": meta()})), ("s", ok(1, {"tools": []})))
     (answer,) = sent(e.receive(req(9, "ping")))
     assert answer["id"] == 9 and answer["error"]["code"] == -32602
+
+
+DISCOVERED = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, "instructions": "hi",
+              "ttlMs": 60000, "cacheScope": "public", "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "srv", "version": "2"}}}  # fmt: skip
+ASK = {"method": "elicitation/create", "params": {"message": "name?", "requestedSchema": {"type": "object"}}}
+MODERN_TAPE = [
+    ("c", req(1, "server/discover", {"_meta": meta()})),
+    ("s", ok(1, DISCOVERED)),
+    ("c", req(2, "tools/list", {"_meta": meta()})),
+    ("s", ok(2, {"resultType": "complete", "tools": [{"name": "greet"}], "ttlMs": 5, "cacheScope": "public"})),
+    ("c", call(3, "greet", _meta=meta())),
+    ("s", ok(3, {"resultType": "input_required", "inputRequests": {"who": ASK}, "requestState": "sealed"})),
+    ("c", call(4, "greet", _meta=meta(), inputResponses={"who": {"action": "accept", "content": {"name": "Ada"}}}, requestState="sealed")),
+    ("s", ok(4, {"resultType": "complete", "content": [{"type": "text", "text": "hello Ada"}]})),
+]
+LEGACY_HELLO = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "ts", "version": "1"}}}  # fmt: skip
+
+
+def test_a_legacy_client_on_a_2026_cassette_gets_a_handshake_from_the_recorded_discover() -> None:
+    e = engine(*MODERN_TAPE)
+    out = e.receive(LEGACY_HELLO)
+    assert sent(out) == [ok(0, {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "srv", "version": "2"}, "instructions": "hi"})]
+    assert any("server/discover" in t for t in notes(out))
+    assert e.receive({"jsonrpc": "2.0", "method": "notifications/initialized"}) == []
+    assert sent(e.receive(req(1, "tools/list"))) == [ok(1, {"tools": [{"name": "greet"}]})]
+    assert sent(e.receive(req(2, "ping"))) == [ok(2, {})]
+
+
+def test_a_legacy_client_answers_an_input_required_as_server_requests_and_gets_the_recorded_retry() -> None:
+    e = engine(*MODERN_TAPE)
+    e.receive(LEGACY_HELLO)
+    asked = sent(e.receive(call(7, "greet")))
+    assert len(asked) == 1 and asked[0]["method"] == "elicitation/create" and asked[0]["params"] == ASK["params"]
+    out = sent(e.receive({"jsonrpc": "2.0", "id": asked[0]["id"], "result": {"action": "accept", "content": {"name": "Ada"}}}))
+    assert out == [ok(7, {"content": [{"type": "text", "text": "hello Ada"}]})]
+    assert [x.method for x in e.unplayed()] == ["tools/list"]
+
+
+def test_a_legacy_client_logging_set_level_is_accepted_and_declared_with_later_requests() -> None:
+    log_meta = meta(**{"io.modelcontextprotocol/logLevel": "debug"})
+    e = engine(("c", call(1, "add", _meta=log_meta)), ("s", note("notifications/message", {"level": "debug", "data": "x"})), ("s", ok(1, {"resultType": "complete"})))
+    e.receive(LEGACY_HELLO)
+    out = e.receive(req(1, "logging/setLevel", {"level": "debug"}))
+    assert sent(out) == [ok(1, {})] and any("logging/setLevel was never recorded" in t for t in notes(out))
+    out = e.receive(call(2, "add"))
+    assert [m.get("method") for m in sent(out)] == ["notifications/message", None]
+    assert not [t for t in notes(out) if "declares" in t]
+
+
+def test_ping_plays_the_recorded_answer_before_anything_made_up() -> None:
+    e = engine(("c", req(1, "ping", {"_meta": meta()})), ("s", err(1, -32601, "Method not found")))
+    assert sent(e.receive(req(5, "ping"))) == [err(5, -32601, "Method not found")]
+
+
+def _hello(caps: dict[str, Any], msg_id: Any = 1) -> dict[str, Any]:
+    return req(msg_id, "initialize", {"protocolVersion": "2025-11-25", "capabilities": caps, "clientInfo": {"name": "rec", "version": "1"}})
+
+
+SERVER_HELLO = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "srv", "version": "1"}}
+BY_ROOTS = [  # a server that lists a tool only for clients with roots: two handshakes, two answers
+    ("c", _hello({"roots": {}})), ("s", ok(1, SERVER_HELLO)), ("c", req(2, "tools/list")), ("s", ok(2, {"tools": [{"name": "files"}]})),
+    ("c", _hello({})), ("s", ok(1, SERVER_HELLO)), ("c", req(2, "tools/list")), ("s", ok(2, {"tools": []})),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("caps", "tools"), [({"roots": {}}, [{"name": "files"}]), ({}, [])])
+def test_recordings_that_differ_in_declared_capabilities_serve_the_client_that_fits(caps: dict[str, Any], tools: list[Any]) -> None:
+    e = engine(*BY_ROOTS)
+    e.receive(_hello(caps, "h"))
+    out = e.receive(req(5, "tools/list"))
+    assert sent(out) == [ok(5, {"tools": tools})] and not [t for t in notes(out) if "declares" in t]
+
+
+def test_one_recording_serves_a_client_that_declares_other_capabilities_with_one_note() -> None:
+    e = engine(*BY_ROOTS[:4], ("c", req(3, "tools/list")), ("s", ok(3, {"tools": [{"name": "files"}]})))
+    e.receive(_hello({"sampling": {}}, "h"))
+    first, second = e.receive(req(5, "tools/list")), e.receive(req(6, "tools/list"))
+    assert sent(first) == [ok(5, {"tools": [{"name": "files"}]})] and sent(second) == [ok(6, {"tools": [{"name": "files"}]})]
+    warned = [o for o in [*first, *second] if isinstance(o, Note) and o.level == "warning"]
+    assert len(warned) == 1 and "clientCapabilities/roots is absent" in warned[0].text and "clientCapabilities/sampling was not recorded" in warned[0].text
+    strict = ReplayEngine.from_cassette(tape(*BY_ROOTS[:4]), ReplayConfig(exact_clients=True))
+    strict.receive(_hello({"sampling": {}}, "h"))
+    assert sent(strict.receive(req(5, "tools/list")))[0]["error"]["code"] == NO_MATCH

@@ -17,8 +17,8 @@ pytestmark = pytest.mark.anyio
 INIT = LEGACY_INIT[0][1]
 
 
-def app_for(cassette: Any, **kw: Any) -> HttpReplayApp:
-    return HttpReplayApp(cassette, ReplayConfig(), on_note=None, **kw)
+def app_for(cassette: Any, config: ReplayConfig | None = None, **kw: Any) -> HttpReplayApp:
+    return HttpReplayApp(cassette, config or ReplayConfig(), on_note=None, **kw)
 
 
 async def open_session(client: Any) -> str:
@@ -183,7 +183,7 @@ async def test_a_listen_stream_acknowledges_first_and_stays_open_until_the_clien
 
 
 async def test_a_modern_only_cassette_has_no_get_or_delete_and_acknowledges_notifications() -> None:
-    async with served(app_for(modern_streamable())) as client:
+    async with served(app_for(modern_streamable(), ReplayConfig(cross_era=False))) as client:
         with anyio.fail_after(5):
             get = await client.get("/mcp", headers=ACCEPT)
             delete = await client.delete("/mcp")
@@ -194,6 +194,17 @@ async def test_a_modern_only_cassette_has_no_get_or_delete_and_acknowledges_noti
     assert delete.status_code == 405 and notified.status_code == 202
     assert (init.status_code, init.json()["error"]["code"]) == (400, -32022)
     assert "mcp-session-id" not in init.headers
+
+
+async def test_a_legacy_client_over_http_gets_a_handshake_and_plain_results_from_a_modern_only_cassette() -> None:
+    async with served(app_for(modern_streamable())) as client:
+        with anyio.fail_after(5):
+            init = await client.post("/mcp", content=orjson.dumps(INIT), headers=ACCEPT)
+            headers = {**ACCEPT, "mcp-protocol-version": "2025-11-25"}
+            listed = await client.post("/mcp", content=orjson.dumps(req(2, "tools/list")), headers=headers)
+    assert init.status_code == 200 and init.json()["result"]["protocolVersion"] == "2025-11-25"
+    body = listed.json() if listed.headers["content-type"].startswith("application/json") else None
+    assert body is not None and "tools" in body["result"] and "resultType" not in body["result"] and "ttlMs" not in body["result"]
 
 
 # -- bad input and security --------------------------------------------------------------------
