@@ -10,7 +10,8 @@ differently, and this module is the only place that knows how:
 - the client's identity: handshake capabilities and clientInfo, and the level set with
   `logging/setLevel`, <-> the reserved `_meta` keys of every 2026-07-28 request;
 - results: the 2026-only envelope (`resultType: "complete"`, `ttlMs`, `cacheScope`, reserved
-  `_meta` keys such as serverInfo) taken off, so a result reads as a legacy server's;
+  `_meta` keys such as serverInfo) taken off, so a result reads as a legacy server's; and
+  resource-not-found -32002 (legacy) as -32602;
 - input: an `input_required` result's `inputRequests` and the retry's `inputResponses` <->
   legacy server-to-client requests (elicitation, sampling, roots) and the client's answers;
 - subscriptions: the URIs of a `subscriptions/listen` filter <-> `resources/subscribe` calls.
@@ -47,6 +48,8 @@ __all__ = [
     "is_input_required",
     "legacy_version",
     "listen_uris",
+    "modern_error",
+    "modern_result",
     "reserved",
     "retry_params",
     "server_description",
@@ -200,6 +203,31 @@ def strip_envelope(result: Any) -> tuple[Any, dict[str, Any]]:
         else:
             del out["_meta"]
     return out, taken
+
+
+CACHEABLE = frozenset({"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"})
+"""Methods whose 2026-07-28 results must carry the caching hints."""
+
+
+def modern_result(method: str, result: dict[str, Any]) -> dict[str, Any]:
+    """A legacy server's result as a 2026-07-28 server gives it: `resultType`, and on cacheable
+    results the caching hints (no caching: the recording says nothing about freshness)."""
+    out = {"resultType": "complete", **result}
+    if method in CACHEABLE and out["resultType"] == "complete":
+        out.setdefault("ttlMs", 0)
+        out.setdefault("cacheScope", "private")
+    return out
+
+
+RESOURCE_NOT_FOUND_LEGACY = -32002
+"""Resource not found until 2025-11-25; -32602 (invalid params) since."""
+
+
+def modern_error(method: str, error: dict[str, Any]) -> dict[str, Any]:
+    """A legacy server's error as a 2026-07-28 server gives it (resource not found is -32602)."""
+    if method.startswith("resources/") and error.get("code") == RESOURCE_NOT_FOUND_LEGACY:
+        return {**error, "code": -32602}
+    return error
 
 
 # -- input requests ------------------------------------------------------------------------------

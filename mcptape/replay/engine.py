@@ -33,7 +33,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcptape.cassette import Cassette
-from mcptape.eras import LEGACY, MODERN_ERA, initialize_result, input_requests, is_input_required, strip_envelope
+from mcptape.eras import (
+    LEGACY,
+    MODERN_ERA,
+    discover_result,
+    initialize_result,
+    input_requests,
+    is_input_required,
+    modern_error,
+    modern_result,
+    strip_envelope,
+)
 from mcptape.model import Source
 from mcptape.pairing import Exchange, Item
 from mcptape.versions import META_LOG_LEVEL as META_LOG_LEVEL_KEY
@@ -60,6 +70,9 @@ from .report import NO_MATCH, no_match
 
 __all__ = ["Note", "Output", "ReplayConfig", "ReplayEngine", "Send", "UNSUPPORTED_PROTOCOL_VERSION"]
 
+STATE_PREFIX = "mcptape:"
+"""The `requestState` of an `input_required` made from a legacy server request: exchange and position."""
+
 UNSUPPORTED_PROTOCOL_VERSION = -32022
 """2026-07-28: the version asked for is not served (answered to `initialize` on a modern cassette)."""
 
@@ -79,6 +92,8 @@ class _Play:
     """A legacy client on a 2026-07-28 recording: results lose the envelope, input becomes requests."""
     answers: dict[str, Any] | None = None
     """The client's answers to the `input_required` questions asked so far, by recorded key."""
+    modern_out: bool = False
+    """A 2026-07-28 client on a legacy recording: server requests become `input_required` results."""
 
 
 class ReplayEngine:
@@ -194,6 +209,9 @@ class ReplayEngine:
             level = request_params(msg).get("level")
             self._level = level if isinstance(level, str) else self._level
         who = own if own is not None else declared(self._caps, self._level) if self._era == LEGACY else None
+        state = request_params(msg).get("requestState")
+        if isinstance(state, str) and state.startswith(STATE_PREFIX):
+            return self._resume(msg, state)
         subject = self.index.subject(msg)
         found = self.pass_.take(subject, who, self.config.exact_clients)
         if isinstance(found, Miss):
@@ -241,6 +259,7 @@ class ReplayEngine:
         token = request_meta(msg).get("progressToken")
         play = _Play(ex, msg["id"], token, ex.request.event.t)
         play.legacy_out = self._era == LEGACY and is_modern(ex.protocol_version)
+        play.modern_out = self._era == MODERN_ERA and not is_modern(ex.protocol_version) and self.config.cross_era
         self._active[id_key(msg["id"])] = play
         return self._advance(play)
 
@@ -323,6 +342,13 @@ class ReplayEngine:
             self.pass_.mark(errors[0])
             sent = {**errors[0].response.msg, "id": msg["id"]}
             return [Send(sent, errors[0].response.event, errors[0], msg["id"], final=True)]
+        handshakes = [ex for ex in self.index.initialize if isinstance(ex.result, dict)]
+        if handshakes and self.config.cross_era:
+            assert handshakes[0].response is not None
+            self._era = MODERN_ERA
+            answer = {"jsonrpc": "2.0", "id": msg["id"], "result": discover_result(handshakes[0].result)}
+            text = f"server/discover on a legacy cassette: answered from the recorded initialize result (line {handshakes[0].request.event.seq})"
+            return [Send(answer, handshakes[0].response.event, handshakes[0], msg["id"], final=True), Note(text, "info")]
         error = error_response(msg["id"], JSONRPC_METHOD_NOT_FOUND, "Method not found", "server/discover")
         return [Send(error, request_id=msg["id"], final=True), Note("server/discover on a legacy cassette: answered -32601 (the client should fall back to initialize)", "info")]
 
@@ -339,6 +365,8 @@ class ReplayEngine:
             if item.src is Source.CLIENT or index.played_out(item):
                 continue  # the live client sends its own answers and cancellations
             after = max(0.0, item.event.t - play.since)
+            if item.type is MessageType.REQUEST and play.modern_out and item.msg.get("method") != "ping":
+                return out + self._input_required(play, item, after)
             if item.type is MessageType.REQUEST:
                 fresh = self._fresh_id(item.msg.get("id"))
                 self._waiting[id_key(fresh)] = (play, item)
@@ -356,6 +384,10 @@ class ReplayEngine:
         msg = self._rewrite(play, {**resp.msg, "id": play.client_id})
         if play.legacy_out and isinstance(msg, dict) and "result" in msg:
             msg = {**msg, "result": strip_envelope(msg["result"])[0]}
+        elif play.modern_out and isinstance(msg, dict) and isinstance(msg.get("result"), dict):
+            msg = {**msg, "result": modern_result(ex.method, msg["result"])}
+        elif play.modern_out and isinstance(msg, dict) and isinstance(msg.get("error"), dict):
+            msg = {**msg, "error": modern_error(ex.method, msg["error"])}
         out.append(Send(msg, resp.event, ex, play.client_id, after, final=True))
         self._active.pop(id_key(play.client_id), None)
         out.extend(self._unsolicited(ex.index, resp.event.t))
@@ -412,6 +444,35 @@ class ReplayEngine:
         nxt = _Play(chosen, play.client_id, play.token, resp.event.t, legacy_out=True)
         self._active[id_key(play.client_id)] = nxt
         return out + self._advance(nxt)
+
+    def _input_required(self, play: _Play, item: Item, after: float) -> list[Output]:
+        """A legacy server request, for a 2026-07-28 client: an `input_required` result; the retry resumes here."""
+        self._active.pop(id_key(play.client_id), None)
+        key = f"{item.msg.get('method')}-{play.pos}"
+        state = f"{STATE_PREFIX}{play.exchange.index}:{play.pos}:{key}"
+        ask = {"method": item.msg.get("method"), "params": item.msg.get("params", {})}
+        result = {"resultType": "input_required", "inputRequests": {key: ask}, "requestState": state}
+        return [Send({"jsonrpc": "2.0", "id": play.client_id, "result": result}, item.event, play.exchange, play.client_id, after, final=True)]
+
+    def _resume(self, msg: dict[str, Any], state: str) -> list[Output]:
+        """The retry of an `input_required` this replay made up: the recorded exchange goes on after its request."""
+        try:
+            index, pos, key = state[len(STATE_PREFIX) :].split(":", 2)
+            ex = self.index.session.exchanges[int(index)]
+            request = ex.items[int(pos) - 1]
+        except (ValueError, IndexError):
+            text = f"mcptape replay: requestState {state!r} names no recorded exchange of {self.index.cassette.name}"
+            return [Send(error_response(msg["id"], JSONRPC_INVALID_PARAMS, text), request_id=msg["id"], final=True), Note(text, "error")]
+        answers = request_params(msg).get("inputResponses")
+        got = answers.get(key) if isinstance(answers, dict) else None
+        play = _Play(ex, msg["id"], request_meta(msg).get("progressToken"), request.event.t, int(pos), modern_out=True)
+        self._active[id_key(msg["id"])] = play
+        recorded = self._recorded_answer(play, request)
+        out: list[Output] = []
+        want = recorded.msg.get("result", {"error": recorded.msg.get("error")}) if recorded is not None else None
+        if recorded is not None and got != want:
+            out.append(Note(f"the client answered {request.msg.get('method')} differently than recorded ({got} vs {want}); replaying the recorded outcome"))
+        return out + self._advance(play)
 
     def _fresh_id(self, recorded: Any) -> Any:
         self._next_id += 1

@@ -64,14 +64,18 @@ def recorded_declarations(session: Session) -> dict[int, dict[str, Any]]:
     caps: dict[str, Any] = {}
     levels: dict[str, Any] = {}
     out: dict[int, dict[str, Any]] = {}
+    last: Any = None
     for ex in session.exchanges:
         if ex.method == "initialize":
-            caps[ex.session] = request_params(ex.msg).get("capabilities")
-            levels.pop(ex.session, None)
+            last = request_params(ex.msg).get("capabilities")
+            minted = ex.response.event.http.get("session") if ex.response is not None and ex.response.event.http else None
+            for sess in {ex.session, str(minted) if minted is not None else ex.session}:
+                caps[sess] = last  # over HTTP the session id comes with the answer
+                levels.pop(sess, None)
         elif ex.method == "logging/setLevel":
             levels[ex.session] = request_params(ex.msg).get("level")
         own = declared_of(ex.msg)
-        out[ex.index] = own if own is not None else declared(caps.get(ex.session), levels.get(ex.session))
+        out[ex.index] = own if own is not None else declared(caps.get(ex.session, last), levels.get(ex.session))
     return out
 
 

@@ -170,10 +170,10 @@ async def test_unmatched_arguments_name_the_field_and_the_ignore_option(rec: Rec
     assert "--ignore /arguments/b" in error.data["hint"]
 
 
-async def test_an_auto_client_falls_back_to_initialize_on_a_legacy_cassette(tapes: dict[str, Recording]) -> None:
+async def test_an_auto_client_falls_back_to_initialize_on_a_legacy_cassette_with_same_era(tapes: dict[str, Recording]) -> None:
     legacy = tapes["legacy"]
     with anyio.fail_after(10):
-        async with Client(replay_transport(legacy.path, on_note=None), mode="auto", elicitation_callback=accept_name, log_level="info") as c:
+        async with Client(replay_transport(legacy.path, on_note=None, same_era=True), mode="auto", elicitation_callback=accept_name, log_level="info") as c:
             assert c.protocol_version == "2025-11-25"
             assert await demo_session(c) == legacy.outcome
 

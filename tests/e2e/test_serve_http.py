@@ -27,6 +27,7 @@ from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.sse import sse_client
 
 from mcptape.cassette import load
+from mcptape.eras import strip_envelope
 from mcptape.pairing import pair
 from tests.conftest import ROOT, demo_server_cmd, free_port, mcptape_cmd
 from tests.e2e.test_golden import OPS, normalize_recorded, plain, redo
@@ -147,12 +148,27 @@ async def test_the_sdk_client_gets_the_recorded_session_from_serve(recorded: Any
     assert served.stop() == 0, served.stderr  # strict: the whole recording was played
 
 
-async def test_an_auto_client_falls_back_to_initialize_on_a_legacy_recording(recorded: Any, serve: Any) -> None:
+async def test_an_auto_client_falls_back_to_initialize_on_a_legacy_recording_with_same_era(recorded: Any, serve: Any) -> None:
     rec = await anyio.to_thread.run_sync(recorded, "legacy")
-    served = serve(rec.path, "--strict")
+    served = serve(rec.path, "--strict", "--same-era")
     with anyio.fail_after(30):
         got = await session_over(served.url, "auto")
     assert got == rec.want and got.protocol_version == "2025-11-25"
+    assert served.stop() == 0, served.stderr
+
+
+@pytest.mark.parametrize(("recorded_by", "client"), [("legacy", "auto"), ("auto", "legacy")])
+async def test_a_client_of_the_other_era_gets_the_recorded_session_from_serve(recorded: Any, serve: Any, recorded_by: str, client: str) -> None:
+    """Streamable HTTP across eras: an `auto` client speaks 2026-07-28 to a legacy recording (discover
+    from its initialize, elicitation as input_required), a legacy client the handshake to a 2026 one."""
+    rec = await anyio.to_thread.run_sync(recorded, recorded_by)
+    served = serve(rec.path)
+    with anyio.fail_after(30):
+        got = await session_over(served.url, client)
+    assert got.protocol_version == ("2026-07-28" if client == "auto" else "2025-11-25")
+    plain = [strip_envelope(r)[0] for r in got.results]
+    assert plain == [strip_envelope(r)[0] for r in rec.want.results] and got.tools == rec.want.tools
+    assert got.progress == PROGRESS
     assert served.stop() == 0, served.stderr
 
 
@@ -212,8 +228,8 @@ async def test_foreign_origins_and_mismatched_headers_are_refused(recorded: Any,
 
 async def test_strict_lists_what_no_session_asked_for_and_exits_1(recorded: Any, serve: Any) -> None:
     served = serve((await anyio.to_thread.run_sync(recorded, "legacy")).path, "--strict")
-    with anyio.fail_after(30):
-        async with Client(served.url, mode="legacy") as c:
+    with anyio.fail_after(30):  # declaring what the recording client declared: strict plays only what fits
+        async with Client(served.url, mode="legacy", elicitation_callback=accept_name) as c:
             await c.list_tools()
     assert served.stop() == 1
     assert any("tools/call" in line for line in served.stderr), served.stderr

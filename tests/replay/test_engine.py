@@ -205,8 +205,9 @@ def test_initialize_on_a_2026_cassette_is_refused_naming_the_versions_when_cross
     ],
 )
 def test_a_discover_probe_on_a_legacy_cassette_gets_the_recorded_error(steps: list[Any], code: int) -> None:
+    """The recorded probe's error first; without one, -32601 when cross-era replay is off."""
     probe = req("p", "server/discover", {"_meta": meta(**{"io.modelcontextprotocol/clientCapabilities": {"other": {}}})})
-    e = engine(*steps)
+    e = ReplayEngine.from_cassette(tape(*steps), ReplayConfig(cross_era=code != -32601))
     out = sent(e.receive(probe))
     assert out[0]["id"] == "p" and out[0]["error"]["code"] == code
     assert "server/discover" not in [ex.method for ex in e.unplayed()]  # the recorded probe counts as played
@@ -392,3 +393,41 @@ def test_one_recording_serves_a_client_that_declares_other_capabilities_with_one
     strict = ReplayEngine.from_cassette(tape(*BY_ROOTS[:4]), ReplayConfig(exact_clients=True))
     strict.receive(_hello({"sampling": {}}, "h"))
     assert sent(strict.receive(req(5, "tools/list")))[0]["error"]["code"] == NO_MATCH
+
+
+FORM = {"mode": "form", "message": "name?", "requestedSchema": {"type": "object"}}
+LEGACY_GREET = [
+    *LEGACY_INIT,
+    ("c", call(2, "greet")),
+    ("s", req(0, "elicitation/create", FORM)),
+    ("c", ok(0, {"action": "accept", "content": {"name": "Ada"}})),
+    ("s", note("notifications/message", {"level": "info", "data": "greeted"})),
+    ("s", ok(2, {"content": [{"type": "text", "text": "hello Ada"}]})),
+    ("c", req(3, "resources/read", {"uri": "demo://nope"})),
+    ("s", err(3, -32002, "Resource not found")),
+]
+
+
+def test_a_2026_client_on_a_legacy_cassette_discovers_from_the_recorded_initialize() -> None:
+    e = engine(*LEGACY_GREET)
+    out = e.receive(req("d", "server/discover", {"_meta": meta()}))
+    result = sent(out)[0]["result"]
+    assert result["supportedVersions"] == ["2026-07-28"] and result["capabilities"] == {"tools": {}}
+    assert result["_meta"]["io.modelcontextprotocol/serverInfo"] == {"name": "srv", "version": "1"}
+    assert sent(e.receive(req(9, "resources/read", {"uri": "demo://nope", "_meta": meta()})))[0]["error"]["code"] == -32602
+
+
+def test_a_2026_client_gets_a_legacy_server_request_as_input_required_and_its_retry_goes_on() -> None:
+    e = engine(*LEGACY_GREET)
+    first = sent(e.receive(call(5, "greet", _meta=meta())))
+    assert len(first) == 1 and first[0]["id"] == 5
+    result = first[0]["result"]
+    assert result["resultType"] == "input_required"
+    (key, ask), = result["inputRequests"].items()
+    assert ask == {"method": "elicitation/create", "params": FORM} and isinstance(result["requestState"], str)
+    answer = {key: {"action": "accept", "content": {"name": "Ada"}}}
+    retry = call(6, "greet", _meta=meta(), inputResponses=answer, requestState=result["requestState"])
+    out = e.receive(retry)
+    assert [m.get("method") for m in sent(out)] == ["notifications/message", None]
+    assert sent(out)[-1] == ok(6, {"resultType": "complete", "content": [{"type": "text", "text": "hello Ada"}]})
+    assert not notes(out)
