@@ -60,7 +60,13 @@ def declared_of(msg: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def recorded_declarations(session: Session) -> dict[int, dict[str, Any]]:
-    """exchange index -> what the recorded client had declared when it sent that request."""
+    """exchange index -> what the recorded client had declared when it sent that request.
+
+    A legacy recording whose client never sent `logging/setLevel` says nothing about log levels
+    (a legacy server logs at its own default): its entries leave the level out of the comparison
+    (`LEVEL_UNKNOWN`), so a client of either era that asks for one still fits.
+    """
+    leveled = any(ex.method == "logging/setLevel" for ex in session.exchanges)
     caps: dict[str, Any] = {}
     levels: dict[str, Any] = {}
     out: dict[int, dict[str, Any]] = {}
@@ -75,8 +81,23 @@ def recorded_declarations(session: Session) -> dict[int, dict[str, Any]]:
         elif ex.method == "logging/setLevel":
             levels[ex.session] = request_params(ex.msg).get("level")
         own = declared_of(ex.msg)
-        out[ex.index] = own if own is not None else declared(caps.get(ex.session, last), levels.get(ex.session))
+        if own is not None:
+            out[ex.index] = own
+        else:
+            out[ex.index] = declared(caps.get(ex.session, last), levels.get(ex.session))
+            if not leveled:
+                out[ex.index][LEVEL_UNKNOWN] = True
     return out
+
+
+LEVEL_UNKNOWN = "levelUnknown"
+"""Marks a recorded declaration that says nothing about the log level (see `recorded_declarations`)."""
+
+
+def _comparable(recorded: dict[str, Any], incoming: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    if LEVEL_UNKNOWN not in recorded:
+        return recorded, incoming
+    return {k: v for k, v in recorded.items() if k not in (LEVEL_UNKNOWN, "logLevel")}, {k: v for k, v in incoming.items() if k != "logLevel"}
 
 
 @dataclass(slots=True)
@@ -265,7 +286,10 @@ def _best(fits: Iterable[Entry], declared: dict[str, Any] | None) -> tuple[Entry
     for entry in fits:
         if declared is None or entry.declared == declared:
             return entry, ()
-        diffs = tuple(field_diff(entry.declared, declared))
+        recorded, incoming = _comparable(entry.declared, declared)
+        if recorded == incoming:
+            return entry, ()
+        diffs = tuple(field_diff(recorded, incoming))
         if not diffs:
             return entry, ()
         if best is None or len(diffs) < best[0]:

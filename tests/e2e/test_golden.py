@@ -17,6 +17,7 @@ from mcp import Client, MCPError
 from mcp.types import ElicitResult
 
 from mcptape.cassette import load
+from mcptape.eras import ENVELOPE_RESULT_KEYS
 from mcptape.pairing import Exchange, Session, pair
 from mcptape.replay.memory import replay_transport
 from mcptape.versions import META_SERVER_INFO
@@ -31,7 +32,8 @@ async def answer(_ctx: Any, _params: Any) -> ElicitResult:
 
 
 def plain(value: Any) -> Any:
-    """A result as comparable JSON: no server info, no resultType 'complete' the SDK may add."""
+    """A result as comparable JSON: no server info, no resultType 'complete' the SDK may add, no
+    caching hints (a 2026-07-28 client replaying a legacy cassette gets them, as from a 2026 server)."""
     data = value.model_dump(mode="json", by_alias=True, exclude_unset=True) if hasattr(value, "model_dump") else value
     if isinstance(data, dict):
         data = dict(data)
@@ -40,6 +42,8 @@ def plain(value: Any) -> Any:
             data["_meta"] = meta
         if data.get("resultType") == "complete":
             del data["resultType"]
+        for hint in ENVELOPE_RESULT_KEYS:
+            data.pop(hint, None)
     return data
 
 
