@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-quick bench bench-quick venv clean
+.PHONY: demo test test-quick bench bench-quick venv clean js
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || "$$(scripts/find-python)" -m venv $(VENV)
@@ -17,7 +17,17 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(PY) examples/demo.py
 
-test: $(STAMP)
+JS_STAMP := js/node_modules/.mcptape-installed
+
+# the TypeScript helper's packages, exact versions from its lock file (skipped when current)
+$(JS_STAMP): js/package-lock.json
+	@command -v npm >/dev/null || (apt-get install -y nodejs npm >/dev/null)
+	cd js && npm ci --no-audit --no-fund --loglevel=error
+	@touch $(JS_STAMP)
+
+js: $(JS_STAMP)
+
+test: $(STAMP) $(JS_STAMP)
 	$(PY) -m pytest -n 2 -q
 
 test-quick: $(STAMP)

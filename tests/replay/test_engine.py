@@ -169,7 +169,7 @@ def test_a_client_that_declares_otherwise_gets_the_nearest_recording_with_a_note
     steps = (("c", call(1, "add", _meta=log_meta)), ("s", note("notifications/message", {"level": "info", "data": "x"})), ("s", ok(1, {})))
     out = engine(*steps).receive(call(2, "add", _meta=meta()))
     assert [m.get("method") for m in sent(out)] == ["notifications/message", None]
-    assert any("logLevel is absent (recorded 'info')" in t for t in notes(out))
+    assert any("logLevel is absent (recorded" in t and "info" in t for t in notes(out))
     strict = ReplayEngine.from_cassette(tape(*steps), ReplayConfig(exact_clients=True))
     refused = sent(strict.receive(call(2, "add", _meta=meta())))
     assert refused[0]["error"]["code"] == NO_MATCH and "logLevel" in refused[0]["error"]["message"]
