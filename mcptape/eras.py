@@ -39,6 +39,7 @@ __all__ = [
     "MODERN_ERA",
     "Identity",
     "InputPair",
+    "describe_servable",
     "discover_result",
     "era_of",
     "identity_meta",
@@ -52,6 +53,7 @@ __all__ = [
     "modern_result",
     "reserved",
     "retry_params",
+    "servable",
     "server_description",
     "set_level",
     "strip_envelope",
@@ -85,6 +87,23 @@ def legacy_version(asked: Any) -> str:
     """What a server of the 2026-07-28 release that also speaks the handshake answers to
     `initialize`: the client's version when it is a handshake version, else the latest one."""
     return asked if isinstance(asked, str) and asked in HANDSHAKE else HANDSHAKE[-1]
+
+
+def servable(versions: list[str], cross_era: bool = True) -> dict[str, str]:
+    """Which clients a cassette recorded at `versions` serves: era -> "recorded" or "translated"."""
+    recorded = {era_of(v) for v in versions}
+    out = {era: "recorded" for era in (LEGACY, MODERN_ERA) if era in recorded}
+    if cross_era and out:
+        for era in (LEGACY, MODERN_ERA):
+            out.setdefault(era, "translated")
+    return out
+
+
+def describe_servable(serves: dict[str, str]) -> str:
+    """`legacy (recorded) and 2026-07-28 (translated) clients`."""
+    names = {LEGACY: "legacy", MODERN_ERA: "2026-07-28"}
+    parts = [f"{names[era]} ({how})" for era, how in serves.items()]
+    return " and ".join(parts) + " clients" if parts else "no client (nothing was recorded)"
 
 
 # -- the server's self-description -------------------------------------------------------------

@@ -33,11 +33,15 @@ def show(cassette: Path, fmt: str) -> None:
     session = pair(cas.events)
     rows = timeline.rows(cas, session)
     versions = timeline.protocol_versions(session)
+    from mcptape.eras import describe_servable, servable
+
+    serves = servable(versions)
     if fmt == "json":
         doc = {
             "cassette": str(cassette),
             "header": cas.header.to_json(),
             "protocol_versions": versions,
+            "serves": serves,
             "warnings": cas.warnings,
             "rows": [asdict(r) for r in rows],
         }
@@ -49,6 +53,7 @@ def show(cassette: Path, fmt: str) -> None:
     h = cas.header
     target = " ".join(h.target.get("command", [])) or h.target.get("url", "")
     click.echo(f"{cassette}: {h.transport} {target}, recorded {h.recorded_at}, protocol {', '.join(versions) or 'unknown'}, {len(cas.events)} events")
+    click.echo(f"replays for {describe_servable(serves)}")
     arrows = {"client->server": "→", "server->client": "←", "server stderr": "stderr", "": ""}
     table = [
         [r.seq, f"{r.t_ms:.1f}", arrows.get(r.direction, r.direction), r.what, "" if r.id is None else r.id, r.summary,

@@ -128,6 +128,8 @@ class ReplayEngine:
         self._level: str | None = None
         """A legacy client's declared capabilities (handshake) and log level (`logging/setLevel`)."""
         self._noted: set[str] = set()
+        self._notified: dict[str, int] = {}
+        """Client notifications received so far, by method (the n-th plays what the n-th recorded one triggered)."""
 
     def new_session(self) -> None:
         """Starts a new client session: every recorded exchange can play again, from the top."""
@@ -498,13 +500,20 @@ class ReplayEngine:
     # -- client notifications and answers ---------------------------------------------------
 
     def _notification(self, msg: dict[str, Any]) -> list[Output]:
-        if msg["method"] == "notifications/cancelled":
+        method = msg["method"]
+        if method == "notifications/cancelled":
             rid = request_params(msg).get("requestId")
             play = self._active.pop(id_key(rid), None)
             if play is not None:
                 for k in [k for k, (p, _) in self._waiting.items() if p is play]:
                     del self._waiting[k]
-        return []  # a notification is never answered
+        # a notification is never answered, but what the recorded one triggered follows it
+        nth = self._notified.get(method, 0)
+        self._notified[method] = nth + 1
+        recorded = self.index.notified.get(method, [])
+        if nth < len(recorded):
+            return self._unsolicited(recorded[nth], self.index.session.exchanges[recorded[nth]].request.event.t)
+        return []
 
     def _answer(self, msg: dict[str, Any]) -> list[Output]:
         waiting = self._waiting.pop(id_key(msg.get("id")), None)

@@ -182,10 +182,16 @@ class ReplayIndex:
                 self.retries.setdefault(ex.retry_of, []).append(ex)
         self.after: dict[int, list[Item]] = {}
         """Unsolicited server messages, filed under the request exchange they followed."""
-        requests = [ex.index for ex in session.exchanges if not ex.is_notification]
+        self.notified: dict[str, list[int]] = {}
+        """Client notification method -> its recorded exchanges, in order: what they triggered is
+        played when the client sends that notification (server-filesystem's `roots/list` right
+        after `notifications/initialized`), not with the response before it."""
+        for ex in session.exchanges:
+            if ex.is_notification:
+                self.notified.setdefault(ex.method, []).append(ex.index)
         for before, item in session.unsolicited:
-            prior = [i for i in requests if i < before]
-            self.after.setdefault(prior[-1] if prior else -1, []).append(item)
+            prior = session.exchanges[before - 1] if 0 < before <= len(session.exchanges) else None
+            self.after.setdefault(prior.index if prior is not None else -1, []).append(item)
 
     def subject(self, msg: dict[str, Any]) -> Subject:
         """The matching view of a request, ignoring what was redacted in recordings of its method

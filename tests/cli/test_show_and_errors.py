@@ -23,6 +23,7 @@ def test_show_table_pairs_requests_with_responses() -> None:
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert "protocol 2025-11-25" in lines[0]
+    assert lines[1] == "replays for legacy (recorded) and 2026-07-28 (translated) clients"
     init = next(ln for ln in lines if " initialize " in ln)
     assert "asks 2025-11-25" in init and "#2" in init  # paired with the response on line 2
     assert any("notifications/progress" in ln and "1/2 adding" in ln for ln in lines)
@@ -34,6 +35,7 @@ def test_show_json_is_machine_readable() -> None:
     proc = run("show", str(GOLDEN), "--format", "json")
     doc = json.loads(proc.stdout)
     assert doc["protocol_versions"] == ["2025-11-25"]
+    assert doc["serves"] == {"legacy": "recorded", "modern": "translated"}
     calls = [r for r in doc["rows"] if r["what"] == "tools/call"]
     assert calls and all(r["pair"] is not None for r in calls)
     answer = next(r for r in doc["rows"] if r["seq"] == calls[0]["pair"])

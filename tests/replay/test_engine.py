@@ -431,3 +431,14 @@ def test_a_2026_client_gets_a_legacy_server_request_as_input_required_and_its_re
     assert [m.get("method") for m in sent(out)] == ["notifications/message", None]
     assert sent(out)[-1] == ok(6, {"resultType": "complete", "content": [{"type": "text", "text": "hello Ada"}]})
     assert not notes(out)
+
+
+def test_a_server_request_sent_after_initialized_replays_after_the_clients_initialized() -> None:
+    """As server-filesystem does: `roots/list` right after the client's `notifications/initialized`."""
+    e = engine(*LEGACY_INIT, ("s", req(0, "roots/list")), ("c", ok(0, {"roots": []})), ("c", req(2, "tools/list")), ("s", ok(2, {"tools": []})))
+    hello = sent(e.receive(LEGACY_INIT[0][1]))
+    assert [m.get("method") for m in hello] == [None]  # the handshake answer alone
+    asked = sent(e.receive(LEGACY_INIT[2][1]))
+    assert [m.get("method") for m in asked] == ["roots/list"]
+    assert e.receive(ok(asked[0]["id"], {"roots": []})) == []
+    assert sent(e.receive(req(3, "tools/list"))) == [ok(3, {"tools": []})]
