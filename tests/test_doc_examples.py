@@ -5,7 +5,8 @@ it cannot: `<!-- example: not run: REASON -->`. `<!-- example: test file PATH --
 Python block saves it as PATH, and it is run with pytest twice, recording
 (`--mcptape-record-mode=once`) then replaying. The blocks of one file run in order in one
 sandbox, so a block may use what an earlier one made: a temporary folder holding copies of
-examples/ and cassettes/, the demo server as `server.py`, a pytest.ini (`testpaths = tests`),
+examples/ and cassettes/ (with a session of the demo server as cassettes/demo.jsonl, as
+`make demo` leaves it), the demo server as `server.py`, a pytest.ini (`testpaths = tests`),
 this venv's bin first on PATH and HOME inside it. Shell blocks run under `bash -e -o
 pipefail` with stdin closed; Python blocks run as scripts (top-level `await` allowed).
 A failure names the file, the line of the block's fence, and what the block printed.
@@ -81,6 +82,8 @@ def sandbox(tmp: Path) -> dict[str, str]:
     shutil.copytree(ROOT / "examples", tmp / "examples")
     shutil.copytree(ROOT / "cassettes", tmp / "cassettes", ignore=shutil.ignore_patterns("demo*.jsonl"))
     shutil.copy(DEMO_SERVER, tmp / "server.py")
+    # what `make demo` leaves in cassettes/: a session of the demo server
+    shutil.copy(ROOT / "examples" / "cassettes" / "test_with_mcptape" / "test_add_reports_progress.jsonl", tmp / "cassettes" / "demo.jsonl")
     (tmp / "pytest.ini").write_text("[pytest]\ntestpaths = tests\nasyncio_default_fixture_loop_scope = function\n")
     (tmp / "home").mkdir()
     (tmp / "_run_example.py").write_text(RUN_PY)
