@@ -18,8 +18,8 @@ from typing import Any, Protocol
 
 import orjson
 
-from mcptape import __version__
 from mcptape._perf import paused_gc
+from mcptape._version import __version__
 from mcptape.errors import CassetteError, CassetteNotFoundError
 from mcptape.migrate import check_version, migrate
 from mcptape.model import HEADER_MARKER, Event, Header, Transport
@@ -40,18 +40,8 @@ class Cassette:
 
 
 def new_header(transport: Transport, target: dict[str, Any], redaction: dict[str, Any]) -> Header:
-    """A header for a recording that starts now. Secrets in the target (tokens on the command
-    line, secret query parameters) are redacted by the rules `redaction` describes."""
-    if redaction.get("enabled"):
-        from mcptape.redact import (  # the write path only
-            DEFAULT_KEYS,
-            DEFAULT_PATTERNS,
-            RedactConfig,
-            Redactor,
-        )
-
-        keys, patterns = redaction.get("keys", DEFAULT_KEYS), redaction.get("patterns", DEFAULT_PATTERNS)
-        target = Redactor(RedactConfig(True, tuple(keys), tuple(patterns))).target(target)
+    """A header for a recording that starts now, `target` as given: a recorder redacts it
+    first (`mcptape.capture.recorder.recording_header`)."""
     now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     return Header(transport=transport, target=target, recorded_at=now, mcptape_version=__version__, redaction=redaction)
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcptape.versions import (
-    HANDSHAKE,
+    HANDSHAKE_VERSIONS,
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
     META_LOG_LEVEL,
@@ -86,7 +86,7 @@ def reserved(key: str) -> bool:
 def legacy_version(asked: Any) -> str:
     """What a server of the 2026-07-28 release that also speaks the handshake answers to
     `initialize`: the client's version when it is a handshake version, else the latest one."""
-    return asked if isinstance(asked, str) and asked in HANDSHAKE else HANDSHAKE[-1]
+    return asked if isinstance(asked, str) and asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
 
 
 def servable(versions: list[str], cross_era: bool = True) -> dict[str, str]:

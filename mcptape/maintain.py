@@ -34,7 +34,7 @@ ALWAYS_KEPT: frozenset[str] = frozenset({"initialize", "server/discover"})
 
 
 @dataclass(slots=True)
-class Tape:
+class CassetteLines:
     """A cassette with the bytes of each line, so untouched lines are written back as they were."""
 
     cassette: Cassette
@@ -43,7 +43,7 @@ class Tape:
     """The line of each event (no newline), parallel to `cassette.events`."""
 
 
-def read(path: str | os.PathLike[str]) -> Tape:
+def read(path: str | os.PathLike[str]) -> CassetteLines:
     """Reads a cassette for rewriting; a truncated or corrupt line is an error (rewriting would lose it).
 
     Raises:
@@ -62,7 +62,7 @@ def read(path: str | os.PathLike[str]) -> Tape:
     lines = [ln.strip() for ln in rows[1:]]
     if len(lines) != len(cassette.events):  # migrated from an older format: write the events anew
         lines = [dumps_event(e).rstrip(b"\n") for e in cassette.events]
-    return Tape(cassette, rows[0].strip(), lines)
+    return CassetteLines(cassette, rows[0].strip(), lines)
 
 
 def _join(head: bytes, lines: Iterable[bytes]) -> bytes:
@@ -236,7 +236,7 @@ def events_of(cassette: Cassette, drop: Sequence[Exchange]) -> set[int]:
     return gone
 
 
-def prune(tape: Tape, drop: Sequence[Exchange]) -> tuple[bytes, int]:
+def prune(tape: CassetteLines, drop: Sequence[Exchange]) -> tuple[bytes, int]:
     """The cassette without the events of `drop`, `seq` renumbered; and how many events went."""
     gone = events_of(tape.cassette, drop)
     kept: list[bytes] = []
@@ -266,7 +266,8 @@ def redaction_for(header: dict[str, Any], keys: Sequence[str] = (), patterns: Se
     The header's own patterns are described but not run again: a cassette is data, and a regular
     expression from a file nobody vetted could take forever (`mcptape check` ignores them too).
     """
-    old = header.get("redaction") if isinstance(header.get("redaction"), dict) else {}
+    recorded = header.get("redaction")
+    old: dict[str, Any] = recorded if isinstance(recorded, dict) else {}
     old_keys = [k for k in old.get("keys") or () if isinstance(k, str)]
     old_patterns = [p for p in old.get("patterns") or () if isinstance(p, str)]
     config = RedactConfig(True, _union(DEFAULT_KEYS, old_keys, keys), _union(DEFAULT_PATTERNS, patterns))
@@ -313,7 +314,7 @@ def _strings(red: Redactor, value: Any) -> Any:
     return value
 
 
-def redact(tape: Tape, keys: Sequence[str] = (), patterns: Sequence[str] = ()) -> tuple[bytes, int]:
+def redact(tape: CassetteLines, keys: Sequence[str] = (), patterns: Sequence[str] = ()) -> tuple[bytes, int]:
     """The cassette with the rules of `redaction_for` applied, and its header describing them.
 
     Returns (new bytes, how many events changed).
@@ -374,7 +375,7 @@ def canonical_header(obj: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def fmt(tape: Tape, renumber: bool = False) -> bytes:
+def fmt(tape: CassetteLines, renumber: bool = False) -> bytes:
     """The cassette in canonical form: compact JSON, one line per event, keys in a fixed order;
     with `renumber`, `seq` is 1..n. Every value (messages included) is unchanged."""
     head = orjson.dumps(canonical_header(orjson.loads(tape.head)))

@@ -9,14 +9,11 @@ from __future__ import annotations
 KNOWN: tuple[str, ...] = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
 """Every revision mcptape knows, oldest first."""
 
-HANDSHAKE: tuple[str, ...] = KNOWN[:4]
+HANDSHAKE_VERSIONS: tuple[str, ...] = KNOWN[:4]
 """Revisions that open a session with `initialize` (the legacy era)."""
 
 MODERN: tuple[str, ...] = ("2026-07-28",)
 """Stateless revisions: every request carries `_meta` and there is no handshake."""
-
-BATCHING: tuple[str, ...] = ("2025-03-26",)
-"""The only revision whose JSON-RPC allows batch arrays."""
 
 META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"

@@ -30,7 +30,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 
-from mcptape import __version__
+from mcptape._version import __version__
 from mcptape.capture.http_flow import HttpCapture, HttpFlow, Notes
 from mcptape.capture.httpmeta import SSE_TYPE, LegacyEndpoints
 from mcptape.capture.recorder import Recorder

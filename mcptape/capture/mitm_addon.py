@@ -29,13 +29,13 @@ from mitmproxy.addonmanager import Loader
 from mitmproxy.connection import ConnectionState
 
 try:  # `mitmdump -s` may run from an interpreter where mcptape is not installed
-    import mcptape  # noqa: F401
+    import mcptape._version  # noqa: F401
 except ImportError:  # pragma: no cover
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from mcptape.capture.http_flow import HttpCapture, HttpFlow, Notes, is_event_stream
-from mcptape.capture.recorder import Recorder
-from mcptape.cassette import CassetteWriter, new_header
+from mcptape.capture.recorder import Recorder, recording_header
+from mcptape.cassette import CassetteWriter
 from mcptape.errors import CassetteError, ConfigError
 from mcptape.model import Transport
 from mcptape.redact import RedactConfig, Redactor
@@ -131,7 +131,7 @@ class McpTape:
             path = ctx.options.mcptape_cassette or _default_path()
             target = _target(ctx.options.mcptape_target, ctx.options.mode)
             transport = Transport.SSE if urlsplit(target.get("url", "")).path.endswith("/sse") else Transport.STREAMABLE_HTTP
-            self._writer = CassetteWriter(path, new_header(transport, target, self._redact.describe()))
+            self._writer = CassetteWriter(path, recording_header(transport, target, self._redact))
             self._recorder = Recorder(self._writer, Redactor(self._redact))
             logger.info(f"mcptape: recording to {path}")
         return self._recorder

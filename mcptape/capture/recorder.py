@@ -20,11 +20,19 @@ from typing import Any
 
 import orjson
 
-from mcptape.cassette import LineWriter, dumps_event
-from mcptape.model import Event, Kind, Source, payload_event
-from mcptape.redact import Redactor
+from mcptape.cassette import LineWriter, dumps_event, new_header
+from mcptape.model import Event, Header, Kind, Source, Transport, payload_event
+from mcptape.redact import RedactConfig, Redactor
 from mcptape.wire.jsonrpc import NOT_JSON, decode
 from mcptape.wire.ndjson import Oversize
+
+
+def recording_header(transport: Transport, target: dict[str, Any], config: RedactConfig) -> Header:
+    """The header of a recording that starts now. Secrets in its target (tokens on the command
+    line, secret query parameters, credentials in a URL) are redacted by `config`, which the
+    header describes."""
+    return new_header(transport, Redactor(config).target(target), config.describe())
+
 
 Ticket = tuple[int, float]
 """A reserved place in the cassette: (seq, seconds since the start)."""
@@ -85,9 +93,9 @@ class Recorder:
         """
         ticket = ticket or self.reserve()
         if isinstance(data, Oversize):
-            head = data.head.decode("utf-8", errors="replace")
+            text = data.head.decode("utf-8", errors="replace")
             info = {"oversize": True, "note": "longer than the recorder's line limit: only the head is kept"}
-            self._emit(lambda seq, t: Event(seq, t, Kind.RAW, src, text=self.redactor.text(head), size=data.size, http=http, info=info), ticket)
+            self._emit(lambda seq, t: Event(seq, t, Kind.RAW, src, text=self.redactor.text(text), size=data.size, http=http, info=info), ticket)
             return None
         value = decode(data)
         if value is NOT_JSON:
@@ -98,7 +106,7 @@ class Recorder:
             self._emit(lambda seq, t: Event(seq, t, Kind.MESSAGE, src, msg=msg, http=http, redacted=tuple(paths)), ticket)
             return msg
         seq, t = ticket
-        line = None
+        line: bytes | None = None
         try:
             head = orjson.dumps({"seq": seq, "t": round(t, 6), "kind": "message", "from": str(src)})
             tail = b',"http":' + orjson.dumps(http) + b"}\n" if http is not None else b"}\n"

@@ -17,7 +17,6 @@ import contextlib
 import os
 import signal
 import subprocess
-import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -148,10 +147,3 @@ def _write_all(fd: int, data: bytes) -> bool:
     except (BrokenPipeError, OSError):
         return False
     return True
-
-
-def flush_std() -> None:
-    """Flushes Python's own stdout/stderr buffers before raw fd writes begin."""
-    with contextlib.suppress(Exception):
-        sys.stdout.flush()
-        sys.stderr.flush()

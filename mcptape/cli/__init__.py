@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from mcptape import __version__
+from mcptape._version import __version__
 from mcptape.errors import CassetteNotFoundError, ConfigError, McpTapeError
 
 COMMANDS: dict[str, str] = {

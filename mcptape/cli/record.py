@@ -81,9 +81,9 @@ def record(
         raise click.UsageError("--upstream goes with --http")
     if not command:
         raise click.UsageError("give the server command after --, e.g. mcptape record -- python server.py")
-    from mcptape.capture.recorder import Recorder
+    from mcptape.capture.recorder import Recorder, recording_header
     from mcptape.capture.stdio import StdioCapture
-    from mcptape.cassette import CassetteWriter, new_header
+    from mcptape.cassette import CassetteWriter
     from mcptape.model import Transport
     from mcptape.redact import Redactor
 
@@ -92,7 +92,7 @@ def record(
     except ConfigError:
         raise
     out = cassette_for(output, command, None)
-    header = new_header(Transport.STDIO, {"command": list(command)}, config.describe())
+    header = recording_header(Transport.STDIO, {"command": list(command)}, config)
     writer = CassetteWriter(out, header)
 
     def started(_proc: object) -> None:

@@ -35,7 +35,7 @@ import orjson
 
 from mcptape.cassette import Cassette
 from mcptape.pairing import Exchange
-from mcptape.versions import HANDSHAKE, META_PROTOCOL_VERSION, MODERN
+from mcptape.versions import HANDSHAKE_VERSIONS, META_PROTOCOL_VERSION, MODERN
 from mcptape.wire.jsonrpc import (
     JSONRPC_INVALID_REQUEST,
     JSONRPC_PARSE_ERROR,
@@ -51,7 +51,19 @@ from . import http_faults
 from .engine import Note, Output, ReplayConfig, ReplayEngine, Send
 from .faults import FaultPlan, parse_rules
 from .http_asgi import (
-    JSON, Disconnected, Outbox, Receive, Scope, SendFn, header_dict, lifespan, read_body, reply_error, respond, rpc_error, sse_event,
+    JSON,
+    Disconnected,
+    Outbox,
+    Receive,
+    Scope,
+    SendFn,
+    header_dict,
+    lifespan,
+    read_body,
+    reply_error,
+    respond,
+    rpc_error,
+    sse_event,
     stream_sse,
 )  # fmt: skip
 from .http_checks import Guard, ParamHeaders, accepts, header_mismatch, is_json
@@ -190,8 +202,8 @@ class HttpReplayApp:
 
     async def _in_session(self, value: Any, receive: Receive, send: SendFn, headers: dict[str, str]) -> None:
         version = headers.get("mcp-protocol-version")
-        if version is not None and version not in HANDSHAKE:
-            supported = ", ".join(HANDSHAKE)
+        if version is not None and version not in HANDSHAKE_VERSIONS:
+            supported = ", ".join(HANDSHAKE_VERSIONS)
             return await reply_error(send, 400, f"Bad Request: Unsupported protocol version: {version} (supported versions: {supported})")
         sid = headers.get(SESSION_HEADER)
         init = isinstance(value, dict) and value.get("method") == "initialize" and classify(value) is MessageType.REQUEST
@@ -247,9 +259,11 @@ class HttpReplayApp:
         if session is not None:
             session.streams[key] = outbox
         self.route(outputs, session, (key, outbox))
-        if mine and not mine[-1].final and mine[-1].exchange is not None and mine[-1].exchange.response is None:
-            if head is not None and head.end == "end":
-                outbox.close()  # recorded without an answer, and the server closed the stream
+        if (
+            mine and not mine[-1].final and mine[-1].exchange is not None and mine[-1].exchange.response is None
+            and head is not None and head.end == "end"
+        ):
+            outbox.close()  # recorded without an answer, and the server closed the stream
         try:
             await stream_sse(receive, send, outbox, extra, self.stopping)
         finally:

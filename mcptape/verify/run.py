@@ -12,8 +12,8 @@ from typing import Any
 
 import anyio
 
-from mcptape.capture.recorder import Recorder
-from mcptape.cassette import Cassette, CassetteWriter, load, new_header
+from mcptape.capture.recorder import Recorder, recording_header
+from mcptape.cassette import Cassette, CassetteWriter, load
 from mcptape.model import Header, Transport
 from mcptape.pairing import pair
 from mcptape.redact import RedactConfig, Redactor
@@ -53,7 +53,7 @@ def verify(cassette: Cassette, out: Path, *, command: list[str] | None = None, u
     config = redaction_of(cassette.header)
     target: dict[str, Any] = {"command": list(command)} if command else {"url": url}
     transport = Transport.STDIO if command else Transport.STREAMABLE_HTTP
-    writer = CassetteWriter(out, new_header(transport, target, config.describe()))
+    writer = CassetteWriter(out, recording_header(transport, target, config))
     recorder = Recorder(writer, Redactor(config))
     try:
         if command:
