@@ -7,8 +7,20 @@ import tempfile
 import time
 from pathlib import Path
 
-from .common import DEMO_SERVER, PY, ROOT, TRIVIAL_SERVER, Row, StdioPeer, interleaved, pick, mcptape, p99, round_trips, rps
-
+from .common import (
+    DEMO_SERVER,
+    PY,
+    ROOT,
+    TRIVIAL_SERVER,
+    Row,
+    StdioPeer,
+    interleaved,
+    mcptape,
+    p99,
+    pick,
+    round_trips,
+    rps,
+)
 
 PASSTHROUGH = ROOT / "bench" / "passthrough.py"
 
@@ -36,9 +48,9 @@ def recorder_overhead(level: int) -> list[Row]:
     ):
         lat: dict[str, list[list[float]]] = {"direct": [], "recorded": [], "passthrough": []}
         med = interleaved(runs, {
-            "direct": lambda s=server, h=handshake: _rt_rps(s, n, h, lat["direct"]),
-            "passthrough": lambda s=server, h=handshake: _rt_rps([PY, str(PASSTHROUGH), *s], n, h, lat["passthrough"]),
-            "recorded": lambda s=server, h=handshake: _rt_rps(mcptape("record", "-q", "-o", str(tmp / "r.jsonl"), "--", *s), n, h, lat["recorded"]),
+            "direct": lambda s=server, h=handshake, lat=lat: _rt_rps(s, n, h, lat["direct"]),
+            "passthrough": lambda s=server, h=handshake, lat=lat: _rt_rps([PY, str(PASSTHROUGH), *s], n, h, lat["passthrough"]),
+            "recorded": lambda s=server, h=handshake, lat=lat: _rt_rps(mcptape("record", "-q", "-o", str(tmp / "r.jsonl"), "--", *s), n, h, lat["recorded"]),
         })  # fmt: skip
         ratio = med["recorded"] / med["direct"]
         added = statistics.median(p99(r) for r in lat["recorded"]) - statistics.median(p99(d) for d in lat["direct"])
@@ -57,10 +69,10 @@ def _throughput(tmp: Path, level: int) -> Row:
     size = 10 * 1024 * 1024
     big_server = [PY, "-c", (
         "import sys\n"
-        "body = b'{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"text\":\"' + b'x' * %d + b'\"}}\\n'\n"
+        "body = b'{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"text\":\"' + b'x' * SIZE + b'\"}}\\n'\n"
         "for line in sys.stdin.buffer:\n"
-        "    sys.stdout.buffer.write(body); sys.stdout.buffer.flush()\n" % size
-    )]  # fmt: skip
+        "    sys.stdout.buffer.write(body); sys.stdout.buffer.flush()\n"
+    ).replace("SIZE", str(size))]  # fmt: skip
 
     def once(cmd: list[str]) -> float:
         peer = StdioPeer(cmd)

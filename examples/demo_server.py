@@ -19,11 +19,10 @@ import sys
 import warnings
 from typing import Annotated
 
-from pydantic import BaseModel
-
 from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+from pydantic import BaseModel
 
 # The demo logs through the deprecated (but still live) logging feature on purpose.
 warnings.simplefilter("ignore", MCPDeprecationWarning)

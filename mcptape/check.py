@@ -258,7 +258,7 @@ class _McpValidator:
             first = errors[0] if errors else {"loc": (), "msg": str(exc)}
             loc = ".".join(str(p) for p in first.get("loc", ())) or "(top)"
             more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-            self.report.add(self.line_of[id(item.event)], "protocol", f"{what} is not valid MCP {version}: {loc}: {_short(first['msg'])}{more}")
+            self.report.add(self.line_of[id(item.event)], "protocol", f"{what} is not valid MCP {version}: {loc}: {_short(str(first['msg']))}{more}")
         except (KeyError, ValueError, RuntimeError, TypeError):
             return  # a method or revision mcp-types does not describe: nothing to check against
 

@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class McpTapeError(Exception):
     """Base of all errors mcptape raises on purpose; `str()` is a one-line explanation."""
@@ -38,6 +40,6 @@ class RecordError(McpTapeError):
 class NoMatchError(McpTapeError):
     """No recorded exchange answers a request."""
 
-    def __init__(self, message: str, data: dict | None = None) -> None:
+    def __init__(self, message: str, data: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.data = data or {}

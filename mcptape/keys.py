@@ -81,12 +81,12 @@ def _drop(value: Any, path: tuple[str, ...]) -> Any:
             del copy[head]
         return copy
     if isinstance(value, list) and head.isdigit() and int(head) < len(value):
-        copy = list(value)
+        items = list(value)
         if rest:
-            copy[int(head)] = _drop(copy[int(head)], rest)
+            items[int(head)] = _drop(items[int(head)], rest)
         else:
-            copy[int(head)] = None
-        return copy
+            items[int(head)] = None
+        return items
     return value
 
 

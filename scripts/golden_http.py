@@ -19,7 +19,7 @@ from pathlib import Path
 import anyio
 
 sys.path.insert(0, str(Path(__file__).parent))
-from golden_session import run  # noqa: E402
+from golden_session import run
 
 
 def free_port() -> int:

@@ -17,7 +17,13 @@ from mcptape.eras import (
     strip_envelope,
     strip_identity,
 )
-from mcptape.versions import META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO
+from mcptape.versions import (
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+    META_SERVER_INFO,
+)
 
 INFO = {"name": "ExampleServer", "version": "1.0.0"}
 DISCOVER = {

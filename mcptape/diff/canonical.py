@@ -16,6 +16,7 @@ from mcptape.wire.jsonrpc import request_params
 
 from .schema import clean_schema
 
+
 @dataclass(frozen=True, slots=True)
 class Options:
     """What normalizing keeps: error messages, and paths the user asked to ignore."""

@@ -25,11 +25,25 @@ from typing import Any
 from mcptape.eras import input_pairs, listen_uris, server_description, strip_envelope
 from mcptape.model import Source
 from mcptape.pairing import Exchange, Item, Session, pair
-from mcptape.versions import META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO, is_modern
+from mcptape.versions import (
+    META_CLIENT_CAPABILITIES,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+    META_SERVER_INFO,
+    is_modern,
+)
 from mcptape.wire.jsonrpc import MessageType, id_key, request_meta, request_params
 
 from .canonical import (
-    Call, Canonical, Handshake, Options, canonical_key, input_entry, notification_entry, sort_inputs, without_meta,
+    Call,
+    Canonical,
+    Handshake,
+    Options,
+    canonical_key,
+    input_entry,
+    notification_entry,
+    sort_inputs,
+    without_meta,
 )  # fmt: skip
 
 __all__ = ["Call", "Canonical", "Handshake", "Options", "canonical_key", "input_entry", "normalize_events", "normalize_session"]
@@ -94,7 +108,7 @@ class _Normalizer:
         return Canonical(self.era, self.version, self.handshake, self.calls, self.surface, self.changes, len(exchanges))
 
     def _era_of(self, ex: Exchange) -> None:
-        if ex.is_notification or self.era != "unknown" and self.version:
+        if ex.is_notification or (self.era != "unknown" and self.version):
             return
         ver = request_meta(ex.msg).get(META_PROTOCOL_VERSION)
         if isinstance(ver, str):

@@ -68,7 +68,7 @@ from .matcher import describe, explain_diffs
 from .outputs import Note, Output, ReplayConfig, Send
 from .report import NO_MATCH, no_match
 
-__all__ = ["Note", "Output", "ReplayConfig", "ReplayEngine", "Send", "UNSUPPORTED_PROTOCOL_VERSION"]
+__all__ = ["UNSUPPORTED_PROTOCOL_VERSION", "Note", "Output", "ReplayConfig", "ReplayEngine", "Send"]
 
 STATE_PREFIX = "mcptape:"
 """The `requestState` of an `input_required` made from a legacy server request: exchange and position."""

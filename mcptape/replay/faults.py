@@ -25,9 +25,25 @@ from typing import Any
 
 from mcptape.pairing import pair
 from mcptape.versions import META_PROTOCOL_VERSION
-from mcptape.wire.jsonrpc import MessageType, classify, encode, error_response, id_key, request_meta, request_params
+from mcptape.wire.jsonrpc import (
+    MessageType,
+    classify,
+    encode,
+    error_response,
+    id_key,
+    request_meta,
+    request_params,
+)
 
-from .fault_rules import ACTIONS, HANDSHAKE, HTTP_ONLY, FaultRule, load_rules, parse_rules, rules_from_options
+from .fault_rules import (
+    ACTIONS,
+    HANDSHAKE,
+    HTTP_ONLY,
+    FaultRule,
+    load_rules,
+    parse_rules,
+    rules_from_options,
+)
 from .outputs import Note, Output, Send
 
 __all__ = [

@@ -150,5 +150,5 @@ def json_status(send: Send, head: Head | None, modern: bool) -> int:
         return head.status
     msg = send.msg
     if modern and isinstance(msg, dict) and isinstance(msg.get("error"), dict):
-        return MODERN_ERROR_STATUS.get(msg["error"].get("code"), 200)  # type: ignore[arg-type]
+        return MODERN_ERROR_STATUS.get(msg["error"].get("code"), 200)
     return 200

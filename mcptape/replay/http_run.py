@@ -99,8 +99,8 @@ def serve_http(
 ) -> int:  # fmt: skip
     """Serves `cassette` over HTTP until SIGINT/SIGTERM; returns the exit code (1: strict, unplayed)."""
     app = HttpReplayApp(cassette, config, host=host, speed=speed, max_body=max_body, quiet=quiet, faults=faults)
-    for warning in cassette.warnings:
-        print(f"mcptape serve: warning: {warning}", file=sys.stderr)
+    for note in cassette.warnings:
+        print(f"mcptape serve: warning: {note}", file=sys.stderr)
     sock = bind(host, port)
     warning = exposure_warning(host)
     if warning:

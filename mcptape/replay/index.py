@@ -24,8 +24,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcptape.cassette import Cassette
 from mcptape._perf import paused_gc
+from mcptape.cassette import Cassette
 from mcptape.keys import redacted_param_paths, request_key
 from mcptape.model import Kind, Source
 from mcptape.pairing import Exchange, Item, Session, pair

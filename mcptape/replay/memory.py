@@ -24,6 +24,7 @@ from typing import Any
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
 try:
     from mcp.client._transport import TransportStreams
     from mcp.shared.message import SessionMessage

@@ -18,6 +18,14 @@ from .plan import Answers, Driver, Step, build_steps, collect_answers, session_e
 from .run import DEFAULT_TIMEOUT, redaction_of, verify
 
 __all__ = [
-    "Answers", "DEFAULT_TIMEOUT", "Driver", "Outcome", "Step", "build_steps", "collect_answers", "redaction_of",
-    "session_era", "verify",
+    "DEFAULT_TIMEOUT",
+    "Answers",
+    "Driver",
+    "Outcome",
+    "Step",
+    "build_steps",
+    "collect_answers",
+    "redaction_of",
+    "session_era",
+    "verify",
 ]  # fmt: skip

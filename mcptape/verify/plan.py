@@ -14,6 +14,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcptape.diff.canonical import input_entry
 from mcptape.eras import (
     LEGACY,
     MODERN_ERA,
@@ -30,8 +31,6 @@ from mcptape.model import Source
 from mcptape.pairing import Exchange, Session
 from mcptape.versions import META_LOG_LEVEL, META_PROTOCOL_VERSION
 from mcptape.wire.jsonrpc import MessageType, classify, id_key, request_meta, request_params
-
-from mcptape.diff.canonical import input_entry
 
 MAX_INPUT_ROUNDS = 8
 """How many `input_required` rounds one call may take before the driver gives up on it."""

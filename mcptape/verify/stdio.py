@@ -42,7 +42,8 @@ def run_stdio(driver: Driver, command: list[str], recorder: Recorder, timeout: f
     def read_stdout() -> None:
         framer = LineFramer()
         assert proc.stdout is not None
-        for chunk in iter(lambda: _read(proc.stdout.fileno()), b""):
+        fd = proc.stdout.fileno()
+        for chunk in iter(lambda: _read(fd), b""):
             for line in framer.feed(chunk):
                 lines.put(line)
         rest = framer.flush()
@@ -53,7 +54,8 @@ def run_stdio(driver: Driver, command: list[str], recorder: Recorder, timeout: f
     def read_stderr() -> None:
         framer = LineFramer()
         assert proc.stderr is not None
-        for chunk in iter(lambda: _read(proc.stderr.fileno()), b""):
+        fd = proc.stderr.fileno()
+        for chunk in iter(lambda: _read(fd), b""):
             for line in framer.feed(chunk):
                 head = line if isinstance(line, bytes) else line.head
                 tail.add(head)
@@ -130,7 +132,4 @@ def _deliver(line: bytes | Oversize, recorder: Recorder, driver: Driver, send: A
     value = decode(line) if isinstance(line, bytes) else NOT_JSON
     if value is NOT_JSON:
         return True
-    for m in messages_of(value):
-        if not send(driver.on_message(m)):
-            return False
-    return True
+    return all(send(driver.on_message(m)) for m in messages_of(value))

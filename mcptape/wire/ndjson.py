@@ -25,7 +25,7 @@ class Oversize:
 class LineFramer:
     """Splits a byte stream into lines at b"\\n"; a trailing b"\\r" is kept (bytes are verbatim)."""
 
-    __slots__ = ("_buf", "_max", "_dropping", "_dropped", "_head")
+    __slots__ = ("_buf", "_dropped", "_dropping", "_head", "_max")
 
     def __init__(self, max_line: int = DEFAULT_MAX_LINE) -> None:
         self._buf = bytearray()

@@ -10,7 +10,18 @@ from mcptape.diff.engine import diff_cassettes
 from mcptape.diff.types import MISSING, DiffOptions, DiffReport
 
 from .builders import (
-    LEGACY, SERVER_INFO, cassette, err, legacy_handshake, meta, modern_handshake, note, req, res, text_result, tool,
+    LEGACY,
+    SERVER_INFO,
+    cassette,
+    err,
+    legacy_handshake,
+    meta,
+    modern_handshake,
+    note,
+    req,
+    res,
+    text_result,
+    tool,
 )  # fmt: skip
 
 

@@ -9,7 +9,18 @@ import pytest
 from mcptape.diff.normalize import Options, canonical_key, normalize_events
 
 from .builders import (
-    LEGACY, MODERN, SERVER_INFO, cassette, err, legacy_handshake, meta, modern_handshake, note, req, res, text_result,
+    LEGACY,
+    MODERN,
+    SERVER_INFO,
+    cassette,
+    err,
+    legacy_handshake,
+    meta,
+    modern_handshake,
+    note,
+    req,
+    res,
+    text_result,
 )  # fmt: skip
 
 

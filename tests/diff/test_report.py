@@ -7,8 +7,26 @@ from typing import Any
 import orjson
 import pytest
 
-from mcptape.diff.report import JSON_FORMAT, render_json, render_markdown, render_text, report_json, shorten, shorten_pair, summary
-from mcptape.diff.types import MISSING, Change, Difference, DiffOptions, DiffReport, Impact, Section, Side
+from mcptape.diff.report import (
+    JSON_FORMAT,
+    render_json,
+    render_markdown,
+    render_text,
+    report_json,
+    shorten,
+    shorten_pair,
+    summary,
+)
+from mcptape.diff.types import (
+    MISSING,
+    Change,
+    Difference,
+    DiffOptions,
+    DiffReport,
+    Impact,
+    Section,
+    Side,
+)
 
 SIDE = Side("a.jsonl", "legacy", "2025-11-25", 5, 4)
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 import sys
 
 import anyio
+from mcp.server.mcpserver import Context, MCPServer
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse
-
-from mcp.server.mcpserver import Context, MCPServer
 
 mcp = MCPServer(name="gated")
 _release: list[anyio.Event] = []

@@ -174,7 +174,7 @@ async def test_jittered_delays_are_the_same_on_every_run() -> None:
     for _ in range(2):
         notes: list[str] = []
         t = replay_transport(DEMO, faults=[{"method": "tools/call", "action": "delay", "seconds": [0.01, 0.05], "seed": 4}], allow_repeats=True,
-                             on_note=lambda n: notes.append(n.text))  # fmt: skip
+                             on_note=lambda n, notes=notes: notes.append(n.text))  # fmt: skip
         with anyio.fail_after(20):
             async with Client(t, **CLIENT) as client:
                 for _ in range(3):

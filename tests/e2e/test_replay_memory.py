@@ -13,7 +13,15 @@ from mcptape.cassette import load
 from mcptape.replay import NO_MATCH, Note
 from mcptape.replay.memory import ReplayTransport, UnplayedExchangesError, replay_transport
 from mcptape.replay.report import EXHAUSTED
-from tests.replay.recorded import ERAS, OTHER_CLIENT, Recording, by_operation, record_demo, reordered_session, unmatched_call
+from tests.replay.recorded import (
+    ERAS,
+    OTHER_CLIENT,
+    Recording,
+    by_operation,
+    record_demo,
+    reordered_session,
+    unmatched_call,
+)
 from tests.sdk_helpers import accept_name, demo_session
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]

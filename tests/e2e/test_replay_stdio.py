@@ -17,7 +17,16 @@ from mcptape.model import Kind, Source
 from mcptape.replay import NO_MATCH
 from mcptape.replay.report import EXHAUSTED
 from tests.conftest import mcptape_cmd
-from tests.replay.recorded import ERAS, OTHER_CLIENT, Recording, by_operation, record_demo, reordered_session, stdio, unmatched_call
+from tests.replay.recorded import (
+    ERAS,
+    OTHER_CLIENT,
+    Recording,
+    by_operation,
+    record_demo,
+    reordered_session,
+    stdio,
+    unmatched_call,
+)
 from tests.sdk_helpers import accept_name, demo_session
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]

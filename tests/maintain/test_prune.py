@@ -134,7 +134,7 @@ def test_only_reports_about_this_cassette_count_and_a_stale_log_is_refused(tmp_p
             UnplayedReport(str(cassette), ((12, "tools/call", "fail"),)),
             UnplayedReport("cassettes/other.jsonl", ((3, "tools/list", None),))]  # fmt: skip
     assert [ex.name for ex in unused_exchanges(tape.cassette, both)] == ["fail"]
-    with pytest.raises(ConfigError, match="no report for .*it reports on cassettes/other.jsonl"):
+    with pytest.raises(ConfigError, match=r"no report for .*it reports on cassettes/other.jsonl"):
         unused_exchanges(tape.cassette, both[2:])
     with pytest.raises(ConfigError, match="line 3 is not a tools/call request"):
         unused_exchanges(tape.cassette, [UnplayedReport("c.jsonl", ((3, "tools/call", "add"),))])

@@ -39,7 +39,7 @@ class Flaky(BaseHTTPRequestHandler):
     def log_message(self, *_: Any) -> None:
         return
 
-    def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
+    def do_POST(self) -> None:
         body = orjson.loads(self.rfile.read(int(self.headers["Content-Length"])))
         if body["method"] != "tools/call":
             payload = orjson.dumps({"jsonrpc": "2.0", "id": body["id"], "result": {"tools": []}})

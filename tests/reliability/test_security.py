@@ -77,7 +77,7 @@ class Upstream(BaseHTTPRequestHandler):
     def log_message(self, *_: Any) -> None:
         return
 
-    def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
+    def do_POST(self) -> None:
         body = orjson.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.server.seen.append((self.path, dict(self.headers), body))  # type: ignore[attr-defined]
         self.send_response(200)

@@ -10,7 +10,18 @@ import pytest
 
 from mcptape.errors import ConfigError
 from mcptape.replay import Note, ReplayConfig, ReplayEngine, Send
-from mcptape.replay.faults import Deliver, FaultPlan, FaultRule, Hangup, Status, Step, dry_run, load_rules, parse_rules, rules_from_options
+from mcptape.replay.faults import (
+    Deliver,
+    FaultPlan,
+    FaultRule,
+    Hangup,
+    Status,
+    Step,
+    dry_run,
+    load_rules,
+    parse_rules,
+    rules_from_options,
+)
 from tests.replay.tape import LEGACY_INIT, call, meta, note, ok, req, tape
 
 ADD = [

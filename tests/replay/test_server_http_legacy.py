@@ -10,11 +10,24 @@ import orjson
 import pytest
 
 from mcptape.replay import ReplayConfig
-from mcptape.replay.http_checks import Guard, ParamHeaders, accepts, decode_header_value, header_mismatch
+from mcptape.replay.http_checks import (
+    Guard,
+    ParamHeaders,
+    accepts,
+    decode_header_value,
+    header_mismatch,
+)
 from mcptape.replay.http_plan import HttpPlan
 from mcptape.replay.server_http import HttpReplayApp
 from tests.replay.tape import LEGACY_INIT, call, meta, ok, req
-from tests.replay.test_server_http_support import legacy_sse, legacy_streamable, lines_of, modern_streamable, served, sse_messages
+from tests.replay.test_server_http_support import (
+    legacy_sse,
+    legacy_streamable,
+    lines_of,
+    modern_streamable,
+    served,
+    sse_messages,
+)
 
 INIT = LEGACY_INIT[0][1]
 JSON = {"content-type": "application/json"}

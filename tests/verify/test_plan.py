@@ -7,8 +7,18 @@ from typing import Any
 from mcptape.pairing import pair
 from mcptape.verify import redaction_of
 from mcptape.verify.plan import Driver, build_steps, collect_answers
-
-from tests.diff.builders import LEGACY, MODERN, cassette, legacy_handshake, meta, modern_handshake, note, req, res, text_result
+from tests.diff.builders import (
+    LEGACY,
+    MODERN,
+    cassette,
+    legacy_handshake,
+    meta,
+    modern_handshake,
+    note,
+    req,
+    res,
+    text_result,
+)
 
 ELICIT = {"message": "name?", "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}
 ADA = {"action": "accept", "content": {"name": "Ada"}}
