@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-quick bench bench-quick venv clean js
+.PHONY: demo test test-quick lint bench bench-quick venv clean js
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || "$$(scripts/find-python)" -m venv $(VENV)
@@ -32,6 +32,12 @@ test: $(STAMP) $(JS_STAMP)
 
 test-quick: $(STAMP)
 	$(PY) -m pytest -q -m "not e2e"
+
+# ruff (rules and format in pyproject.toml) and mypy (strict, pyproject.toml)
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 bench: $(STAMP)
 	$(PY) -m bench
