@@ -1,0 +1,217 @@
+"""The import graph stays one-directional: no cycles, no import from a lower floor to a higher one.
+
+Every module of the package sits on one floor of `FLOORS` (the most specific entry wins).
+A module may import modules of its own floor and the floors below, never above: the core
+never imports an I/O shell, a shell never imports the API or the CLI. Imports are read with
+`ast` from the source (those under `if TYPE_CHECKING:` included: a type is a dependency
+too), so the test needs nothing importable. A new module must be given a floor here.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1] / "mcptape"
+
+BASE, STORAGE, CORE, SHELL, API, CLI = range(6)
+FLOOR_NAMES = ("base", "storage", "core", "shell", "api", "cli")
+
+FLOORS: dict[str, int] = {
+    # base: leaves that know nothing of the rest
+    "mcptape._perf": BASE,
+    "mcptape._version": BASE,
+    "mcptape.errors": BASE,
+    "mcptape.model": BASE,
+    "mcptape.pointer": BASE,
+    "mcptape.schema": BASE,
+    "mcptape.versions": BASE,
+    "mcptape.wire": BASE,
+    "mcptape.diff.types": BASE,
+    "mcptape.eras": BASE,
+    "mcptape.capture.httpmeta": BASE,
+    # storage: cassette files and their format versions
+    "mcptape.migrate": STORAGE,
+    "mcptape.cassette": STORAGE,
+    # core: sans-IO logic over messages and cassettes
+    "mcptape.keys": CORE,
+    "mcptape.pairing": CORE,
+    "mcptape.redact": CORE,
+    "mcptape.diff": CORE,
+    "mcptape.replay": CORE,
+    "mcptape.capture.recorder": CORE,
+    "mcptape.capture.http_flow": CORE,
+    "mcptape.timeline": CORE,
+    "mcptape.check": CORE,
+    "mcptape.maintain": CORE,
+    # shells: processes, sockets, proxies, SDK transports
+    "mcptape.capture": SHELL,
+    "mcptape.replay.memory": SHELL,
+    "mcptape.replay.episodes": SHELL,
+    "mcptape.replay.server_stdio": SHELL,
+    "mcptape.replay.server_http": SHELL,
+    "mcptape.replay.http_asgi": SHELL,
+    "mcptape.replay.http_faults": SHELL,
+    "mcptape.replay.http_legacy": SHELL,
+    "mcptape.replay.http_run": SHELL,
+    "mcptape.replay.http_sessions": SHELL,
+    "mcptape.replay.http": SHELL,
+    "mcptape.verify": SHELL,
+    "mcptape.verify.plan": CORE,
+    "mcptape.child": SHELL,
+    # the Python API and the pytest plugin over it
+    "mcptape.api": API,
+    "mcptape.pytest_plugin": API,
+    # the command line
+    "mcptape.__main__": CLI,
+    "mcptape.cli": CLI,
+}
+"""Module or package -> floor. A package entry covers its modules unless they have their own."""
+
+FACADES: dict[str, int] = {
+    "mcptape": CLI,  # re-exports the API (lazily)
+    "mcptape.replay": SHELL,  # re-exports the in-memory transport (lazily)
+}
+"""Package `__init__` modules whose floor differs from their modules': what they re-export."""
+
+KNOWN_CYCLES: dict[frozenset[str], str] = {
+    frozenset({"mcptape.replay.server_http", "mcptape.replay.http_faults", "mcptape.replay.http_legacy"}): (
+        "arch-replay (issue 12): the HTTP replay subpackage takes a session/router object, not the app"
+    ),
+}
+"""Import cycles not yet untangled, each with who fixes it. Must only shrink."""
+
+KNOWN_UPWARD: dict[tuple[str, str], str] = {}
+"""(importer, imported) pairs that break the floors today, with who fixes them. Must only shrink."""
+
+
+def modules() -> dict[str, Path]:
+    out: dict[str, Path] = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        parts = path.relative_to(ROOT.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out[name] = path
+    return out
+
+
+MODULES = modules()
+
+
+def floor(module: str) -> int:
+    if module in FACADES:
+        return FACADES[module]
+    name = module
+    while name not in FLOORS:
+        if name.count(".") < 1:
+            raise KeyError(module)
+        name = name.rsplit(".", 1)[0]
+    return FLOORS[name]
+
+
+def _resolve(module: str, path: Path, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+    return f"{base}.{node.module}" if node.module else base
+
+
+def imports(module: str) -> Iterator[str]:
+    """The package modules `module` imports by name (a package's `__init__` that Python runs on
+    the way to a submodule is not counted: it is the package's facade, not a dependency)."""
+    path = MODULES[module]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            target = _resolve(module, path, node)
+            names = [f"{target}.{a.name}" if f"{target}.{a.name}" in MODULES else target for a in node.names]
+        else:
+            continue
+        for name in names:
+            if name in MODULES and name != module:
+                yield name
+
+
+GRAPH = {m: sorted(set(imports(m))) for m in MODULES}
+
+
+def test_every_module_has_a_floor() -> None:
+    missing = []
+    for m in MODULES:
+        try:
+            floor(m)
+        except KeyError:
+            missing.append(m)
+    assert not missing, f"give these modules a floor in FLOORS: {missing}"
+
+
+def test_no_import_goes_up_a_floor() -> None:
+    upward = [
+        f"{m} ({FLOOR_NAMES[floor(m)]}) imports {d} ({FLOOR_NAMES[floor(d)]})"
+        for m, deps in GRAPH.items()
+        for d in deps
+        if floor(d) > floor(m) and (m, d) not in KNOWN_UPWARD
+    ]
+    assert not upward, "imports from a lower floor to a higher one:\n" + "\n".join(upward)
+
+
+def _cycles() -> list[frozenset[str]]:
+    """Strongly connected components with more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[frozenset[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in GRAPH[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = set()
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.add(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(frozenset(component))
+
+    for v in GRAPH:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_cycle() -> None:
+    cycles = [sorted(c) for c in _cycles() if c not in KNOWN_CYCLES]
+    assert not cycles, f"import cycles: {cycles}"
+
+
+@pytest.mark.parametrize("known", [*KNOWN_CYCLES, *KNOWN_UPWARD], ids=str)
+def test_the_known_exceptions_still_exist(known: frozenset[str] | tuple[str, str]) -> None:
+    """An exception that no longer happens must leave the list (so the list only shrinks)."""
+    if isinstance(known, frozenset):
+        assert known in _cycles(), f"the cycle {sorted(known)} is gone: remove it from KNOWN_CYCLES"
+    else:
+        importer, imported = known
+        assert imported in GRAPH[importer], f"{importer} no longer imports {imported}: remove it from KNOWN_UPWARD"
+
+
+def test_the_test_sees_imports() -> None:
+    """The parser finds relative, absolute and package-level imports (or every check above is vacuous)."""
+    assert "mcptape.capture.recorder" in GRAPH["mcptape.capture.http_flow"]
+    assert "mcptape.wire.sse" in GRAPH["mcptape.capture.http_flow"]
+    assert "mcptape.api" in GRAPH["mcptape.pytest_plugin"]
+    assert floor("mcptape.replay.engine") == CORE and floor("mcptape.cli.record") == CLI
