@@ -30,7 +30,7 @@ What the engine owns:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from mcptape.cassette import Cassette
 from mcptape.eras import (
@@ -55,6 +55,9 @@ from mcptape.wire.jsonrpc import (
     JSONRPC_PARSE_ERROR,
     NOT_JSON,
     MessageType,
+    Notification,
+    Request,
+    Response,
     classify,
     decode,
     error_response,
@@ -198,7 +201,7 @@ class ReplayEngine:
 
     # -- requests --------------------------------------------------------------------------
 
-    def _request(self, msg: dict[str, Any]) -> list[Output]:
+    def _request(self, msg: Request) -> list[Output]:
         method = msg["method"]
         if method == "initialize":
             return self._initialize(msg)
@@ -257,7 +260,7 @@ class ReplayEngine:
             return [Send(error, request_id=msg["id"], final=True)]
         return [Send({"jsonrpc": "2.0", "id": msg["id"], "result": {}}, request_id=msg["id"], final=True)]
 
-    def _start(self, ex: Exchange, msg: dict[str, Any]) -> list[Output]:
+    def _start(self, ex: Exchange, msg: Request) -> list[Output]:
         token = request_meta(msg).get("progressToken")
         play = _Play(ex, msg["id"], token, ex.request.event.t)
         play.legacy_out = self._era == LEGACY and is_modern(ex.protocol_version)
@@ -265,7 +268,7 @@ class ReplayEngine:
         self._active[id_key(msg["id"])] = play
         return self._advance(play)
 
-    def _initialize(self, msg: dict[str, Any]) -> list[Output]:
+    def _initialize(self, msg: Request) -> list[Output]:
         if self.handshakes:
             self._reset()  # a new handshake is a new client session
         self.handshakes += 1
@@ -279,7 +282,7 @@ class ReplayEngine:
         if not recorded:
             supported = self._modern_versions()
             if not supported:
-                error, text = no_match(self.index, self.pass_, self.index.subject(msg), Miss(b"", 0), msg["id"], self.config.hints)
+                error, text = no_match(self.index, self.pass_, self.index.subject(cast(dict[str, Any], msg)), Miss(b"", 0), msg["id"], self.config.hints)
                 return [Send(error, request_id=msg["id"], final=True), Note(text, "error")]
             text = f"this server speaks {', '.join(supported)} (recorded without a handshake); initialize is not served"
             data = {"supported": supported, "requested": asked}
@@ -337,7 +340,7 @@ class ReplayEngine:
                 return list(ex.result["supportedVersions"])
         return list(MODERN) if self.index.modern else []
 
-    def _discover_on_legacy(self, msg: dict[str, Any]) -> list[Output]:
+    def _discover_on_legacy(self, msg: Request) -> list[Output]:
         errors = [ex for ex in self.index.discover if ex.error is not None]
         if errors:
             assert errors[0].response is not None
@@ -515,7 +518,7 @@ class ReplayEngine:
             return self._unsolicited(recorded[nth], self.index.session.exchanges[recorded[nth]].request.event.t)
         return []
 
-    def _answer(self, msg: dict[str, Any]) -> list[Output]:
+    def _answer(self, msg: Response) -> list[Output]:
         waiting = self._waiting.pop(id_key(msg.get("id")), None)
         if waiting is None:
             return [Note(f"the client answered id {msg.get('id')!r}, which is no request of the replay; ignored")]

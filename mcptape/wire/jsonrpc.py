@@ -7,7 +7,7 @@ error here: `decode` returns `None` and the caller keeps the bytes verbatim.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import orjson
 
@@ -23,6 +23,47 @@ JSONRPC_INTERNAL_ERROR = -32603
 """Internal JSON-RPC error."""
 
 _NOT_JSON = object()
+
+# -- a typed view of the messages (TypedDicts: plain dicts at run time, types for mypy) --------
+
+JsonRpcId = str | int
+"""A request id (JSON-RPC also allows null on an error answering an unreadable request)."""
+
+
+class Request(TypedDict):
+    """A message `classify` calls REQUEST."""
+
+    jsonrpc: str
+    id: JsonRpcId
+    method: str
+    params: NotRequired[dict[str, Any]]
+
+
+class Notification(TypedDict):
+    """A message `classify` calls NOTIFICATION."""
+
+    jsonrpc: str
+    method: str
+    params: NotRequired[dict[str, Any]]
+
+
+class ErrorObject(TypedDict):
+    code: int
+    message: str
+    data: NotRequired[Any]
+
+
+class Response(TypedDict, total=False):
+    """A message `classify` calls RESULT (with `result`) or ERROR (with `error`)."""
+
+    jsonrpc: str
+    id: JsonRpcId | None
+    result: Any
+    error: ErrorObject
+
+
+Message = Request | Notification | Response
+"""One JSON-RPC message, once `classify` has told which it is."""
 
 
 class MessageType(StrEnum):
@@ -95,13 +136,13 @@ def error_response(msg_id: Any, code: int, message: str, data: Any = None) -> di
     return {"jsonrpc": "2.0", "id": msg_id, "error": err}
 
 
-def request_params(msg: dict[str, Any]) -> dict[str, Any]:
+def request_params(msg: Request | Notification | dict[str, Any]) -> dict[str, Any]:
     """A request's params as a dict (empty when absent or not an object)."""
     params = msg.get("params")
     return params if isinstance(params, dict) else {}
 
 
-def request_meta(msg: dict[str, Any]) -> dict[str, Any]:
+def request_meta(msg: Request | Notification | dict[str, Any]) -> dict[str, Any]:
     """The `_meta` of a request's params (empty when absent)."""
     meta = request_params(msg).get("_meta")
     return meta if isinstance(meta, dict) else {}
