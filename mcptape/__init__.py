@@ -58,12 +58,11 @@ _LAZY: dict[str, str] = {
 
 if TYPE_CHECKING:
     from mcptape.api import use_cassette
-    from mcptape.matching import Matcher, MatchPolicy, Subject, match_policy, register_matcher
-    from mcptape.replay.memory import UnplayedExchangesError
-    from mcptape.tape import RecordMode, ServerStartError, Tape
     from mcptape.cassette import Cassette, load, save
     from mcptape.errors import CassetteError, ConfigError, McpTapeError, NoMatchError
-    from mcptape.replay.memory import replay_transport
+    from mcptape.matching import Matcher, MatchPolicy, Subject, match_policy, register_matcher
+    from mcptape.replay.memory import UnplayedExchangesError, replay_transport
+    from mcptape.tape import RecordMode, ServerStartError, Tape
 
 
 def __getattr__(name: str) -> Any:

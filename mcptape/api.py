@@ -58,7 +58,7 @@ def _decide(path: Path, mode: RecordMode, server: Sequence[str] | None, url: str
     return recording
 
 
-class use_cassette:  # noqa: N801 - named like vcrpy's, used as a context manager
+class use_cassette:
     """Replay (or record) an MCP session from a cassette; a sync or async context manager.
 
     Args:

@@ -89,7 +89,7 @@ def test_name(node: Any) -> str:
     callspec = getattr(node, "callspec", None)
     name = getattr(node, "originalname", None) or node.name
     if callspec is None:
-        return node.name
+        return str(node.name)
     ids = [i for i in callspec.id.split("-")] if callspec.id else []
     for fixture in BACKEND_FIXTURES:
         if fixture in callspec.params:

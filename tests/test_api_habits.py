@@ -68,7 +68,7 @@ def test_strict_reaches_tape_command(add_cassette: Path) -> None:
 
 
 async def test_strict_in_process(add_cassette: Path) -> None:
-    with pytest.raises(mcptape.UnplayedExchangesError, match="strict=True: .* were never played"):
+    with pytest.raises(mcptape.UnplayedExchangesError, match=r"strict=True: .* were never played"):
         async with mcptape.use_cassette(add_cassette, strict=True) as tape:
             await tape.client.list_tools()
 
@@ -105,7 +105,7 @@ async def test_named_and_registered_matchers(add_cassette: Path) -> None:
             await tape.client.call_tool("add", {"a": 21, "b": 22})
         assert (await tape.client.call_tool("add", {"a": 20, "b": 0})).content[0].text == "42"
     assert ("tools/call", "tools/call") in seen
-    with pytest.raises(ConfigError, match="unknown matcher 'nope'.*same_a"):
+    with pytest.raises(ConfigError, match=r"unknown matcher 'nope'.*same_a"):
         mcptape.use_cassette(add_cassette, match_on=["method", "nope"])
     with pytest.raises(ConfigError, match="built in"):
         mcptape.register_matcher("params", same_a)

@@ -47,6 +47,10 @@ FLOORS: dict[str, int] = {
     "mcptape.timeline": CORE,
     "mcptape.check": CORE,
     "mcptape.maintain": CORE,
+    "mcptape.agents": CORE,
+    "mcptape.names": CORE,
+    "mcptape.commands": CORE,
+    "mcptape.matching": CORE,
     # shells: processes, sockets, proxies, SDK transports
     "mcptape.capture": SHELL,
     "mcptape.replay.memory": SHELL,
@@ -62,8 +66,10 @@ FLOORS: dict[str, int] = {
     "mcptape.verify": SHELL,
     "mcptape.verify.plan": CORE,
     "mcptape.child": SHELL,
+    "mcptape.background": SHELL,
     # the Python API and the pytest plugin over it
     "mcptape.api": API,
+    "mcptape.tape": API,
     "mcptape.pytest_plugin": API,
     # the command line
     "mcptape.__main__": CLI,

@@ -78,11 +78,11 @@ def redact(cassettes: tuple[Path, ...], keys: tuple[str, ...], patterns: tuple[s
     """
     from mcptape import maintain
     from mcptape.cassette import write_atomic
-    from mcptape.redact import Redactor
+    from mcptape.redact import RedactConfig, Redactor
 
     if output is not None and len(cassettes) > 1:
         raise click.UsageError("-o takes one CASSETTE; without -o each file is rewritten in place")
-    Redactor(maintain.RedactConfig(True, (), patterns))  # a bad --pattern is a usage error before anything is read
+    Redactor(RedactConfig(True, (), patterns))  # a bad --pattern is a usage error before anything is read
     for cassette in cassettes:
         tape = maintain.read(cassette)
         data, events = maintain.redact(tape, keys, patterns)
