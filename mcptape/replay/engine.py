@@ -55,7 +55,6 @@ from mcptape.wire.jsonrpc import (
     JSONRPC_PARSE_ERROR,
     NOT_JSON,
     MessageType,
-    Notification,
     Request,
     Response,
     classify,
@@ -201,10 +200,11 @@ class ReplayEngine:
 
     # -- requests --------------------------------------------------------------------------
 
-    def _request(self, msg: Request) -> list[Output]:
+    def _request(self, request: Request) -> list[Output]:
+        msg = cast(dict[str, Any], request)  # the matcher and the helpers keep the raw message
         method = msg["method"]
         if method == "initialize":
-            return self._initialize(msg)
+            return self._initialize(request)
         if method == "ping":
             return self._ping(msg)
         own = declared_of(msg)
@@ -221,7 +221,7 @@ class ReplayEngine:
         found = self.pass_.take(subject, who, self.config.exact_clients)
         if isinstance(found, Miss):
             if method == "server/discover" and self.index.legacy:
-                return self._discover_on_legacy(msg)
+                return self._discover_on_legacy(request)
             if method == "logging/setLevel" and not found.played:
                 note = "logging/setLevel was never recorded; accepted, as every server that declares logging does"
                 return [Send({"jsonrpc": "2.0", "id": msg["id"], "result": {}}, request_id=msg["id"], final=True), *self._note(note, "info")]
@@ -238,7 +238,7 @@ class ReplayEngine:
             text = (f"{describe(subject)}: no recording by a client that declared the same; playing line {found.seq}, "
                     f"recorded by one that declared otherwise: {what} (--strict refuses this)")  # fmt: skip
             out.extend(self._note(text, key=what))
-        return out + self._start(found.exchange, msg)
+        return out + self._start(found.exchange, request)
 
     def _note(self, text: str, level: str = "warning", key: str | None = None) -> list[Output]:
         """A note said once per session (the same difference on every request is one line)."""
@@ -275,10 +275,10 @@ class ReplayEngine:
         params = request_params(msg)
         asked = params.get("protocolVersion")
         recorded = [ex for ex in self.index.initialize if ex.response is not None]
-        if recorded or self.config.cross_era and self.index.modern:
+        if recorded or (self.config.cross_era and self.index.modern):
             self._era, self._caps, self._level = LEGACY, params.get("capabilities"), None
         if not recorded and self.config.cross_era and self.index.modern:
-            return self._initialize_on_modern(msg, asked)
+            return self._initialize_on_modern(cast(dict[str, Any], msg), asked)
         if not recorded:
             supported = self._modern_versions()
             if not supported:
@@ -439,7 +439,7 @@ class ReplayEngine:
         if not fitting and later:
             got = request_params(later[0].msg).get("inputResponses")
             out.append(Note(f"the client answered {describe(self.index.subject(ex.msg))}'s questions differently than recorded ({answers} vs {got}); replaying the recorded retry"))
-        chosen = (fitting or later or [None])[0]
+        chosen = next(iter(fitting or later), None)
         if chosen is None:
             text = f"mcptape replay: {describe(self.index.subject(ex.msg))} asked for input, and the cassette recorded no retry with the answers"
             data = {"cassette": self.index.cassette.name, "reason": "no retry", "answers": answers}

@@ -29,7 +29,12 @@ from mcptape.cassette import Cassette
 from mcptape.keys import redacted_param_paths, request_key
 from mcptape.model import Kind, Source
 from mcptape.pairing import Exchange, Item, Session, pair
-from mcptape.versions import META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION, is_modern
+from mcptape.versions import (
+    META_CLIENT_CAPABILITIES,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+    is_modern,
+)
 from mcptape.wire.jsonrpc import request_meta, request_params
 
 from .matcher import FieldDiff, MatchPolicy, Subject, field_diff
