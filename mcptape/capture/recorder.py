@@ -84,6 +84,7 @@ class Recorder:
         stored exactly as it was on the wire and is not serialized again.
         """
         ticket = ticket or self.reserve()
+        http = self._sse_fields(http)
         if isinstance(data, Oversize):
             head = data.head.decode("utf-8", errors="replace")
             info = {"oversize": True, "note": "longer than the recorder's line limit: only the head is kept"}
@@ -113,7 +114,7 @@ class Recorder:
     def _raw(self, seq: int, t: float, src: Source, data: bytes, http: dict[str, Any] | None) -> Event:
         ev = payload_event(seq, t, src, Kind.RAW, data)
         if ev.text is not None:
-            red = self.redactor.text(ev.text)
+            red = self.redactor.line((src, "raw"), ev.text) if http is None else self.redactor.text(ev.text)
             if red != ev.text:
                 return Event(seq, t, Kind.RAW, src, text=red, http=http, redacted=("",))
         return Event(seq, t, Kind.RAW, src, text=ev.text, b64=ev.b64, http=http)
@@ -124,7 +125,7 @@ class Recorder:
         def build(seq: int, t: float) -> Event:
             ev = payload_event(seq, t, Source.SERVER, Kind.STDERR, data)
             if ev.text is not None:
-                red = self.redactor.text(ev.text)
+                red = self.redactor.line((Source.SERVER, "stderr"), ev.text)
                 return Event(seq, t, Kind.STDERR, Source.SERVER, text=red, redacted=("",) if red != ev.text else ())
             return ev
 
@@ -143,7 +144,16 @@ class Recorder:
 
     def http(self, src: Source | None, http: dict[str, Any], info: dict[str, Any] | None = None) -> Event:
         """HTTP metadata without a JSON-RPC payload (heads, stream ends, errors)."""
-        return self._emit(lambda seq, t: Event(seq, t, Kind.HTTP, src, http=http, info=info))
+        meta = self._sse_fields(http)
+        return self._emit(lambda seq, t: Event(seq, t, Kind.HTTP, src, http=meta, info=info))
+
+    def _sse_fields(self, http: dict[str, Any] | None) -> dict[str, Any] | None:
+        """The metadata with the table applied to its SSE fields (`id`, `event`, `data`,
+        `comment`): every capture path (the addon, the importer) records them through here."""
+        if http is None or not isinstance(sse := http.get("sse"), dict) or not self.redactor.config.enabled:
+            return http
+        fields = {k: self.redactor.text(v) if isinstance(v, str) else v for k, v in sse.items()}
+        return http if fields == sse else {**http, "sse": fields}
 
     def end(self, info: dict[str, Any] | None = None) -> Event:
         """The recording finished cleanly."""
