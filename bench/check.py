@@ -14,10 +14,8 @@ from .common import Row, pick
 
 HEADER = {"mcptape_cassette": 1, "mcptape_version": "0.1.0", "transport": "stdio", "target": {"command": ["srv"]},
           "recorded_at": "2026-12-01T00:00:00.000Z", "redaction": {"enabled": True, "marker": "[REDACTED]"}}  # fmt: skip
-PROSE = ("lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et "
-         "dolore magna aliqua enim ad minim veniam quis nostrud exercitation ullamco laboris nisi aliquip ex ea "
-         "commodo consequat duis aute irure in reprehenderit voluptate velit esse cillum fugiat nulla pariatur").split()
-RARE = "token key=value auth: url=https://example.invalid/path?page=2 id:42 QUJDREVGR0hJSktMTU5PUFFSU1RVVg==".split()
+PROSE = ["lorem", "ipsum", "dolor", "sit", "amet", "consectetur", "adipiscing", "elit", "sed", "do", "eiusmod", "tempor", "incididunt", "ut", "labore", "et", "dolore", "magna", "aliqua", "enim", "ad", "minim", "veniam", "quis", "nostrud", "exercitation", "ullamco", "laboris", "nisi", "aliquip", "ex", "ea", "commodo", "consequat", "duis", "aute", "irure", "in", "reprehenderit", "voluptate", "velit", "esse", "cillum", "fugiat", "nulla", "pariatur"]
+RARE = ["token", "key=value", "auth:", "url=https://example.invalid/path?page=2", "id:42", "QUJDREVGR0hJSktMTU5PUFFSU1RVVg=="]
 """A log's words: prose, and one in a hundred a word the secret rules look at twice."""
 
 

@@ -284,9 +284,10 @@ class Scanner:
 
     def spans(self, text: str, decode: bool = True) -> list[Span]:
         """The secret parts of `text`, sorted, not overlapping."""
-        if len(text) < 4096 and self._quick.search(text) is None:
-            if not decode or len(text) < 20 or _B64_RUN.search(text) is None:
-                return []
+        if len(text) < 4096 and self._quick.search(text) is None and (
+            not decode or len(text) < 20 or _B64_RUN.search(text) is None
+        ):
+            return []
         found: list[Span] = []
         for shape in self.shapes:
             found.extend(Span(a, b, shape.name) for a, b in shape.find(text))

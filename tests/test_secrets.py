@@ -9,7 +9,16 @@ import pytest
 
 from mcptape.redact import REDACTED, Redactor
 from mcptape.secrets import SHAPES, Scanner, Strength, name_strength
-from tests.leak_corpus import FALSE_POSITIVES, PEM_RSA, SECRETS, leaked, member_secrets, members, text_secrets, texts
+from tests.leak_corpus import (
+    FALSE_POSITIVES,
+    PEM_RSA,
+    SECRETS,
+    leaked,
+    member_secrets,
+    members,
+    text_secrets,
+    texts,
+)
 
 R = Redactor()
 

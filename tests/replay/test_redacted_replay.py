@@ -72,7 +72,7 @@ def test_stdio_replay_matches_any_value_at_a_redacted_place_alone_and_in_a_batch
         [call(5, "login", {"api_key": "another-value", "city": "Rome"}), req(6, "ping")],
     ]  # fmt: skip
     stdin = b"".join(orjson.dumps(m) + b"\n" for m in lines)
-    proc = subprocess.run(mcptape_cmd("replay", str(cassette)), input=stdin, capture_output=True, timeout=60)
+    proc = subprocess.run(mcptape_cmd("replay", str(cassette)), input=stdin, check=False, capture_output=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     out = [orjson.loads(ln) for ln in proc.stdout.splitlines()]
     assert out[1]["result"]["nextCursor"] == PAGE_2 and out[2]["result"]["nextPageToken"] == PAGE_3, "paginated"
@@ -83,7 +83,7 @@ def test_stdio_replay_matches_any_value_at_a_redacted_place_alone_and_in_a_batch
 def test_stdio_replay_still_needs_the_arguments_that_were_not_redacted(cassette: Path) -> None:
     lines = [LEGACY_INIT[0][1], LEGACY_INIT[2][1], [call(5, "login", {"api_key": RECORDED, "city": "Oslo"})]]
     stdin = b"".join(orjson.dumps(m) + b"\n" for m in lines)
-    proc = subprocess.run(mcptape_cmd("replay", str(cassette)), input=stdin, capture_output=True, timeout=60)
+    proc = subprocess.run(mcptape_cmd("replay", str(cassette)), input=stdin, check=False, capture_output=True, timeout=60)
     out = [orjson.loads(ln) for ln in proc.stdout.splitlines()]
     error = out[1][0]["error"]
     assert error["code"] == -32010 and "arguments/city is 'Oslo'" in error["message"]
@@ -120,7 +120,7 @@ async def test_http_replay_matches_the_real_value_alone_and_in_a_batch(cassette:
 def test_a_no_match_error_names_the_cassette_file_but_not_where_it_lives(cassette: Path) -> None:
     lines = [LEGACY_INIT[0][1], LEGACY_INIT[2][1], call(9, "nope", {})]
     stdin = b"".join(orjson.dumps(m) + b"\n" for m in lines)
-    proc = subprocess.run(mcptape_cmd("replay", str(cassette)), input=stdin, capture_output=True, timeout=60)
+    proc = subprocess.run(mcptape_cmd("replay", str(cassette)), input=stdin, check=False, capture_output=True, timeout=60)
     error = orjson.loads(proc.stdout.splitlines()[1])["error"]
     assert error["data"]["cassette"] == "c.jsonl" and "c.jsonl" in error["message"]
     assert str(cassette.parent).encode() not in proc.stdout, "no filesystem path in the error body"
