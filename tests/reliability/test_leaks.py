@@ -224,3 +224,31 @@ def test_false_positives_are_not_findings(tmp_path: Path) -> None:
         server({"jsonrpc": "2.0", "id": 1, "result": {"tools": [], **FALSE_POSITIVES}}),
     )
     assert check_bytes(path.read_bytes()).findings == []
+
+
+@pytest.mark.e2e
+@pytest.mark.skipif(not (Path(sys.executable).with_name("mitmdump")).exists(), reason="HTTP capture needs the mitm extra (mitmproxy)")
+def test_upstream_credentials_are_used_as_the_url_says_and_never_shown(tmp_path: Path, upstream: ThreadingHTTPServer) -> None:
+    password = "up-" + SECRETS["userinfo"]
+    cassette = tmp_path / "http.jsonl"
+    proc, url = start_recorder(f"http://deploy:{password}@127.0.0.1:{upstream.server_address[1]}/mcp", cassette)
+    try:
+        parts = urlsplit(url)
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        conn.request("POST", "/mcp", orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}), headers)
+        status = conn.getresponse().status
+        conn.close()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+    stderr = proc.stderr.read() if proc.stderr else ""
+    assert status == 200
+    (_, sent, _), = upstream.seen  # type: ignore[attr-defined]
+    assert sent["Authorization"] == "Basic " + base64.b64encode(f"deploy:{password}".encode()).decode(), "sent upstream"
+    assert password not in url and password not in stderr, "never printed"
+    data = cassette.read_bytes()
+    assert password.encode() not in data
+    request = next(orjson.loads(ln) for ln in data.splitlines()[1:] if b'"phase":"request"' in ln)
+    assert "authorization" not in {k.lower() for k in request["http"]["headers"]}, "recorded as the client sent it"
+    assert orjson.loads(data.splitlines()[0])["target"]["url"] == f"http://127.0.0.1:{upstream.server_address[1]}/mcp"
