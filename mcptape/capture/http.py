@@ -27,7 +27,14 @@ from urllib.parse import unquote, urlsplit
 
 import anyio
 from mitmproxy import ctx, master, options
-from mitmproxy.addons import core, disable_h2c, errorcheck, next_layer, proxyserver, tlsconfig
+from mitmproxy.addons import (
+    core,
+    disable_h2c,
+    errorcheck,
+    next_layer,
+    proxyserver,
+    tlsconfig,
+)
 
 from mcptape.errors import ConfigError, RecordError
 from mcptape.redact import DEFAULT_KEYS, DEFAULT_PATTERNS, RedactConfig, Redactor
