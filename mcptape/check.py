@@ -64,8 +64,9 @@ class Report:
         self.warnings.append(Finding(line, check, what))
 
 
-def check_bytes(data: bytes, skip: frozenset[str] = frozenset()) -> Report:
-    """Checks one cassette's bytes; see the module docstring."""
+def check_bytes(data: bytes, skip: frozenset[str] = frozenset(), detect_secrets: bool = False) -> Report:
+    """Checks one cassette's bytes; see the module docstring. With `detect_secrets`, the
+    detect-secrets backend scans too (raises `DetectSecretsMissing` when it is not installed)."""
     report = Report()
     lines = data.split(b"\n")
     complete = data.endswith(b"\n")
@@ -95,6 +96,8 @@ def check_bytes(data: bytes, skip: frozenset[str] = frozenset()) -> Report:
         _protocol(events, session, line_of, report)
     if "secrets" not in skip:
         SecretScan().run(parsed, report)
+        if detect_secrets:
+            _detect_secrets(parsed, report)
     return report
 
 
@@ -355,7 +358,7 @@ class SecretScan:
             for where, what in self.line(lineno, obj):
                 if where not in seen:  # one finding per place
                     seen.add(where)
-                    report.add(lineno, "secrets", f"possible secret not redacted: {what} at {where}")
+                    report.add(lineno, "secrets", f"possible secret not redacted (mcptape): {what} at {where}")
 
     def line(self, lineno: int, obj: Any) -> Iterator[tuple[str, str]]:
         if not isinstance(obj, dict):
@@ -410,6 +413,40 @@ class SecretScan:
         for name, value in parse_qsl(urlsplit(url).query, keep_blank_values=True):
             if self.scanner.secret_value(name, value):
                 yield path, f"{_preview(value)} in query parameter {name!r}"
+
+
+def _detect_secrets(parsed: list[tuple[int, Any]], report: Report) -> None:
+    """The detect-secrets backend: its findings at places mcptape's table found nothing."""
+    from mcptape.check_detect_secrets import DetectSecrets
+
+    already = {(f.line, f.what.rsplit(" at ", 1)[-1]) for f in report.findings if f.check == "secrets"}
+    with DetectSecrets() as backend:
+        for lineno, obj in parsed:
+            if lineno == 1 and isinstance(obj, dict):
+                obj = {k: v for k, v in obj.items() if k != "redaction"}
+            for where, text in _strings(obj, ""):
+                if (lineno, where) in already:
+                    continue
+                found = next(backend.findings(text), None)
+                if found is not None:
+                    plugin, secret = found
+                    report.add(lineno, "secrets", f"possible secret not redacted (detect-secrets): {plugin} ({_preview(secret)}) at {where}")
+
+
+def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    """(JSON pointer, string) for every string in a value, member names as `name: value`."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            sub = f"{path}/{escape(k)}"
+            if isinstance(v, str):
+                yield sub, f'"{k}": "{v}"'  # (its keyword detector looks at the name)
+            else:
+                yield from _strings(v, sub)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _strings(v, f"{path}/{i}")
+    elif isinstance(value, str):
+        yield path, value
 
 
 def _leaves(value: Any) -> Iterator[str]:
