@@ -11,8 +11,9 @@ A flow is MCP when:
   protocol (Ethereum's `eth_blockNumber`) is not;
 - it goes to a path that already carried MCP (a client's answers to server requests, the GET
   listen stream, the DELETE that ends a session);
-- it is a GET of an event stream at a path named `/sse` or `/mcp` (the legacy and the usual
-  Streamable HTTP endpoints: their first event arrives after the head must be recorded).
+- it is a GET that accepts an event stream (or anything) at a path named `/sse` or `/mcp` (the
+  legacy and the usual Streamable HTTP endpoints: their first event arrives after the head must
+  be recorded).
 Everything else (pages, forms, images, other JSON APIs, OAuth metadata) is not: it passes
 through untouched and is counted.
 """
@@ -94,7 +95,8 @@ class McpFlows:
             return True
         if jsonrpc:
             return False  # JSON-RPC of another protocol
-        wants_stream = "text/event-stream" in headers.get("accept", "").lower()
+        accept = headers.get("accept", "*/*").lower()
+        wants_stream = "text/event-stream" in accept or "*/*" in accept
         return method.upper() == "GET" and wants_stream and path.rsplit("/", 1)[-1] in STREAM_PATHS
 
     def whole_flow(self, method: str, target: str, headers: Mapping[str, str], body: bytes | None,

@@ -3,9 +3,13 @@ pages, forms, images, other JSON APIs and other JSON-RPC protocols are not, and 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import orjson
 
+from mcptape.capture.importer import import_file
 from mcptape.capture.mcpflow import McpFlows
+from tests.e2e.test_import_formats import entry, har
 
 SSE = {"accept": "text/event-stream"}
 JSON = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
@@ -56,3 +60,18 @@ def test_a_whole_flow_is_mcp_by_its_response_too() -> None:
     assert flows.whole_flow("GET", "http://h/stream", SSE, None, {}, [("endpoint", "/messages/?s=1")])
     assert not flows.whole_flow("POST", "http://h/rpc", JSON, ETH, {}, (), b'{"jsonrpc":"2.0","id":1,"result":"0x1"}')
     assert flows.whole_flow("POST", "http://h/x", JSON, b"{}", {"mcp-session-id": "s"})
+
+
+def test_import_keeps_only_the_mcp_flows(tmp_path: Path) -> None:
+    eth_answer = '{"jsonrpc":"2.0","id":1,"result":"0x10d4f"}'
+    init_answer = orjson.dumps({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                                                       "serverInfo": {"name": "s", "version": "1"}}}).decode()  # fmt: skip
+    src = tmp_path / "c.har"
+    src.write_bytes(har(
+        entry("POST", "http://h/rpc", at=0.1, body=orjson.loads(ETH), response=eth_answer),
+        entry("POST", "http://h/mcp", at=0.2, body=orjson.loads(INIT), response=init_answer),
+        entry("GET", "http://h/", at=0.3, ctype="text/html", response="<html></html>"),
+    ))  # fmt: skip
+    stats = import_file(src, tmp_path / "out.jsonl")
+    assert (stats.imported, stats.skipped) == (1, 2)
+    assert b"eth_blockNumber" not in (tmp_path / "out.jsonl").read_bytes()

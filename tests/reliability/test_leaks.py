@@ -21,7 +21,7 @@ import orjson
 import pytest
 
 from mcptape.check import check_bytes
-from mcptape.importer import import_file
+from mcptape.capture.importer import import_file
 from tests.conftest import ROOT, mcptape_cmd
 from tests.e2e.test_import_formats import entry, har
 from tests.leak_corpus import (
