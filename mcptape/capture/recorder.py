@@ -13,6 +13,7 @@ failure raises `CassetteError` to the caller, which must stop the session.
 
 from __future__ import annotations
 
+import base64
 import threading
 import time
 from collections.abc import Callable
@@ -117,7 +118,16 @@ class Recorder:
             red = self.redactor.line((src, "raw"), ev.text) if http is None else self.redactor.text(ev.text)
             if red != ev.text:
                 return Event(seq, t, Kind.RAW, src, text=red, http=http, redacted=("",))
+        if ev.b64 is not None and (red_b64 := self._binary(data)) is not None:
+            return Event(seq, t, Kind.RAW, src, b64=red_b64, http=http, redacted=("",))
         return Event(seq, t, Kind.RAW, src, text=ev.text, b64=ev.b64, http=http)
+
+    def _binary(self, data: bytes) -> str | None:
+        """A payload that is not UTF-8, with the secrets in it replaced, as base64 (None: none).
+        Latin-1 maps each byte to one character, so every other byte is kept as it was."""
+        text = data.decode("latin-1")
+        red = self.redactor.text(text)
+        return base64.b64encode(red.encode("latin-1", "replace")).decode("ascii") if red != text else None
 
     def stderr(self, data: bytes, ticket: Ticket | None = None) -> Event:
         """One line the server wrote to stderr."""
@@ -127,7 +137,8 @@ class Recorder:
             if ev.text is not None:
                 red = self.redactor.line((Source.SERVER, "stderr"), ev.text)
                 return Event(seq, t, Kind.STDERR, Source.SERVER, text=red, redacted=("",) if red != ev.text else ())
-            return ev
+            red_b64 = self._binary(data)
+            return ev if red_b64 is None else Event(seq, t, Kind.STDERR, Source.SERVER, b64=red_b64, redacted=("",))
 
         return self._emit(build, ticket)
 

@@ -70,6 +70,8 @@ def test_stdio_recording_keeps_none_of_the_planted_secrets(tmp_path: Path) -> No
         *(ln.encode() for ln in PEM_RSA + PEM_SSH),  # a PEM key split over non-JSON lines
         *(b"stderr " + t.encode() for t in texts()),
         *(b"stderr " + ln.encode() for ln in PEM_RSA + PEM_SSH),  # and over stderr lines
+        *(b"\xff\xfe " + t.encode() for t in texts()),  # lines that are not UTF-8 (kept as base64)
+        *(b"stderr \xff " + t.encode() for t in texts()),
     ]
     stdin = b"\n".join(lines) + b"\n"
     proc = subprocess.run(mcptape_cmd("record", "-q", "-o", str(out), "--", sys.executable, ECHO), input=stdin,
