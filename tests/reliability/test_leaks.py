@@ -20,8 +20,8 @@ from urllib.parse import urlsplit
 import orjson
 import pytest
 
-from mcptape.check import check_bytes
 from mcptape.capture.importer import import_file
+from mcptape.check import check_bytes
 from tests.conftest import ROOT, mcptape_cmd
 from tests.e2e.test_import_formats import entry, har
 from tests.leak_corpus import (
