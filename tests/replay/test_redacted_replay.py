@@ -114,7 +114,10 @@ async def test_http_replay_matches_the_real_value_alone_and_in_a_batch(cassette:
             await client.post("/mcp", content=orjson.dumps(LEGACY_INIT[2][1]), headers=hs)
             one = await client.post("/mcp", content=orjson.dumps(call(4, "login", {"api_token": "real", "city": "Paris"})), headers=hs)
             answers = await sse_messages(one, 1) if one.headers["content-type"].startswith("text/event-stream") else [one.json()]
+            batch = [call(5, "login", {"api_key": "the-real-key", "city": "Rome"}), req(6, "ping")]
+            many = await client.post("/mcp", content=orjson.dumps(batch), headers=hs)
     assert text_of(answers[0]) == "hello Paris"
+    assert [text_of(many.json()[0]), many.json()[1]["result"]] == ["hello Rome", {}], "inside a batch too"
 
 
 def test_a_no_match_error_names_the_cassette_file_but_not_where_it_lives(cassette: Path) -> None:
