@@ -254,3 +254,21 @@ def test_upstream_credentials_are_used_as_the_url_says_and_never_shown(tmp_path:
     request = next(orjson.loads(ln) for ln in data.splitlines()[1:] if b'"phase":"request"' in ln)
     assert "authorization" not in {k.lower() for k in request["http"]["headers"]}, "recorded as the client sent it"
     assert orjson.loads(data.splitlines()[0])["target"]["url"] == f"http://127.0.0.1:{upstream.server_address[1]}/mcp"
+
+
+def test_mcptape_redact_applies_the_same_table_to_a_cassette_recorded_in_clear(tmp_path: Path) -> None:
+    events: list[dict[str, Any]] = [
+        client(call_with_everything(1)),
+        *({"kind": "stderr", "from": "server", "text": t} for t in texts()),
+        *({"kind": "stderr", "from": "server", "text": ln} for ln in PEM_RSA + PEM_SSH),
+        *({"kind": "raw", "from": "server", "text": ln} for ln in PEM_RSA),
+        {"kind": "http", "from": "server", "http": {"exchange": 1, "phase": "sse", "sse": {"id": SECRETS["sse_id"], "data": ""}}},
+        {"kind": "http", "from": "server", "http": {"exchange": 1, "phase": "response", "status": 200, "headers": response_headers()}},
+        {"kind": "http", "from": "client", "http": {"exchange": 1, "phase": "request", "method": "POST", "path": request_path(), "headers": request_headers()}},
+    ]
+    path = write_cassette(tmp_path / "clear.jsonl", *events)
+    proc = subprocess.run(mcptape_cmd("redact", str(path)), check=False, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    data = path.read_bytes()
+    assert_clean(data, [*HTTP_SECRETS, *PEM_BODIES])
+    false_positives_intact(data)
