@@ -18,7 +18,7 @@ from mcptape.cassette import CassetteWriter, new_header
 from mcptape.model import Source, Transport
 from mcptape.redact import REDACTED, RedactConfig, Redactor
 from mcptape.replay import ReplayConfig
-from mcptape.replay.http.app import HttpReplayApp
+from mcptape.replay.server_http import HttpReplayApp
 from tests.conftest import mcptape_cmd
 from tests.maintain.replaying import results
 from tests.replay.tape import LEGACY_INIT, call, ok, req
