@@ -14,7 +14,10 @@ import pytest
 
 from mcptape.cassette import load
 from mcptape.replay import ReplayConfig
-from mcptape.replay.server_http import HttpReplayApp
+try:  # (the HTTP replay is moving into the replay/http subpackage)
+    from mcptape.replay.http.app import HttpReplayApp
+except ImportError:  # pragma: no cover
+    from mcptape.replay.server_http import HttpReplayApp  # type: ignore[no-redef]
 from tests.conftest import mcptape_cmd
 from tests.replay.tape import LEGACY_INIT, call
 from tests.replay.test_redacted_replay import record

@@ -18,7 +18,10 @@ from mcptape.cassette import CassetteWriter, new_header
 from mcptape.model import Source, Transport
 from mcptape.redact import REDACTED, RedactConfig, Redactor
 from mcptape.replay import ReplayConfig
-from mcptape.replay.server_http import HttpReplayApp
+try:  # (the HTTP replay is moving into the replay/http subpackage)
+    from mcptape.replay.http.app import HttpReplayApp
+except ImportError:  # pragma: no cover
+    from mcptape.replay.server_http import HttpReplayApp  # type: ignore[no-redef]
 from tests.conftest import mcptape_cmd
 from tests.maintain.replaying import results
 from tests.replay.tape import LEGACY_INIT, call, ok, req
