@@ -14,6 +14,7 @@ import pytest
 
 from mcptape.cassette import load
 from mcptape.replay import ReplayConfig
+
 try:  # (the HTTP replay is moving into the replay/http subpackage)
     from mcptape.replay.http.app import HttpReplayApp
 except ImportError:  # pragma: no cover

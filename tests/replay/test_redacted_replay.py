@@ -18,6 +18,7 @@ from mcptape.cassette import CassetteWriter, new_header
 from mcptape.model import Source, Transport
 from mcptape.redact import REDACTED, RedactConfig, Redactor
 from mcptape.replay import ReplayConfig
+
 try:  # (the HTTP replay is moving into the replay/http subpackage)
     from mcptape.replay.http.app import HttpReplayApp
 except ImportError:  # pragma: no cover
