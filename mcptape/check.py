@@ -16,9 +16,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import math
-import re
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from types import UnionType
@@ -32,29 +29,14 @@ from mcptape.errors import CassetteVersionError
 from mcptape.migrate import check_version
 from mcptape.model import HEADER_MARKER, Event, Kind, Source
 from mcptape.pairing import Exchange, Item, Session, pair
-from mcptape.redact import DEFAULT_PATTERNS, REDACTED, Redactor
+from mcptape.pointer import escape
+from mcptape.secrets import MARKER, PEM_NAME, PemLines, Scanner, Strength
 from mcptape.wire.jsonrpc import MessageType, classify
 
 __all__ = ["CHECKS", "Finding", "Report", "check_bytes"]
 
 CHECKS: tuple[str, ...] = ("format", "pairing", "protocol", "secrets")
 """The checks `check_bytes` runs; `skip` leaves some out."""
-
-TOKEN_SHAPES: tuple[tuple[str, str], ...] = (
-    *zip(("bearer token", "sk- API key", "GitHub token", "GitHub fine-grained token", "Slack token", "AWS access key id",
-          "Google API key", "JWT"), DEFAULT_PATTERNS[:8], strict=True),
-    ("private key", r"-----BEGIN [A-Z ]*PRIVATE KEY-----"),
-    ("Stripe key", r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}"),
-    ("GitLab token", r"\bglpat-[A-Za-z0-9_-]{20,}"),
-    ("Hugging Face token", r"\bhf_[A-Za-z]{30,}"),
-    ("npm token", r"\bnpm_[A-Za-z0-9]{36}\b"),
-)  # fmt: skip
-"""(what, regular expression): token shapes that must never be in a cassette. The private key
-needs only its BEGIN line, so a key cut in two (by an oversize line) is found too."""
-
-_ASSIGNMENT = re.compile(r"""([A-Za-z_][A-Za-z0-9_.-]{1,60})["']?\s*[=:]\s*["']?([^\s"'&,;<>]{10,})""")
-"""`name=value` or `name: value` inside free text (stderr lines, raw lines, command arguments)."""
-
 
 @dataclass(frozen=True, slots=True)
 class Finding:
@@ -82,8 +64,9 @@ class Report:
         self.warnings.append(Finding(line, check, what))
 
 
-def check_bytes(data: bytes, skip: frozenset[str] = frozenset()) -> Report:
-    """Checks one cassette's bytes; see the module docstring."""
+def check_bytes(data: bytes, skip: frozenset[str] = frozenset(), detect_secrets: bool = False) -> Report:
+    """Checks one cassette's bytes; see the module docstring. With `detect_secrets`, the
+    detect-secrets backend scans too (raises `DetectSecretsMissing` when it is not installed)."""
     report = Report()
     lines = data.split(b"\n")
     complete = data.endswith(b"\n")
@@ -113,6 +96,8 @@ def check_bytes(data: bytes, skip: frozenset[str] = frozenset()) -> Report:
         _protocol(events, session, line_of, report)
     if "secrets" not in skip:
         SecretScan().run(parsed, report)
+        if detect_secrets:
+            _detect_secrets(parsed, report)
     return report
 
 
@@ -168,34 +153,81 @@ def _events(parsed: list[tuple[int, Any]]) -> list[tuple[int, Event]]:
 # -- pairing ------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class _Endings:
+    """How a recording's exchanges could have ended without an answer, so that an unanswered
+    request is a warning (the recording says why) rather than a finding."""
+
+    cut_short: bool
+    """No `end` marker: the recorder was stopped."""
+    failed: frozenset[Any]
+    """HTTP exchanges that failed or whose client went away."""
+    refused: frozenset[Any]
+    """HTTP exchanges answered by an error status (whatever the body's id, often null)."""
+    exits: tuple[int, ...]
+    """Lines where the server exited or closed its output."""
+
+    @classmethod
+    def of(cls, events: list[tuple[int, Event]], session: Session, line_of: dict[int, int]) -> _Endings:
+        return cls(
+            cut_short=not events or events[-1][1].kind is not Kind.END,
+            failed=frozenset(_exchange(ev) for ev in session.others if _phase(ev) in ("disconnect", "error")),
+            refused=frozenset(_exchange(ev) for _, ev in events if _http_error(ev)),
+            exits=tuple(line_of[id(ev)] for ev in session.others if _server_gone(ev)),
+        )
+
+    def excused(self, ex: Exchange) -> bool:
+        """Needs no answer: a notification, answered, a listen stream, refused, or cancelled."""
+        if ex.is_notification or ex.response is not None or ex.method == "subscriptions/listen":
+            return True
+        if ex.http_exchange is not None and ex.http_exchange in self.refused:
+            return True
+        return any(i.src is Source.CLIENT and i.msg.get("method") == "notifications/cancelled" for i in ex.items)
+
+    def reason(self, ex: Exchange, line: int) -> str | None:
+        """Why an unanswered request went unanswered, when the recording says so."""
+        if ex.http_exchange is not None and ex.http_exchange in self.failed:
+            return "its HTTP exchange failed or the client went away"
+        if any(x > line for x in self.exits):
+            return "the server exited first"
+        return "the recording was cut short" if self.cut_short else None
+
+
+def _phase(ev: Event) -> Any:
+    return ev.http.get("phase") if ev.http else None
+
+
+def _exchange(ev: Event) -> Any:
+    return ev.http.get("exchange") if ev.http else None
+
+
+def _http_error(ev: Event) -> bool:
+    if ev.src is not Source.SERVER or _phase(ev) != "response":
+        return False
+    status = ev.http.get("status") if ev.http else None
+    return isinstance(status, int) and status >= 400
+
+
+def _server_gone(ev: Event) -> bool:
+    return ev.kind is Kind.EXIT or (ev.kind is Kind.EOF and ev.src is Source.SERVER)
+
+
 def _pairing(events: list[tuple[int, Event]], session: Session, line_of: dict[int, int], report: Report) -> None:
-    cut_short = not events or events[-1][1].kind is not Kind.END
-    ended = {ev.http.get("exchange") for ev in session.others if ev.http and ev.http.get("phase") in ("disconnect", "error")}
-    exits = [line_of[id(ev)] for ev in session.others if ev.kind is Kind.EXIT or (ev.kind is Kind.EOF and ev.src is Source.SERVER)]
-    # An HTTP error status answers the request of its exchange, whatever the body's id (often null).
-    refused = {ev.http.get("exchange") for _, ev in events
-               if ev.src is Source.SERVER and ev.http and ev.http.get("phase") == "response" and isinstance(st := ev.http.get("status"), int) and st >= 400}  # fmt: skip
+    endings = _Endings.of(events, session, line_of)
     for item in session.orphans:
         if item.type in (MessageType.RESULT, MessageType.ERROR) and item.msg.get("id") is not None:
             report.add(line_of[id(item.event)], "pairing", f"a response (id {item.msg.get('id')!r}) that answers no request")
     for ex in session.exchanges:
-        if ex.is_notification or ex.response is not None or ex.method == "subscriptions/listen":
-            continue
-        if ex.http_exchange is not None and ex.http_exchange in refused:
+        if endings.excused(ex):
             continue
         line = line_of[id(ex.request.event)]
         what = f"{ex.method} (id {ex.request.msg.get('id')!r}) was never answered"
-        if any(i.msg.get("method") == "notifications/cancelled" for i in ex.items if i.src is Source.CLIENT):
-            continue
-        if ex.http_exchange is not None and ex.http_exchange in ended:
-            report.warn(line, "pairing", f"{what}: its HTTP exchange failed or the client went away")
-        elif any(x > line for x in exits):
-            report.warn(line, "pairing", f"{what}: the server exited first")
-        elif cut_short:
-            report.warn(line, "pairing", f"{what}: the recording was cut short")
-        else:
+        reason = endings.reason(ex, line)
+        if reason is None:
             report.add(line, "pairing", what)
-    if cut_short:
+        else:
+            report.warn(line, "pairing", f"{what}: {reason}")
+    if endings.cut_short:
         report.warn(0, "pairing", "the recording was cut short (no end marker; the recorder was killed?)")
 
 
@@ -310,44 +342,62 @@ class _McpValidator:
 
 
 class SecretScan:
-    """Looks for secrets that escaped redaction in every string of every line."""
+    """Looks for secrets that escaped redaction in every string of every line, with the table
+    redaction uses (`mcptape.secrets`), in its strict mode: a value under a secret name counts
+    when it looks random (`password: hunter2` in a fixture is not cried over)."""
 
     def __init__(self) -> None:
         # The header's own redaction patterns are not used: a cassette is untrusted input, and a
         # pattern in it could backtrack for hours (a pre-commit hook must not hang).
-        self.names = Redactor()
-        self.shapes = [(what, re.compile(pattern)) for what, pattern in TOKEN_SHAPES]
+        self.scanner = Scanner(strict=True)
+        self.pem = PemLines()
 
     def run(self, parsed: list[tuple[int, Any]], report: Report) -> None:
         for lineno, obj in parsed:
-            seen: set[tuple[str, str]] = set()
+            seen: set[str] = set()
             for where, what in self.line(lineno, obj):
-                if (where, what) not in seen:
-                    seen.add((where, what))
-                    report.add(lineno, "secrets", f"possible secret not redacted: {what} at {where}")
+                if where not in seen:  # one finding per place
+                    seen.add(where)
+                    report.add(lineno, "secrets", f"possible secret not redacted (mcptape): {what} at {where}")
 
     def line(self, lineno: int, obj: Any) -> Iterator[tuple[str, str]]:
-        if lineno == 1 and isinstance(obj, dict):
+        if not isinstance(obj, dict):
+            yield from self.walk(obj, "")
+            return
+        if lineno == 1:
             obj = {k: v for k, v in obj.items() if k != "redaction"}  # the rules themselves
-        if isinstance(obj, dict) and isinstance(obj.get("b64"), str):
+        if isinstance(obj.get("b64"), str):
             try:
                 text = base64.b64decode(obj["b64"]).decode("utf-8", "replace")
             except (binascii.Error, ValueError):
                 text = ""
             yield from self.text(text, "/b64")
+        if obj.get("kind") in ("stderr", "raw") and isinstance(obj.get("text"), str):
+            yield from self.stream_line(obj)
         yield from self.walk(obj, "")
+
+    def stream_line(self, obj: dict[str, Any]) -> Iterator[tuple[str, str]]:
+        """The lines of a PEM private key begun on an earlier stderr (or raw) line."""
+        stream, text = (obj.get("from"), obj.get("kind")), obj["text"]
+        was_open = self.pem.is_open(stream)
+        self.pem.line(stream, text)
+        if was_open and MARKER not in text and text.strip():
+            yield "/text", f"{PEM_NAME} (a line of a key begun on an earlier line: {_preview(text.strip())})"
 
     def walk(self, value: Any, path: str) -> Iterator[tuple[str, str]]:
         if isinstance(value, dict):
             for k, v in value.items():
-                sub = f"{path}/{k.replace('~', '~0').replace('/', '~1')}"
-                if isinstance(v, str) and self.names.is_secret_key(k) and REDACTED not in v and _random_looking(v):
+                sub = f"{path}/{escape(k)}"
+                if isinstance(v, str) and self.scanner.secret_value(k, v):
                     yield sub, f"{_preview(v)} in a member named {k!r}"
                     continue
+                if isinstance(v, (dict, list)) and self.scanner.strength(k) is Strength.STRONG:
+                    leaf = next((x for x in _leaves(v) if self.scanner.secret_value(k, x)), None)
+                    if leaf is not None:
+                        yield sub, f"{_preview(leaf)} inside a member named {k!r}"
+                        continue
                 if k == "path" and isinstance(v, str) and "?" in v:
-                    yield from self.query(v, sub)  # (the query, decoded, instead of name=value text)
-                    yield from self.text(v, sub, assignments=False)
-                    continue
+                    yield from self.query(v, sub)
                 yield from self.walk(v, sub)
         elif isinstance(value, list):
             for i, v in enumerate(value):
@@ -355,35 +405,61 @@ class SecretScan:
         elif isinstance(value, str):
             yield from self.text(value, path)
 
-    def text(self, value: str, path: str, assignments: bool = True) -> Iterator[tuple[str, str]]:
-        for what, rx in self.shapes:
-            m = rx.search(value)
-            if m:
-                yield path, f"{what} ({_preview(m.group(0))})"
-        if assignments and ("=" in value or ":" in value) and len(value) < 1_000_000:
-            for m in _ASSIGNMENT.finditer(value):
-                name, secret = m.group(1), m.group(2)
-                if self.names.is_secret_key(name.rsplit(".", 1)[-1].lstrip("-")) and REDACTED not in secret and _random_looking(secret):
-                    yield path, f"{_preview(secret)} assigned to {name!r}"
+    def text(self, value: str, path: str) -> Iterator[tuple[str, str]]:
+        for span in self.scanner.spans(value):
+            yield path, f"{span.rule} ({_preview(value[span.start : span.end])})"
 
     def query(self, url: str, path: str) -> Iterator[tuple[str, str]]:
         for name, value in parse_qsl(urlsplit(url).query, keep_blank_values=True):
-            if self.names.is_secret_key(name) and REDACTED not in value and _random_looking(value):
+            if self.scanner.secret_value(name, value):
                 yield path, f"{_preview(value)} in query parameter {name!r}"
 
 
-def _random_looking(value: str) -> bool:
-    """A value that looks like a key or token rather than a word: long enough, no spaces,
-    at least two kinds of character, and high Shannon entropy (bits per character)."""
-    if not 10 <= len(value) <= 10_000 or any(c.isspace() for c in value):
-        return False
-    kinds = sum((any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value),
-                 any(not c.isalnum() for c in value)))  # fmt: skip
-    if kinds < 2:
-        return False
-    counts = Counter(value)
-    entropy = -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
-    return entropy >= 3.0
+def _detect_secrets(parsed: list[tuple[int, Any]], report: Report) -> None:
+    """The detect-secrets backend: its findings at places mcptape's table found nothing."""
+    from mcptape.check_detect_secrets import DetectSecrets
+
+    already = {(f.line, f.what.rsplit(" at ", 1)[-1]) for f in report.findings if f.check == "secrets"}
+    with DetectSecrets() as backend:
+        for lineno, obj in parsed:
+            if lineno == 1 and isinstance(obj, dict):
+                obj = {k: v for k, v in obj.items() if k != "redaction"}
+            for where, text in _strings(obj, ""):
+                if (lineno, where) in already:
+                    continue
+                found = next(backend.findings(text), None)
+                if found is not None:
+                    plugin, secret = found
+                    report.add(lineno, "secrets", f"possible secret not redacted (detect-secrets): {plugin} ({_preview(secret)}) at {where}")
+
+
+def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    """(JSON pointer, string) for every string in a value, member names as `name: value`."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            sub = f"{path}/{escape(k)}"
+            if isinstance(v, str):
+                yield sub, f'"{k}": "{v}"'  # (its keyword detector looks at the name)
+            else:
+                yield from _strings(v, sub)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _strings(v, f"{path}/{i}")
+    elif isinstance(value, str):
+        yield path, value
+
+
+def _leaves(value: Any) -> Iterator[str]:
+    """The strings inside a JSON value (iteratively: a deep value cannot overflow the stack)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            yield v
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
 
 
 def _preview(secret: str) -> str:

@@ -110,11 +110,20 @@ def request_key(msg: dict[str, Any], policy: KeyPolicy = KeyPolicy(), extra_igno
     return orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
 
 
-def redacted_param_paths(redacted: Iterable[str]) -> list[tuple[str, ...]]:
-    """The params paths among a recorded event's redacted JSON pointers (`/params/...`)."""
+def redacted_param_paths(redacted: Iterable[str], position: int | None = None) -> list[tuple[str, ...]]:
+    """The params paths among a recorded event's redacted JSON pointers: `/params/...`, or for
+    the message at `position` in a JSON-RPC batch, `/<position>/params/...`."""
+    prefix: tuple[str, ...] = ("params",) if position is None else (str(position), "params")
     out = []
     for pointer in redacted:
         parts = tokens(pointer)
-        if parts and parts[0] == "params":
-            out.append(parts[1:])
+        if parts[: len(prefix)] == prefix:
+            out.append(parts[len(prefix) :])
     return out
+
+
+def batch_position(msg: Any, batch: Any) -> int | None:
+    """Where `msg` sits in `batch` (an event's `msg`) when that is a JSON-RPC batch, else None."""
+    if not isinstance(batch, list):
+        return None
+    return next((i for i, m in enumerate(batch) if m is msg), None)

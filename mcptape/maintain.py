@@ -278,7 +278,12 @@ def redaction_for(header: dict[str, Any], keys: Sequence[str] = (), patterns: Se
 def redact_event(red: Redactor, ev: Event) -> Event:
     """The event with `red` applied to its message, text and HTTP metadata (the same object when nothing changed)."""
     msg, paths = (red.message(ev.msg) if ev.kind is Kind.MESSAGE else (ev.msg, []))
-    text = red.text(ev.text) if ev.text is not None else None
+    if ev.text is None:
+        text = None
+    elif ev.kind in (Kind.STDERR, Kind.RAW) and ev.http is None:
+        text = red.line((ev.src, ev.kind), ev.text)  # (a PEM key split over lines)
+    else:
+        text = red.text(ev.text)
     http = _redact_http(red, ev.http) if ev.http is not None else None
     info = _strings(red, ev.info)
     redacted = _union(ev.redacted, paths, [""] if text != ev.text else [])
@@ -297,9 +302,10 @@ def _redact_http(red: Redactor, http: dict[str, Any]) -> dict[str, Any]:
     if isinstance(sse, dict):
         sse = dict(sse)
         if isinstance(sse.get("data"), str):
-            sse["data"] = red.text(red.url(sse["data"])[0])
-        if isinstance(sse.get("comment"), str):
-            sse["comment"] = red.text(sse["comment"])
+            sse["data"] = red.url(sse["data"])[0]
+        for name in ("comment", "id", "event"):
+            if isinstance(sse.get(name), str):
+                sse[name] = red.text(sse[name])
         out["sse"] = sse
     return out
 

@@ -1,13 +1,16 @@
 """Redaction: secrets are replaced before anything is written to a cassette.
 
-Pure and composable, like vcrpy's filters. Three kinds of rule:
-- secret keys: the value of any JSON object member (or HTTP header, or query parameter)
-  whose name is a known secret name is replaced with `REDACTED`;
-- patterns: any substring of any string value, raw line or stderr line matching a
-  regular expression (token shapes such as ``Bearer ...``, ``sk-...``, ``ghp_...``) is
-  replaced with `REDACTED`;
-- protocol fields are never touched: `progressToken`, `cursor`, `nextCursor`,
-  `requestState`, ids and the `io.modelcontextprotocol/*` keys carry protocol meaning.
+Pure and composable, like vcrpy's filters. The rules are the table of `mcptape.secrets`, which
+`mcptape check` shares:
+- secret names: the value of any JSON object member (whatever its type: a string, a number, a
+  list, an object), HTTP header, query parameter or `name=value` in text whose name is a secret
+  name is replaced with `REDACTED` (short words such as `pass` and `auth` only when the value
+  looks like a credential);
+- token shapes: any part of any string value, raw line, stderr line, header, SSE field that is a
+  token (`Bearer ...`, `sk_live_...`, `ghp_...`, PEM private keys, `user:password@` in URLs,
+  base64 holding any of these) is replaced with `REDACTED`;
+- protocol fields and cursors are never touched: `progressToken`, `cursor`, `nextCursor`,
+  `pageToken`, `nextPageToken`, `requestState`, ids and the `io.modelcontextprotocol/*` keys.
 """
 
 from __future__ import annotations
@@ -19,57 +22,29 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from mcptape.pointer import escape
+from mcptape.secrets import (
+    MARKER,
+    PEM_BEGIN,
+    SECRET_NAMES,
+    SHAPES,
+    PemLines,
+    Scanner,
+    Strength,
+    replace_spans,
+)
 
-REDACTED = "[REDACTED]"
+REDACTED = MARKER
 """What a redacted value (or the redacted part of a string) becomes."""
 
-DEFAULT_KEYS: tuple[str, ...] = (
-    "authorization", "proxy-authorization", "cookie", "set-cookie",
-    "api_key", "apikey", "x-api-key", "api-key", "x-auth-token", "auth_token", "auth",
-    "token", "access_token", "refresh_token", "id_token", "bearer", "session_token",
-    "password", "passwd", "pass", "secret", "client_secret", "private_key",
-    "credentials", "credential",
-)  # fmt: skip
-"""Names (compared case-insensitively, ignoring `-`, `_` and `.`) whose values are secrets."""
+DEFAULT_KEYS: tuple[str, ...] = tuple(sorted(SECRET_NAMES))
+"""The whole secret names of the table (normalized); names ending in a secret word count too."""
 
-DEFAULT_SUFFIXES: tuple[str, ...] = ("token", "apikey", "secret", "password", "privatekey")
-"""A name ending with one of these (normalized) is a secret too: `github_token`, `OPENAI_API_KEY`."""
+DEFAULT_PATTERNS: tuple[str, ...] = (*(s.pattern.pattern for s in SHAPES), PEM_BEGIN.pattern)
+"""The token shapes of the table, as the cassette header describes them."""
 
-PROTOCOL_KEYS: frozenset[str] = frozenset(
-    {"progresstoken", "cursor", "nextcursor", "requeststate", "id", "requestid", "method", "jsonrpc"}
-)
-"""Normalized names that are never redacted: they carry protocol meaning."""
-
-DEFAULT_PATTERNS: tuple[str, ...] = (
-    r"\b(?i:bearer)\s+[A-Za-z0-9._~+/=-]{8,}",
-    r"\bsk-(?:live-|test-|proj-|ant-)?[A-Za-z0-9_-]{16,}",
-    r"\bgh[pousr]_[A-Za-z0-9]{30,}",
-    r"\bgithub_pat_[A-Za-z0-9_]{40,}",
-    r"\bxox[abpors]-[A-Za-z0-9-]{10,}",
-    r"\bAKIA[0-9A-Z]{16}\b",
-    r"\bAIza[0-9A-Za-z_-]{35}\b",
-    r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
-    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
-)
-"""Token shapes redacted wherever they appear: bearer tokens, OpenAI/Anthropic-style `sk-` keys,
-GitHub tokens, Slack tokens, AWS access key ids, Google API keys, JWTs, PEM private keys."""
-
-_HINTS: dict[str, tuple[str, ...]] = dict(zip(DEFAULT_PATTERNS, (
-    ("earer", "EARER"), ("sk-",), ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), ("github_pat_",), ("xox",),
-    ("AKIA",), ("AIza",), ("eyJ",), ("PRIVATE KEY",),
-), strict=True))  # fmt: skip
-"""Literal substrings one of which every match of a default pattern contains: a cheap test
-(`in`, C speed) that spares running the regular expression over strings that cannot match."""
-
-_KEY_WORDS: tuple[str, ...] = ("auth", "cookie", "key", "token", "pass", "secret", "bearer", "credential")
-"""Every default secret name, lowercased, contains one of these words."""
-
-
-def _norm(name: str) -> str:
-    return name.lower().replace("-", "").replace("_", "").replace(".", "")
-
-
-_DEFAULT_NORMS = frozenset(_norm(k) for k in DEFAULT_KEYS)
+_SCHEMA_WORDS = frozenset({"type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const", "format", "properties", "items"})
+"""A member named `password` whose value is an object with these keys is a JSON Schema (a tool's
+`inputSchema`), not a secret: it is walked, not replaced."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,52 +70,59 @@ class Redactor:
     config: RedactConfig = field(default_factory=RedactConfig)
 
     def __post_init__(self) -> None:
-        self._keys = frozenset(_norm(k) for k in self.config.keys)
-        extra_words = {max(re.split(r"[-_.]", k.lower()), key=len) for k in self.config.keys if _norm(k) not in _DEFAULT_NORMS}
-        self._key_words = tuple(sorted({*_KEY_WORDS, *extra_words}))
-        self._rules: list[tuple[re.Pattern[str], tuple[str, ...]]] = []
+        extra_keys = [k for k in self.config.keys if k not in SECRET_NAMES]
+        custom: list[re.Pattern[str]] = []
         for p in self.config.patterns:
+            if p in DEFAULT_PATTERNS:
+                continue
             try:
-                self._rules.append((re.compile(p), _HINTS.get(p, ())))
+                custom.append(re.compile(p))
             except re.error as exc:
                 from mcptape.errors import ConfigError
 
                 raise ConfigError(f"bad --redact-pattern {p!r}: {exc}") from None
-        self._pattern = bool(self._rules)
-        # Literals one of which every secret needs, lowercased (a superset test, so it stays
-        # conservative): a payload holding none of them cannot hold anything to redact.
-        needles = sorted({*(w.encode().lower() for w in self._key_words),
-                          *(h.encode().lower() for _, hs in self._rules for h in hs), b"\\u"})  # fmt: skip
+        self.scanner = Scanner(extra_keys, custom)
+        self.pem = PemLines()
+        hints = {h for s in self.scanner.shapes for h in s.hints}
+        needles = sorted({*(w.encode() for w in self.scanner.name_words), *(h.lower().encode() for h in hints),
+                          b"://", b"private key", b"\\u"})  # fmt: skip
         self._needles = tuple(needles)
         self._needle_rx = re.compile(b"|".join(re.escape(n) for n in needles))
-        self._unhinted = any(not hs for _, hs in self._rules)
+        self._b64_rx = re.compile(rb"[A-Za-z0-9+/]{20}")
+        self._unhinted = any(not s.hints for s in self.scanner.shapes)
 
     def might_hold_secrets(self, raw: bytes) -> bool:
         """A cheap, conservative test on a payload's bytes: False only when nothing in it can be redacted."""
         if not self.config.enabled:
             return False
         # (a `\\u` escape could hide a name or a token shape from a byte-level test: it counts as a hit)
-        if self._unhinted:
-            return True
+        if self._unhinted or self._b64_rx.search(raw) is not None:
+            return True  # (a base64 run may decode to a secret)
         lower = raw.lower()
         if len(lower) < 8192:
             return self._needle_rx.search(lower) is not None  # one pass, best for small payloads
         return any(n in lower for n in self._needles)  # memmem per needle, best for large ones
 
+    def strength(self, name: str) -> Strength:
+        return self.scanner.strength(name)
+
     def is_secret_key(self, name: str) -> bool:
-        n = _norm(name)
-        if n in PROTOCOL_KEYS or n.startswith("iomodelcontextprotocol"):
-            return False
-        return n in self._keys or n.endswith(DEFAULT_SUFFIXES)
+        """A name whose value is a secret whatever it is (`password`, `GITHUB_TOKEN`)."""
+        return self.scanner.strength(name) is Strength.STRONG
 
     def text(self, value: str) -> str:
-        """A string with every pattern match replaced."""
+        """A string with every secret part replaced."""
         if not self.config.enabled:
             return value
-        for rx, hints in self._rules:
-            if not hints or any(h in value for h in hints):
-                value = rx.sub(REDACTED, value)
-        return value
+        return replace_spans(value, self.scanner.spans(value))
+
+    def line(self, stream: object, value: str) -> str:
+        """One line of a line stream (stderr, non-JSON stdout lines): `text`, and the lines of a
+        PEM private key whose BEGIN was on an earlier line of the same `stream`."""
+        if not self.config.enabled:
+            return value
+        value, whole = self.pem.line(stream, value)
+        return value if whole else self.text(value)
 
     def message(self, msg: Any, raw: bytes | None = None) -> tuple[Any, list[str]]:
         """A copy of a JSON value with secrets replaced, and the JSON pointers that changed.
@@ -155,13 +137,22 @@ class Redactor:
         out = self._walk(msg, "", paths)
         return (out, paths) if paths else (msg, [])
 
+    def _member(self, name: str, value: Any) -> bool:
+        """Is the member `name: value` a secret to replace whole?"""
+        if value is None or isinstance(value, bool) or value in ("", REDACTED):
+            return False
+        strength = self.scanner.strength(name)
+        if strength is Strength.STRONG:
+            return not (isinstance(value, dict) and _SCHEMA_WORDS.intersection(value)) and value not in ([], {})
+        return strength is Strength.WEAK and isinstance(value, str) and self.scanner.secret_value(name, value)
+
     def _walk(self, value: Any, path: str, paths: list[str]) -> Any:
         if isinstance(value, dict):
             changed = False
             out = {}
             for k, v in value.items():
                 sub = f"{path}/{escape(k)}"
-                if self.is_secret_key(k) and isinstance(v, (str, int, float)) and not isinstance(v, bool) and v not in ("", REDACTED):
+                if self._member(k, v):
                     out[k] = REDACTED
                     paths.append(sub)
                     changed = True
@@ -173,7 +164,7 @@ class Redactor:
         if isinstance(value, list):
             items = [self._walk(v, f"{path}/{i}", paths) for i, v in enumerate(value)]
             return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
-        if isinstance(value, str) and self._pattern:
+        if isinstance(value, str):
             new = self.text(value)
             if new != value:
                 paths.append(path)
@@ -181,13 +172,14 @@ class Redactor:
         return value
 
     def headers(self, headers: dict[str, str]) -> tuple[dict[str, str], list[str]]:
-        """HTTP headers with secret-named headers replaced and patterns applied to the rest."""
+        """HTTP headers with secret-named headers replaced and the table applied to the rest
+        (a `Location` with `?access_token=`, `WWW-Authenticate` with `token=`)."""
         if not self.config.enabled:
             return headers, []
         out: dict[str, str] = {}
         names: list[str] = []
         for name, value in headers.items():
-            if self.is_secret_key(name):
+            if self._member(name, value):
                 out[name] = REDACTED
                 names.append(name)
             else:
@@ -198,20 +190,25 @@ class Redactor:
         return out, names
 
     def url(self, url: str) -> tuple[str, list[str]]:
-        """A URL (or path with a query) with secret query parameters replaced."""
-        if not self.config.enabled or "?" not in url:
+        """A URL (or path with a query) with secret query parameters and userinfo replaced."""
+        if not self.config.enabled:
             return url, []
-        parts = urlsplit(url)
-        pairs = parse_qsl(parts.query, keep_blank_values=True)
-        names = [k for k, _ in pairs if self.is_secret_key(k)]
-        if not names:
-            return url, []
-        query = urlencode([(k, REDACTED if self.is_secret_key(k) else v) for k, v in pairs])
-        return urlunsplit(parts._replace(query=query)), names
-
+        names: list[str] = []
+        if "?" in url:
+            try:
+                parts = urlsplit(url)
+            except ValueError:  # (a malformed netloc: the table still applies to the text)
+                parts = None
+            pairs = parse_qsl(parts.query, keep_blank_values=True) if parts is not None else []
+            names = [k for k, v in pairs if self._member(k, v)]
+            if parts is not None and names:
+                query = urlencode([(k, REDACTED if self._member(k, v) else v) for k, v in pairs])
+                url = urlunsplit(parts._replace(query=query))
+        new = self.text(url)
+        return new, names if names or new == url else [""]
 
     def argv(self, args: Iterable[str]) -> list[str]:
-        """A command line with secrets replaced: token shapes in any argument, secret query
+        """A command line with secrets replaced: the table in any argument, secret query
         parameters in URLs, and the value of `--name=value`, `NAME=value` and `--name value`
         whose name is a secret name (`--api-key`, `GITHUB_TOKEN=...`)."""
         if not self.config.enabled:
@@ -228,8 +225,7 @@ class Redactor:
                 out.append(f"{name}={REDACTED}")
             else:
                 value_next = not eq and arg.startswith("-") and bool(bare) and self.is_secret_key(bare)
-                new = self.text(arg)
-                out.append(_userinfo(self.url(new)[0]) if "://" in new else new)
+                out.append(_userinfo(self.url(arg)[0]) if "://" in arg else self.text(arg))
         return out
 
     def target(self, target: dict[str, Any]) -> dict[str, Any]:
@@ -240,14 +236,18 @@ class Redactor:
         if isinstance(out.get("command"), list):
             out["command"] = self.argv(str(a) for a in out["command"])
         if isinstance(out.get("url"), str):
-            out["url"] = _userinfo(self.url(self.text(out["url"]))[0])
+            out["url"] = _userinfo(self.url(out["url"])[0])
         return out
 
 
 def _userinfo(url: str) -> str:
     """A URL without the password of its `user:password@` part."""
-    parts = urlsplit(url)
-    if parts.password is None:
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:
+        return url
+    if password is None or password == REDACTED:
         return url
     host = parts.netloc.rsplit("@", 1)[1]
     return urlunsplit(parts._replace(netloc=f"{parts.username}:{REDACTED}@{host}"))

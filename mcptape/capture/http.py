@@ -15,17 +15,26 @@ The first one names the real port, also when `--listen` asked for port 0.
 
 from __future__ import annotations
 
+import base64
 import logging
 import os
 import signal
 import socket
 import sys
 from pathlib import Path
-from urllib.parse import urlsplit
+from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import anyio
 from mitmproxy import ctx, master, options
-from mitmproxy.addons import core, disable_h2c, errorcheck, next_layer, proxyserver, tlsconfig
+from mitmproxy.addons import (
+    core,
+    disable_h2c,
+    errorcheck,
+    next_layer,
+    proxyserver,
+    tlsconfig,
+)
 
 from mcptape.errors import ConfigError, RecordError
 from mcptape.redact import DEFAULT_KEYS, DEFAULT_PATTERNS, RedactConfig, Redactor
@@ -43,6 +52,7 @@ def record_http(upstream: str, listen: str, out_path: Path, config: RedactConfig
         ConfigError: a bad upstream URL, listen address or redaction pattern.
         RecordError: the proxy cannot listen, or the cassette cannot be written.
     """
+    upstream, authorization = split_credentials(upstream)
     parts = urlsplit(upstream)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(f"--upstream {upstream!r}: give an http:// or https:// URL, e.g. http://127.0.0.1:8000/mcp")
@@ -51,7 +61,36 @@ def record_http(upstream: str, listen: str, out_path: Path, config: RedactConfig
     _check_listen(host, port)
     _check_writable(out_path)
     proxy = _Proxy(upstream, host, port, out_path, config, quiet)
+    proxy.credentials = _Credentials(authorization)
     return anyio.run(proxy.run, backend="asyncio")
+
+
+def split_credentials(url: str) -> tuple[str, str | None]:
+    """`http://user:password@host/mcp` -> (`http://host/mcp`, the `Authorization: Basic` value).
+
+    The URL without its userinfo is what is printed, proxied to and written in the cassette
+    header; the credentials go only to the upstream, as the header the URL stands for.
+    """
+    head, sep, rest = url.partition("://")
+    netloc = rest.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
+    if not sep or "@" not in netloc:
+        return url, None
+    userinfo, host = netloc.rsplit("@", 1)
+    user, _, password = userinfo.partition(":")
+    token = base64.b64encode(f"{unquote(user)}:{unquote(password)}".encode()).decode()
+    return f"{head}://{host}{rest[len(netloc):]}", f"Basic {token}"
+
+
+class _Credentials:
+    """Adds the upstream URL's credentials to each request the proxy forwards, after the tape
+    recorded it as the client sent it (a client's own Authorization wins)."""
+
+    def __init__(self, authorization: str | None) -> None:
+        self.authorization = authorization
+
+    def request(self, flow: Any) -> None:
+        if self.authorization and "authorization" not in flow.request.headers:
+            flow.request.headers["Authorization"] = self.authorization
 
 
 def parse_listen(listen: str) -> tuple[str, int]:
@@ -124,6 +163,7 @@ class _Proxy:
         self.config = config
         self.quiet = quiet
         self.tape = McpTape()
+        self.credentials = _Credentials(None)
 
     async def run(self) -> int:
         _log_to_stderr(self.quiet)
@@ -135,7 +175,7 @@ class _Proxy:
         m.addons.add(core.Core(), disable_h2c.DisableH2C(), proxyserver.Proxyserver(), next_layer.NextLayer())
         if parts.scheme == "https":
             m.addons.add(tlsconfig.TlsConfig())
-        m.addons.add(errorcheck.ErrorCheck(repeat_errors_on_stderr=True), _Announce(self.upstream, self.out_path, self.quiet), self.tape)
+        m.addons.add(errorcheck.ErrorCheck(repeat_errors_on_stderr=True), _Announce(self.upstream, self.out_path, self.quiet), self.tape, self.credentials)
         opts.update(
             keep_host_header=False,  # the upstream sees its own Host: DNS-rebinding protection answers 421 otherwise
             connection_strategy="lazy",  # read the request first: an unreachable upstream is a recorded 502, not a reset

@@ -33,12 +33,12 @@ import orjson
 from mcptape._version import __version__
 from mcptape.capture.http_flow import HttpCapture, HttpFlow, Notes
 from mcptape.capture.httpmeta import SSE_TYPE, LegacyEndpoints
+from mcptape.capture.mcpflow import McpFlows
 from mcptape.capture.recorder import Recorder
 from mcptape.cassette import CassetteBuffer, LineWriter, write_atomic
 from mcptape.errors import McpTapeError
 from mcptape.model import Header, Transport
 from mcptape.redact import RedactConfig, Redactor
-from mcptape.wire.jsonrpc import decode
 from mcptape.wire.sse import SseEvent, SseParser, SseTooLarge
 
 Headers = tuple[tuple[str, str], ...]
@@ -214,13 +214,6 @@ def _mitm_flow(f: Any) -> CapturedFlow:
 # -- which flows are MCP ---------------------------------------------------------------------
 
 
-def _is_jsonrpc(payload: bytes | str | None) -> bool:
-    if not payload:
-        return False
-    value = decode(payload)
-    return any(isinstance(m, dict) and m.get("jsonrpc") == "2.0" for m in (value if isinstance(value, list) else [value]))
-
-
 def sse_events(body: bytes | None) -> list[SseEvent]:
     """A whole event-stream body's events (an unterminated last event is dropped, as a client would)."""
     if not body:
@@ -231,15 +224,18 @@ def sse_events(body: bytes | None) -> list[SseEvent]:
         return []
 
 
-def is_mcp(flow: CapturedFlow) -> bool:
-    """True when the flow carries MCP: JSON-RPC in a body or an SSE event, an `endpoint` event, or MCP headers."""
-    if flow.header("mcp-session-id") or flow.header("mcp-protocol-version") or flow.header("mcp-session-id", True):
-        return True
-    if _is_jsonrpc(flow.request_body):
-        return True
-    if flow.is_sse:
-        return any(ev.event == "endpoint" or _is_jsonrpc(ev.data) for ev in sse_events(flow.response_body))
-    return flow.status is not None and _is_jsonrpc(flow.response_body)
+def mcp_flows(flows: Iterable[CapturedFlow]) -> list[CapturedFlow]:
+    """The flows that carry MCP (`mcptape.capture.mcpflow`: MCP headers, MCP methods in a body
+    or an event, an `endpoint` event, a path that carried MCP), in the order they started."""
+    decide = McpFlows()
+    out = []
+    for f in sorted(flows, key=lambda f: f.started):
+        events = [(ev.event, ev.data) for ev in sse_events(f.response_body)] if f.is_sse else []
+        request = {k.lower(): v for k, v in f.request_headers}
+        response = {k.lower(): v for k, v in f.response_headers}
+        if decide.whole_flow(f.method, f.path, request, f.request_body, response, events, None if f.is_sse else f.response_body):
+            out.append(f)
+    return out
 
 
 # -- converting ------------------------------------------------------------------------------
@@ -313,7 +309,7 @@ def convert(flows: Iterable[CapturedFlow], writer_for: Callable[[Header], LineWr
         McpTapeError: no flow carries MCP traffic.
     """
     every = list(flows)
-    mcp = sorted((f for f in every if is_mcp(f)), key=lambda f: f.started)
+    mcp = mcp_flows(every)
     if not mcp:
         raise McpTapeError(f"no MCP traffic among the {len(every)} flow(s) of the capture (no JSON-RPC bodies or events)")
     legacy = LegacyEndpoints()

@@ -34,6 +34,7 @@ except ImportError:  # pragma: no cover
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from mcptape.capture.http_flow import HttpCapture, HttpFlow, Notes, is_event_stream
+from mcptape.capture.mcpflow import McpFlows
 from mcptape.capture.recorder import Recorder, recording_header
 from mcptape.cassette import CassetteWriter
 from mcptape.errors import CassetteError, ConfigError
@@ -42,7 +43,7 @@ from mcptape.redact import RedactConfig, Redactor
 
 logger = logging.getLogger(__name__)
 
-OPTIONS = ("mcptape_cassette", "mcptape_target", "mcptape_redact", "mcptape_redact_keys", "mcptape_redact_patterns")
+OPTIONS = ("mcptape_cassette", "mcptape_target", "mcptape_redact", "mcptape_redact_keys", "mcptape_redact_patterns", "mcptape_endpoints")
 
 
 LIVE = Notes(
@@ -54,7 +55,7 @@ LIVE = Notes(
 
 
 class McpTape:
-    """Records every HTTP flow through the proxy as MCP cassette events."""
+    """Records the MCP flows through the proxy as cassette events; other flows pass untouched."""
 
     def __init__(self) -> None:
         self._recorder: Recorder | None = None
@@ -63,6 +64,8 @@ class McpTape:
         self._flows: dict[str, HttpFlow] = {}
         """The flows in progress, by mitmproxy's flow id."""
         self._capture = HttpCapture(self._rec, LIVE)
+        self._mcp = McpFlows()
+        """Which flows are MCP: the others pass through untouched and unrecorded, counted."""
         self.failed: CassetteError | None = None
         self.stopped = False
         """mitmproxy is shutting down: the cassette has its end; later hooks record nothing."""
@@ -90,6 +93,11 @@ class McpTape:
             "mcptape_redact_patterns", Sequence[str], [],
             "mcptape: also replace substrings matching these regular expressions in every string.",
         )  # fmt: skip
+        loader.add_option(
+            "mcptape_endpoints", Sequence[str], [],
+            "mcptape: the paths of the MCP endpoints (e.g. /mcp): only flows to them are recorded. Default: flows "
+            "that look like MCP (MCP headers or methods, /sse and /mcp event streams); others pass unrecorded.",
+        )  # fmt: skip
 
     def configure(self, updated: set[str]) -> None:
         if not updated.intersection(OPTIONS):
@@ -101,6 +109,8 @@ class McpTape:
         except ConfigError as exc:
             raise exceptions.OptionsError(str(exc)) from None
         self._redact = config
+        if "mcptape_endpoints" in updated:
+            self._mcp = McpFlows(opts.mcptape_endpoints)
         if self._recorder is not None and self._recorder.redactor.config != config:
             self._recorder.redactor = Redactor(config)
         if "mcptape_cassette" in updated and self._writer is not None and str(self._writer.path) != opts.mcptape_cassette:
@@ -125,6 +135,13 @@ class McpTape:
         finally:
             self._close()
             self.stopped = True
+            if self._mcp.skipped:
+                logger.warning(f"mcptape: {self._mcp.skipped} flow(s) that are not MCP passed through unrecorded")
+
+    @property
+    def skipped(self) -> int:
+        """How many flows were not MCP (passed through untouched, not recorded)."""
+        return self._mcp.skipped
 
     def _rec(self) -> Recorder:
         if self._recorder is None:
@@ -157,20 +174,29 @@ class McpTape:
     # -- hooks: each hands what mitmproxy saw to the flow's state machine
 
     def requestheaders(self, flow: http.HTTPFlow) -> None:
-        if not self.stopped:
-            self._flows[flow.id] = self._capture.flow(flow.request.method)
+        """Nothing yet: whether a flow is MCP is decided on the whole request (`request`)."""
 
     def request(self, flow: http.HTTPFlow) -> None:
+        """A whole request: recorded when it is MCP (`mcptape.capture.mcpflow`); any other flow
+        is left alone from here on (no hook of this addon touches it)."""
         if self.stopped:
             return
         req = flow.request
-        st = self._state(flow)
-        self._record(flow, lambda: st.request(req.path, req.headers.items(multi=True), req.get_content(strict=False)))
+        body = req.get_content(strict=False)
+        headers = {k.lower(): v for k, v in req.headers.items()}
+        legacy = self._capture.legacy.session_of(req.path) is not None
+        if not self._mcp.request(req.method, req.path, headers, body, legacy):
+            return
+        st = self._flows[flow.id] = self._capture.flow(req.method)
+        self._record(flow, lambda: st.request(req.path, req.headers.items(multi=True), body))
 
     def responseheaders(self, flow: http.HTTPFlow) -> None:
-        if self.stopped:
+        st = self._flows.get(flow.id)
+        if self.stopped or st is None:
+            resp = flow.response
+            if resp is not None and resp.stream is False and is_event_stream(resp.headers.items(multi=True)):
+                resp.stream = True  # another protocol's event stream: passed on as it comes, not buffered
             return
-        st = self._state(flow)
         resp = flow.response
         assert resp is not None
         headers = tuple(resp.headers.items(multi=True))
@@ -180,9 +206,9 @@ class McpTape:
             resp.stream = self._tee(st, resp.stream)
 
     def response(self, flow: http.HTTPFlow) -> None:
-        if self.stopped:
+        st = self._flows.pop(flow.id, None)
+        if self.stopped or st is None:
             return
-        st = self._flows.pop(flow.id, None) or self._state(flow)
         resp = flow.response
         assert resp is not None
         if st.stream is not None:
@@ -191,20 +217,14 @@ class McpTape:
             self._record(flow, lambda: st.response(resp.status_code, resp.headers.items(multi=True), resp.get_content(strict=False)))
 
     def error(self, flow: http.HTTPFlow) -> None:
-        if self.stopped:
+        st = self._flows.pop(flow.id, None)
+        if self.stopped or st is None:
             return
-        st = self._flows.pop(flow.id, None) or self._state(flow)
         message = flow.error.msg if flow.error else "unknown error"
         client_gone = not flow.client_conn.state & ConnectionState.CAN_READ  # the client closed its side
         self._record(flow, lambda: st.error(message, client_gone))
 
     # -- helpers
-
-    def _state(self, flow: http.HTTPFlow) -> HttpFlow:
-        st = self._flows.get(flow.id)
-        if st is None:
-            st = self._flows[flow.id] = self._capture.flow(flow.request.method)
-        return st
 
     def _record(self, flow: http.HTTPFlow, action: Callable[[], None]) -> bool:
         """Runs one recording step; a cassette that cannot be written stops the proxy and kills the flow."""

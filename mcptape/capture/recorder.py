@@ -13,6 +13,7 @@ failure raises `CassetteError` to the caller, which must stop the session.
 
 from __future__ import annotations
 
+import base64
 import threading
 import time
 from collections.abc import Callable
@@ -92,6 +93,7 @@ class Recorder:
         stored exactly as it was on the wire and is not serialized again.
         """
         ticket = ticket or self.reserve()
+        http = self._sse_fields(http)
         if isinstance(data, Oversize):
             text = data.head.decode("utf-8", errors="replace")
             info = {"oversize": True, "note": "longer than the recorder's line limit: only the head is kept"}
@@ -121,10 +123,19 @@ class Recorder:
     def _raw(self, seq: int, t: float, src: Source, data: bytes, http: dict[str, Any] | None) -> Event:
         ev = payload_event(seq, t, src, Kind.RAW, data)
         if ev.text is not None:
-            red = self.redactor.text(ev.text)
+            red = self.redactor.line((src, "raw"), ev.text) if http is None else self.redactor.text(ev.text)
             if red != ev.text:
                 return Event(seq, t, Kind.RAW, src, text=red, http=http, redacted=("",))
+        if ev.b64 is not None and (red_b64 := self._binary(data)) is not None:
+            return Event(seq, t, Kind.RAW, src, b64=red_b64, http=http, redacted=("",))
         return Event(seq, t, Kind.RAW, src, text=ev.text, b64=ev.b64, http=http)
+
+    def _binary(self, data: bytes) -> str | None:
+        """A payload that is not UTF-8, with the secrets in it replaced, as base64 (None: none).
+        Latin-1 maps each byte to one character, so every other byte is kept as it was."""
+        text = data.decode("latin-1")
+        red = self.redactor.text(text)
+        return base64.b64encode(red.encode("latin-1", "replace")).decode("ascii") if red != text else None
 
     def stderr(self, data: bytes, ticket: Ticket | None = None) -> Event:
         """One line the server wrote to stderr."""
@@ -132,9 +143,10 @@ class Recorder:
         def build(seq: int, t: float) -> Event:
             ev = payload_event(seq, t, Source.SERVER, Kind.STDERR, data)
             if ev.text is not None:
-                red = self.redactor.text(ev.text)
+                red = self.redactor.line((Source.SERVER, "stderr"), ev.text)
                 return Event(seq, t, Kind.STDERR, Source.SERVER, text=red, redacted=("",) if red != ev.text else ())
-            return ev
+            red_b64 = self._binary(data)
+            return ev if red_b64 is None else Event(seq, t, Kind.STDERR, Source.SERVER, b64=red_b64, redacted=("",))
 
         return self._emit(build, ticket)
 
@@ -151,7 +163,16 @@ class Recorder:
 
     def http(self, src: Source | None, http: dict[str, Any], info: dict[str, Any] | None = None) -> Event:
         """HTTP metadata without a JSON-RPC payload (heads, stream ends, errors)."""
-        return self._emit(lambda seq, t: Event(seq, t, Kind.HTTP, src, http=http, info=info))
+        meta = self._sse_fields(http)
+        return self._emit(lambda seq, t: Event(seq, t, Kind.HTTP, src, http=meta, info=info))
+
+    def _sse_fields(self, http: dict[str, Any] | None) -> dict[str, Any] | None:
+        """The metadata with the table applied to its SSE fields (`id`, `event`, `data`,
+        `comment`): every capture path (the addon, the importer) records them through here."""
+        if http is None or not isinstance(sse := http.get("sse"), dict) or not self.redactor.config.enabled:
+            return http
+        fields = {k: self.redactor.text(v) if isinstance(v, str) else v for k, v in sse.items()}
+        return http if fields == sse else {**http, "sse": fields}
 
     def end(self, info: dict[str, Any] | None = None) -> Event:
         """The recording finished cleanly."""

@@ -33,6 +33,8 @@ def addon_path() -> None:
         mcptape_redact            false writes secrets in clear (default true)
         mcptape_redact_keys       more header / query / JSON member names to redact
         mcptape_redact_patterns   more regular expressions to redact
+        mcptape_endpoints         the MCP endpoint paths (e.g. /mcp); default: flows that
+                                  look like MCP. Other flows pass through unrecorded.
     mitmdump must run from a Python that can import mcptape (the same virtualenv);
     stop it with Ctrl-C and the cassette ends complete. See docs/http-capture.md.
     """

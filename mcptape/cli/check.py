@@ -14,7 +14,9 @@ from mcptape.check import CHECKS
 @click.argument("cassettes", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--skip", multiple=True, type=click.Choice(CHECKS), help="Leave a check out (repeatable).")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only: no warnings, no summary.")
-def check(cassettes: tuple[Path, ...], skip: tuple[str, ...], quiet: bool) -> None:
+@click.option("--detect-secrets", "detect_secrets", is_flag=True,
+              help="Also scan with detect-secrets (pip install 'mcptape[secrets]'); each finding says which backend made it.")  # fmt: skip
+def check(cassettes: tuple[Path, ...], skip: tuple[str, ...], quiet: bool, detect_secrets: bool = False) -> None:
     """Check cassettes: format, request/response pairing, messages against the MCP schema
     of their protocol version, and secrets that escaped redaction.
 
@@ -25,6 +27,7 @@ def check(cassettes: tuple[Path, ...], skip: tuple[str, ...], quiet: bool) -> No
     Examples:
         mcptape check cassettes/*.jsonl
         mcptape check --skip protocol tests/cassettes/test_api/*.jsonl
+        mcptape check --detect-secrets cassettes/*.jsonl   # a second opinion
     \b
     As a pre-commit hook (.pre-commit-config.yaml):
         - repo: https://github.com/<owner>/mcptape
@@ -32,6 +35,14 @@ def check(cassettes: tuple[Path, ...], skip: tuple[str, ...], quiet: bool) -> No
           hooks: [{id: mcptape-check}]
     """
     from mcptape.check import check_bytes
+
+    if detect_secrets:
+        from mcptape.check_detect_secrets import DetectSecrets, DetectSecretsMissing
+
+        try:
+            DetectSecrets()
+        except DetectSecretsMissing as exc:
+            raise click.UsageError(str(exc)) from None
 
     bad = 0
     total = 0
@@ -42,7 +53,7 @@ def check(cassettes: tuple[Path, ...], skip: tuple[str, ...], quiet: bool) -> No
             click.echo(f"{path}: cannot read: {exc.strerror}")
             bad += 1
             continue
-        report = check_bytes(data, frozenset(skip))
+        report = check_bytes(data, frozenset(skip), detect_secrets)
         for finding in report.findings:
             click.echo(finding.render(str(path)))
         if not quiet:

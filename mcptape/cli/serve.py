@@ -13,6 +13,8 @@ from mcptape.cli.replay import parse_timing
 @click.command()
 @click.argument("cassette", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on. Anything but loopback is reachable by others: a warning says so.")
+@click.option("--allow-host", "allowed_hosts", multiple=True, metavar="NAME",
+              help="A Host (and Origin) name clients may use beyond loopback, e.g. myhost.local (repeatable). Needed with --host 0.0.0.0 or ::: anything else is refused (DNS-rebinding protection).")  # fmt: skip
 @click.option("--port", default=0, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on; 0 picks a free one (the URL line names it).")
 @click.option("--allow-repeats", is_flag=True, help="Answer a request again with its last recording once its recordings are used up.")
 @click.option("--strict", is_flag=True, help="On shutdown, list recorded requests a session never made and exit 1 if any. Also plays only recordings made by a client that declared the same capabilities and log level.")
@@ -27,6 +29,7 @@ from mcptape.cli.replay import parse_timing
 def serve(
     cassette: Path, host: str, port: int, allow_repeats: bool, strict: bool, same_era: bool, ignore: tuple[str, ...], speed: float | None, max_body: int, quiet: bool,
     faults_file: Path | None = None, fault_rules: tuple[str, ...] = (), match_on: tuple[str, ...] = (),
+    allowed_hosts: tuple[str, ...] = (),
 ) -> None:  # fmt: skip
     """Serve CASSETTE as a deterministic MCP server over HTTP, until Ctrl-C.
 
@@ -46,6 +49,7 @@ def serve(
         mcptape serve --strict --timing recorded cassettes/demo-http.jsonl
         mcptape serve cassettes/demo.jsonl          # a stdio cassette, over HTTP
         mcptape serve --fault '{"action": "status", "status": 503, "nth": 2}' cassettes/demo-http.jsonl
+        mcptape serve --host 0.0.0.0 --allow-host myhost.local cassettes/demo-http.jsonl   # for other machines
     \b
     With the mcp SDK:
         Client("http://127.0.0.1:8000/mcp")
@@ -59,5 +63,5 @@ def serve(
     faults = rules_from_options(faults_file, fault_rules)
     config = ReplayConfig(match_policy(match_on or None, ignore), allow_repeats=allow_repeats, cross_era=not same_era, exact_clients=strict)
     code = serve_http(load(cassette), config, name=str(cassette), host=host, port=port, strict=strict, speed=speed, quiet=quiet, max_body=max_body,
-                      faults=faults)  # fmt: skip
+                      faults=faults, allowed_hosts=allowed_hosts)  # fmt: skip
     sys.exit(code)

@@ -1,8 +1,8 @@
 """The checks a real MCP HTTP server makes before it looks at a message. Pure.
 
-- `Guard`: DNS-rebinding protection. `Host` must name the address served (loopback names
-  when bound to loopback), and an `Origin`, when sent, must be local (the spec asks local
-  servers to answer 403 to any other).
+- `Guard`: DNS-rebinding protection. `Host` must name the address served, a loopback name or a
+  name given with `--allow-host` (a wildcard bind needs those), and an `Origin`, when sent,
+  likewise (the spec asks servers to validate Origin and answer 403 to any other).
 - `accepts` / `is_json`: the `Accept` and `Content-Type` rules of Streamable HTTP.
 - `header_mismatch`: the 2026-07-28 header ladder (`MCP-Protocol-Version`, `Mcp-Method`,
   `Mcp-Name`, `Mcp-Param-*` against the body), answered 400 with -32020 like the SDK servers.
@@ -18,10 +18,11 @@ import base64
 import binascii
 import ipaddress
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
+from mcptape.errors import ConfigError
 from mcptape.versions import META_PROTOCOL_VERSION
 from mcptape.wire.jsonrpc import request_meta, request_params
 
@@ -55,21 +56,30 @@ def _hostname(hostport: str) -> str:
 
 
 class Guard:
-    """Host and Origin checks for a server bound to `bind_host`."""
+    """Host and Origin checks (DNS-rebinding protection) for a server bound to `bind_host`.
 
-    def __init__(self, bind_host: str) -> None:
+    Allowed names: loopback names and addresses, the bound address itself, and `allowed_hosts`
+    (`--allow-host`). Every request's `Host` must be one, and its `Origin`, when sent, too: an
+    Origin equal to a foreign Host is still foreign. A wildcard bind (`0.0.0.0`, `::`) cannot
+    know the names clients use for it, so it needs `allowed_hosts`.
+    """
+
+    def __init__(self, bind_host: str, allowed_hosts: Iterable[str] = ()) -> None:
         self.bind_host = bind_host.strip("[]").lower()
-        self.check_host = not is_wildcard(bind_host)
-        """A wildcard bind cannot know every name clients use for it: Host is not checked then."""
+        self.allowed = frozenset(_hostname(h) for h in allowed_hosts if h.strip())
+        if is_wildcard(bind_host) and not self.allowed:
+            raise ConfigError(
+                f"--host {bind_host or '0.0.0.0'!r} answers to any name a client uses: give the names it may be reached by "
+                "with --allow-host NAME (repeatable, e.g. --allow-host myhost.local --allow-host 192.168.1.5), "
+                "so that a DNS-rebinding page cannot use it"
+            )
 
-    def _local(self, host: str) -> bool:
-        return is_loopback(host) or host == self.bind_host
+    def _allowed(self, host: str) -> bool:
+        return is_loopback(host) or host in self.allowed or (host == self.bind_host and not is_wildcard(host))
 
     def host_ok(self, headers: dict[str, str]) -> bool:
-        if not self.check_host:
-            return True
         host = headers.get("host")
-        return host is not None and self._local(_hostname(host))
+        return host is not None and self._allowed(_hostname(host))
 
     def origin_ok(self, headers: dict[str, str]) -> bool:
         origin = headers.get("origin")
@@ -79,10 +89,7 @@ class Guard:
             host = urlsplit(origin).hostname
         except ValueError:
             return False
-        if host is None:
-            return False
-        same_origin = _hostname(headers.get("host", "")) == host.lower()
-        return self._local(host.lower()) or (not self.check_host and same_origin)
+        return host is not None and self._allowed(host.lower())
 
 
 def _media_types(value: str) -> list[str]:

@@ -88,19 +88,24 @@ def exposure_warning(host: str) -> str | None:
         return None
     text = f"mcptape serve: warning: listening on {host}, not a loopback address: anyone who can reach it can use the replay"
     if is_wildcard(host):
-        text += " (the Host header is not checked on a wildcard address; Origin must be local or the server's own)"
+        text += " (only requests whose Host and Origin are loopback or a name given with --allow-host are answered)"
     return text
 
 
 def serve_http(
     cassette: Cassette, config: ReplayConfig, *, name: str, host: str = "127.0.0.1", port: int = 0,
     strict: bool = False, speed: float | None = None, quiet: bool = False, max_body: int = DEFAULT_MAX_BODY,
-    faults: tuple[FaultRule, ...] = (),
+    faults: tuple[FaultRule, ...] = (), allowed_hosts: tuple[str, ...] = (),
 ) -> int:  # fmt: skip
-    """Serves `cassette` over HTTP until SIGINT/SIGTERM; returns the exit code (1: strict, unplayed)."""
-    app = HttpReplayApp(cassette, config, host=host, speed=speed, max_body=max_body, quiet=quiet, faults=faults)
-    for note in cassette.warnings:
-        print(f"mcptape serve: warning: {note}", file=sys.stderr)
+    """Serves `cassette` over HTTP until SIGINT/SIGTERM; returns the exit code (1: strict, unplayed).
+
+    Raises:
+        ConfigError: a wildcard `host` without `allowed_hosts`, or a bad host or port.
+    """
+    app = HttpReplayApp(cassette, config, host=host, allowed_hosts=allowed_hosts, speed=speed, max_body=max_body,
+                        quiet=quiet, faults=faults)  # fmt: skip
+    for warning in cassette.warnings:
+        print(f"mcptape serve: warning: {warning}", file=sys.stderr)
     sock = bind(host, port)
     warning = exposure_warning(host)
     if warning:

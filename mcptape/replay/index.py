@@ -26,7 +26,7 @@ from typing import Any
 
 from mcptape._perf import paused_gc
 from mcptape.cassette import Cassette
-from mcptape.keys import redacted_param_paths, request_key
+from mcptape.keys import batch_position, redacted_param_paths, request_key
 from mcptape.model import Kind, Source
 from mcptape.pairing import Exchange, Item, Session, pair
 from mcptape.versions import (
@@ -150,7 +150,8 @@ class ReplayIndex:
         """Seq of the recorded client's end of input: server messages after it are not played."""
         self.redacted: dict[str, tuple[tuple[str, ...], ...]] = {}
         for ex in session.exchanges:
-            paths = redacted_param_paths(ex.request.event.redacted)
+            event = ex.request.event
+            paths = redacted_param_paths(event.redacted, batch_position(ex.request.msg, event.msg))
             if paths:
                 known = self.redacted.get(ex.method, ())
                 self.redacted[ex.method] = known + tuple(p for p in paths if p not in known)

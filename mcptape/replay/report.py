@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Any
 
 from mcptape.pairing import Exchange
@@ -51,7 +52,7 @@ def no_match(
 ) -> tuple[dict[str, Any], str]:
     """The JSON-RPC error response for an unmatched request, and the one-line text for stderr."""
     what = describe(subject)
-    cassette = index.cassette.name
+    cassette = PurePath(index.cassette.name).name  # the file's name: a client is never told where it lives
     near = nearest(list(pass_.candidates()), subject, index.policy)
     data: dict[str, Any] = {
         "cassette": cassette,

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import sys
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import anyio
@@ -87,7 +87,7 @@ class HttpReplayApp:
     """The ASGI application; see the module docstring."""
 
     def __init__(
-        self, cassette: Cassette, config: ReplayConfig | None = None, *, host: str = "127.0.0.1",
+        self, cassette: Cassette, config: ReplayConfig | None = None, *, host: str = "127.0.0.1", allowed_hosts: Iterable[str] = (),
         speed: float | None = None, max_body: int = DEFAULT_MAX_BODY, on_note: NoteHandler | None = _to_stderr,
         quiet: bool = False, faults: Any = (),
     ) -> None:  # fmt: skip
@@ -98,7 +98,7 @@ class HttpReplayApp:
         self.config = config or ReplayConfig()
         self.index = ReplayIndex(cassette, self.config.match)
         self.plan = HttpPlan(cassette)
-        self.guard = Guard(host)
+        self.guard = Guard(host, allowed_hosts)
         self.params = ParamHeaders([ex.result for ex in self.index.session.exchanges if ex.method == "tools/list"])
         self.speed = speed
         self.max_body = max_body

@@ -9,6 +9,7 @@ import anyio
 import orjson
 import pytest
 
+from mcptape.errors import ConfigError
 from mcptape.replay import ReplayConfig
 from mcptape.replay.http_checks import (
     Guard,
@@ -95,14 +96,25 @@ def test_the_plan_reads_paths_statuses_and_streams_from_the_cassette() -> None:
         ("127.0.0.1", "evil.example", "http://evil.example", False, False),
         ("127.0.0.1", "127.0.0.1", "https://127.0.0.2", True, True),
         ("10.0.0.5", "10.0.0.5:80", "http://10.0.0.5", True, True),
+        ("10.0.0.5", "evil.example", "http://evil.example", False, False),
         ("0.0.0.0", "myhost:80", "http://myhost", True, True),
         ("0.0.0.0", "myhost:80", "http://evil.example", True, False),
+        ("0.0.0.0", "evil.example:80", None, False, True),
+        ("0.0.0.0", "evil.example", "http://evil.example", False, False),
+        ("::", "127.0.0.1:80", "http://localhost:3000", True, True),
+        ("127.0.0.1", "127.0.0.1", "null", True, False),
     ],
 )
 def test_guard(bind: str, host: str, origin: str | None, ok_host: bool, ok_origin: bool) -> None:
     headers = {"host": host} | ({"origin": origin} if origin else {})
-    guard = Guard(bind)
+    guard = Guard(bind, ["myhost"])
     assert (guard.host_ok(headers), guard.origin_ok(headers)) == (ok_host, ok_origin)
+
+
+@pytest.mark.parametrize("bind", ["0.0.0.0", "::", "[::]"])
+def test_a_wildcard_bind_needs_an_allow_list(bind: str) -> None:
+    with pytest.raises(ConfigError, match="--allow-host NAME"):
+        Guard(bind)
 
 
 @pytest.mark.parametrize(
@@ -190,4 +202,4 @@ def test_listening_beyond_loopback_is_said_clearly() -> None:
 
     assert exposure_warning("127.0.0.1") is None and exposure_warning("::1") is None and exposure_warning("localhost") is None
     assert "not a loopback address" in str(exposure_warning("192.168.1.5"))
-    assert "Host header is not checked" in str(exposure_warning("0.0.0.0"))
+    assert "a name given with --allow-host" in str(exposure_warning("0.0.0.0"))
