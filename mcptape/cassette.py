@@ -26,6 +26,7 @@ from mcptape._perf import paused_gc
 from mcptape.errors import CassetteError, CassetteNotFoundError
 from mcptape.migrate import check_version, migrate
 from mcptape.model import HEADER_MARKER, Event, Header, Transport
+from mcptape.shape import event_problem, header_problem
 
 
 @dataclass(slots=True)
@@ -103,6 +104,7 @@ def _parse_events(
     lines: list[bytes], head: dict[str, Any], complete: bool, name: str, path: Path | None, warnings: list[str]
 ) -> Cassette:
     raw: list[dict[str, Any]] = []
+    linenos: list[int] = []
     last = len(lines)
     loads_ = orjson.loads
     for lineno, line in enumerate(lines[1:], start=2):
@@ -120,15 +122,24 @@ def _parse_events(
             raise CassetteError(f"{name}:{lineno}: corrupt line (not JSON); fix or delete that line") from None
         if not isinstance(obj, dict) or "kind" not in obj or "seq" not in obj:
             raise CassetteError(f"{name}:{lineno}: not a cassette event (needs 'seq' and 'kind')")
-        if ("http" in obj or "info" in obj) and not metadata_ok(obj):
-            raise CassetteError(f"{name}:{lineno}: malformed event metadata ('http' and 'info' are objects; http.exchange an integer, http.session a string)")
+        problem = event_problem(obj)
+        if problem is not None:
+            raise CassetteError(f"{name}:{lineno}: malformed event: {problem}; fix or delete that line")
         raw.append(obj)
+        linenos.append(lineno)
+    problem = header_problem(head)
+    if problem is not None:
+        raise CassetteError(f"{name}:1: malformed header: {problem}")
     head, raw = migrate(head, raw)
-    try:
-        header = Header.from_json(head)
-        events = [Event.from_json(obj) for obj in raw]
-    except (KeyError, ValueError, TypeError) as exc:
-        raise CassetteError(f"{name}: malformed cassette: {exc}") from None
+    if len(linenos) != len(raw):  # a migration added or dropped events: number them by seq
+        linenos = [int(obj.get("seq", 0)) + 1 for obj in raw]
+    header = Header.from_json(head)
+    events = []
+    for lineno, obj in zip(linenos, raw, strict=True):
+        try:
+            events.append(Event.from_json(obj))
+        except (KeyError, ValueError, TypeError) as exc:  # what `event_problem` does not know (a newer field)
+            raise CassetteError(f"{name}:{lineno}: malformed event: {exc}; fix or delete that line") from None
     if not events or events[-1].kind != "end":
         warnings.append(
             f"{name}: the recording was cut short (no end marker; the recorder was killed?); "
