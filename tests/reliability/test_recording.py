@@ -124,7 +124,7 @@ def test_two_recorders_with_the_same_name_never_share_a_file(tmp_path: Path) -> 
     assert all(len(client_names(p)) == 1 for p in files), "one session per file"
     assert check(*files).returncode == 0
     notes = [line for p in procs for line in p.stderr_text.splitlines() if "another recorder" in line]  # type: ignore[attr-defined]
-    assert notes == ["mcptape: recorded to c-2.jsonl: c.jsonl was written by another recorder meanwhile and is kept"]
+    assert notes == [f"mcptape: recorded to {files[0]}: {files[1]} was written by another recorder meanwhile and is kept"]
 
 
 def test_twenty_recorders_with_the_default_name_get_twenty_cassettes(tmp_path: Path) -> None:
