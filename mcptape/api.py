@@ -8,9 +8,10 @@ Record modes (vcrpy's and pytest-recording's names):
 - `once`: record when the cassette does not exist yet, else replay.
 - `new_episodes`: replay what matches; requests the cassette has no answer for go to the
   real server, and their exchanges are appended to the cassette.
-- `rewrite` (also spelled `all`): always record anew; the old cassette is deleted first.
-  This is pytest-recording's `rewrite`. vcrpy's `all` would keep the old interactions too;
-  mcptape has no such mode.
+- `rewrite` (also spelled `all`): always record anew. This is pytest-recording's `rewrite`.
+  vcrpy's `all` would keep the old interactions too; mcptape has no such mode. The old
+  cassette is replaced once the new recording ends, and only when the server answered:
+  a server that fails to start keeps the old one.
 
 Recording runs the real server through the recorder (`mcptape record`): a stdio command
 (`server=[...]`) or, for an HTTP server (`url=...`), the mitmproxy reverse proxy.
@@ -128,9 +129,7 @@ class use_cassette:
                 raise ConfigError(f"{self.path}: recording is off, so the real server is needed: server=[...] or url=...")
             return Tape(self.path, self.mode, False, self.server, self.url, live=True, **self.options)
         recording = _decide(self.path, self.mode, self.server, self.url)
-        if recording and self.mode.rewrites:
-            self.path.unlink(missing_ok=True)
-        if recording:
+        if recording:  # the recorder replaces an old cassette only with a session the server answered
             self.path.parent.mkdir(parents=True, exist_ok=True)
         return Tape(self.path, self.mode, recording, self.server, self.url, **self.options)
 

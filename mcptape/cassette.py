@@ -8,9 +8,12 @@ a truncated last line. See docs/cassette-format.md.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import stat
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +26,7 @@ from mcptape._version import __version__
 from mcptape.errors import CassetteError, CassetteNotFoundError
 from mcptape.migrate import check_version, migrate
 from mcptape.model import HEADER_MARKER, Event, Header, Transport
+from mcptape.shape import event_problem, header_problem
 
 
 @dataclass(slots=True)
@@ -90,6 +94,7 @@ def _parse_events(
     lines: list[bytes], head: dict[str, Any], complete: bool, name: str, path: Path | None, warnings: list[str]
 ) -> Cassette:
     raw: list[dict[str, Any]] = []
+    linenos: list[int] = []
     last = len(lines)
     loads_ = orjson.loads
     for lineno, line in enumerate(lines[1:], start=2):
@@ -107,15 +112,24 @@ def _parse_events(
             raise CassetteError(f"{name}:{lineno}: corrupt line (not JSON); fix or delete that line") from None
         if not isinstance(obj, dict) or "kind" not in obj or "seq" not in obj:
             raise CassetteError(f"{name}:{lineno}: not a cassette event (needs 'seq' and 'kind')")
-        if ("http" in obj or "info" in obj) and not metadata_ok(obj):
-            raise CassetteError(f"{name}:{lineno}: malformed event metadata ('http' and 'info' are objects; http.exchange an integer, http.session a string)")
+        problem = event_problem(obj)
+        if problem is not None:
+            raise CassetteError(f"{name}:{lineno}: malformed event: {problem}; fix or delete that line")
         raw.append(obj)
+        linenos.append(lineno)
+    problem = header_problem(head)
+    if problem is not None:
+        raise CassetteError(f"{name}:1: malformed header: {problem}")
     head, raw = migrate(head, raw)
-    try:
-        header = Header.from_json(head)
-        events = [Event.from_json(obj) for obj in raw]
-    except (KeyError, ValueError, TypeError) as exc:
-        raise CassetteError(f"{name}: malformed cassette: {exc}") from None
+    if len(linenos) != len(raw):  # a migration added or dropped events: number them by seq
+        linenos = [int(obj.get("seq", 0)) + 1 for obj in raw]
+    header = Header.from_json(head)
+    events = []
+    for lineno, obj in zip(linenos, raw, strict=True):
+        try:
+            events.append(Event.from_json(obj))
+        except (KeyError, ValueError, TypeError) as exc:  # what `event_problem` does not know (a newer field)
+            raise CassetteError(f"{name}:{lineno}: malformed event: {exc}; fix or delete that line") from None
     if not events or events[-1].kind != "end":
         warnings.append(
             f"{name}: the recording was cut short (no end marker; the recorder was killed?); "
@@ -204,22 +218,44 @@ class CassetteBuffer:
         return b"".join(self._parts)
 
 
-class CassetteWriter:
-    """Appends events to a cassette file, one complete line per `write()` system call.
 
-    Thread-safe. Any failure to write raises `CassetteError` at once: a recorder must stop
-    rather than let traffic through unrecorded.
+PARTIAL = ".partial"
+"""What a recording in progress adds to its cassette's name (`demo.jsonl.partial`, then
+`demo.jsonl.partial-2`, ... while others exist): a recorder killed mid-session leaves it there."""
+
+
+class CassetteWriter:
+    """Records a cassette into a sibling file, then moves it into place.
+
+    Appends one complete line per `write()` system call to `partial` (`<name>.partial`,
+    created exclusively, so two writers never share a file), which reads back as a cassette
+    at every moment. `commit()` syncs it and renames it over `path` atomically; `keep()`
+    leaves it where it is (a failed recording, kept for inspection); `discard()` deletes it.
+    A recorder killed before either leaves `partial` behind, readable up to its last line.
+    `path` is never touched until `commit()`: a failed re-recording keeps the old cassette.
+
+    With `fresh=True` (default names), `path` itself must not exist yet: when it (or its
+    recording) does, the next free `<stem>-2.jsonl`, `<stem>-3.jsonl`, ... is taken instead,
+    so every launch gets its own cassette. Thread-safe. Any failure to write raises
+    `CassetteError` at once.
     """
 
-    def __init__(self, path: str | os.PathLike[str], header: Header) -> None:
+    def __init__(self, path: str | os.PathLike[str], header: Header, *, fresh: bool = False) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
         try:
+            if self.path.exists() and not self.path.is_file():
+                raise CassetteError(f"{self.path}: cannot write the cassette: not a regular file")
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
+            self.partial, self._fd = _open_sibling(self.path, fresh)
         except OSError as exc:
-            raise CassetteError(f"{self.path}: cannot write the cassette: {exc.strerror}") from None
+            raise CassetteError(f"{self.path}: cannot write the cassette: {exc.strerror or exc}") from None
+        if fresh:
+            self.path = self.partial.with_name(self.partial.name.removesuffix(PARTIAL))
+        self._before = _identity(self.path)
         self._closed = False
+        self.replaced = self._before is not None
+        """`commit()` replaced an existing cassette."""
         self._write(orjson.dumps(header.to_json()) + b"\n")
 
     def _write(self, line: bytes) -> None:
@@ -229,7 +265,7 @@ class CassetteWriter:
                 n = os.write(self._fd, view)
                 view = view[n:]
         except OSError as exc:
-            raise CassetteError(f"{self.path}: cannot write the cassette: {exc.strerror}") from None
+            raise CassetteError(f"{self.partial}: cannot write the cassette: {exc.strerror}") from None
 
     def write(self, event: Event) -> None:
         self.write_line(dumps_event(event))
@@ -241,8 +277,98 @@ class CassetteWriter:
                 raise CassetteError(f"{self.path}: cassette already closed")
             self._write(line)
 
-    def close(self) -> None:
+    def _close_fd(self, sync: bool) -> None:
         with self._lock:
-            if not self._closed:
-                self._closed = True
+            if self._closed:
+                return
+            self._closed = True
+            try:
+                if sync:
+                    os.fsync(self._fd)
+            finally:
                 os.close(self._fd)
+
+    def commit(self) -> Path:
+        """Moves the recording into place (atomically) and returns where it is.
+
+        When another recorder put a cassette at `path` while this one recorded, that one is
+        kept and this recording goes to the next free numbered name instead.
+
+        Raises:
+            CassetteError: the recording cannot be synced or moved (it stays at `partial`).
+        """
+        try:
+            self._close_fd(sync=True)
+            with _dir_lock(self.path.parent):
+                if _identity(self.path) != self._before:
+                    self.path = _free_name(self.path)
+                    os.link(self.partial, self.path)  # fails if taken meanwhile: never replaces
+                    os.unlink(self.partial)
+                else:
+                    os.replace(self.partial, self.path)
+        except OSError as exc:
+            raise CassetteError(f"{self.partial}: cannot move the recording into place: {exc.strerror or exc}") from None
+        return self.path
+
+    def keep(self) -> Path:
+        """Closes the recording and leaves it at `partial` (`path` untouched); returns `partial`."""
+        with contextlib.suppress(OSError):
+            self._close_fd(sync=False)
+        return self.partial
+
+    def discard(self) -> None:
+        """Closes the recording and deletes it (`path` untouched)."""
+        with contextlib.suppress(OSError):
+            self._close_fd(sync=False)
+        self.partial.unlink(missing_ok=True)
+
+    def close(self) -> None:
+        """Ends the recording: `commit()`, unless it was already kept, discarded or committed."""
+        if not self._closed:
+            self.commit()
+
+
+def _open_sibling(path: Path, fresh: bool) -> tuple[Path, int]:
+    """Creates, exclusively, the first free recording file for `path` (see `CassetteWriter`)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND
+    for n in range(1, 10_000):
+        if fresh:
+            target = path if n == 1 else path.with_name(f"{path.stem}-{n}{path.suffix}")
+            if target.exists():
+                continue
+            partial = target.with_name(target.name + PARTIAL)
+        else:
+            partial = path.with_name(path.name + PARTIAL + ("" if n == 1 else f"-{n}"))
+        try:
+            return partial, os.open(partial, flags, 0o644)
+        except FileExistsError:
+            continue
+    raise OSError(f"no free name for a recording beside {path}")
+
+
+def _free_name(path: Path) -> Path:
+    for n in range(2, 10_000):
+        candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
+        if not candidate.exists() and not candidate.with_name(candidate.name + PARTIAL).exists():
+            return candidate
+    raise OSError(f"no free name beside {path}")
+
+
+def _identity(path: Path) -> tuple[int, int, int, int] | None:
+    """What tells one file at `path` from another (None: nothing there)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+@contextlib.contextmanager
+def _dir_lock(directory: Path) -> Iterator[None]:
+    """Holds an exclusive lock on `directory` (for a moment: the check and rename of a commit)."""
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)

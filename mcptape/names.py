@@ -53,6 +53,6 @@ def expand(template: str, server: str, *, now: datetime | None = None, pid: int 
     n = 1
     while True:
         path = Path(template.format(**values, n=n)).absolute()
-        if not path.exists():
+        if not path.exists() and not path.with_name(path.name + ".partial").exists():  # nor being recorded
             return path
         n += 1

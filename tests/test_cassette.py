@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import orjson
 import pytest
 
-from mcptape.cassette import Cassette, CassetteWriter, dumps, load, loads, new_header, save
+from mcptape.cassette import (
+    Cassette,
+    CassetteWriter,
+    dumps,
+    load,
+    loads,
+    new_header,
+    save,
+)
 from mcptape.errors import CassetteError, CassetteVersionError
 from mcptape.model import Event, Kind, Source, Transport
 
@@ -109,9 +119,69 @@ def test_writer_on_unwritable_path_fails_at_once(tmp_path: Path) -> None:
         CassetteWriter(blocker / "c.jsonl", new_header(Transport.STDIO, {}, {}))
 
 
-def test_writer_disk_full_raises() -> None:
-    with pytest.raises(CassetteError, match="cannot write the cassette: No space left on device"):
+def test_writer_refuses_a_path_that_is_not_a_regular_file() -> None:
+    with pytest.raises(CassetteError, match="/dev/full: cannot write the cassette: not a regular file"):
         CassetteWriter("/dev/full", new_header(Transport.STDIO, {}, {}))
+    assert not Path("/dev/full.partial").exists()
+
+
+def test_writer_disk_full_raises(tmp_path: Path) -> None:
+    """A write the file system refuses (a file-size limit, in a child) raises at once."""
+    code = f"""
+import resource, signal
+from mcptape.cassette import CassetteWriter, new_header
+from mcptape.errors import CassetteError
+from mcptape.model import Transport
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
+w = CassetteWriter({str(tmp_path / "c.jsonl")!r}, new_header(Transport.STDIO, {{}}, {{}}))
+try:
+    for _ in range(100):
+        w.write_line(b"x" * 100 + b"\\n")
+except CassetteError as exc:
+    print(exc)
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.stdout.strip() == f"{tmp_path / 'c.jsonl.partial'}: cannot write the cassette: File too large", proc.stderr
+
+
+def test_a_recording_takes_the_cassettes_place_only_when_committed(tmp_path: Path) -> None:
+    p = tmp_path / "c.jsonl"
+    p.write_bytes(b"old\n")
+    w = CassetteWriter(p, new_header(Transport.STDIO, {}, {}))
+    w.write(sample_events()[0])
+    assert w.partial == tmp_path / "c.jsonl.partial" and p.read_bytes() == b"old\n"
+    assert w.commit() == p and w.replaced
+    assert load(p).events == sample_events()[:1] and not w.partial.exists()
+    w = CassetteWriter(p, new_header(Transport.STDIO, {}, {}))
+    w.discard()
+    assert [x.name for x in tmp_path.iterdir()] == ["c.jsonl"]
+    w = CassetteWriter(p, new_header(Transport.STDIO, {}, {}))
+    assert w.keep() == tmp_path / "c.jsonl.partial" and load(p).events == sample_events()[:1]
+
+
+def test_a_left_recording_is_never_overwritten_or_shared(tmp_path: Path) -> None:
+    p = tmp_path / "c.jsonl"
+    first = CassetteWriter(p, new_header(Transport.STDIO, {}, {}))
+    second = CassetteWriter(p, new_header(Transport.STDIO, {}, {}))
+    assert (first.partial.name, second.partial.name) == ("c.jsonl.partial", "c.jsonl.partial-2")
+    first.write(sample_events()[0])
+    assert first.commit() == p
+    second.write(sample_events()[1])
+    moved = second.commit()  # `p` changed while `second` recorded: it keeps the other's cassette
+    assert moved == tmp_path / "c-2.jsonl"
+    assert load(p).events == sample_events()[:1] and load(moved).events == sample_events()[1:2]
+
+
+def test_fresh_names_are_numbered_and_reserved(tmp_path: Path) -> None:
+    p = tmp_path / "s-20260101-000000.jsonl"
+    p.write_bytes(b"taken\n")
+    writers = [CassetteWriter(p, new_header(Transport.STDIO, {}, {}), fresh=True) for _ in range(3)]
+    assert [w.path.name for w in writers] == [f"s-20260101-000000-{n}.jsonl" for n in (2, 3, 4)]
+    for w in writers:
+        w.write(sample_events()[0])
+        w.commit()
+    assert p.read_bytes() == b"taken\n"
 
 
 def test_each_line_is_one_json_object(tmp_path: Path) -> None:

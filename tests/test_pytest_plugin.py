@@ -95,6 +95,32 @@ def test_all_re_records(pytester: pytest.Pytester) -> None:
     assert any("second" in t for t in texts) and not any("first" in t for t in texts)
 
 
+@pytest.mark.e2e
+def test_a_server_that_fails_to_start_never_costs_a_cassette(pytester: pytest.Pytester) -> None:
+    """`all` with a server path that does not resolve keeps the old cassette byte for byte and
+    says why; `once` with no cassette writes none, so the next run asks to record again
+    (no empty cassette replayed into a hang or a misleading "played once")."""
+    write_tests(pytester)
+    run(pytester, "--mcptape-record-mode=once", "-k", "add").assert_outcomes(passed=1)
+    cassette = cassettes(pytester) / "test_add.jsonl"
+    good = cassette.read_bytes()
+    test_file = pytester.path.joinpath("test_tools.py")
+    test_file.write_text(test_file.read_text().replace(str(DEMO_SERVER), "/no/such/server.py"))
+
+    result = run(pytester, "--mcptape-record-mode=all", "-k", "add")
+    assert result.ret != 0
+    result.stdout.fnmatch_lines([f"*the server answered nothing (it exited with code 2), so {cassette} was left as it was*"])
+    assert cassette.read_bytes() == good
+    assert sorted(p.name for p in cassette.parent.iterdir()) == ["test_add.jsonl"], "no recording left behind"
+
+    result = run(pytester, "--mcptape-record-mode=once", "-k", "echo")
+    assert result.ret != 0
+    assert sorted(p.name for p in cassette.parent.iterdir()) == ["test_add.jsonl"], "no cassette for a failed recording"
+    run(pytester, "-k", "echo").stdout.fnmatch_lines(["*cassette not found and record mode is 'none'*"])
+    run(pytester, "--mcptape-record-mode=once", "-k", "add").assert_outcomes(passed=1)  # replays the kept cassette
+    assert cassette.read_bytes() == good
+
+
 def test_golden_cassette_replays_through_the_marker(pytester: pytest.Pytester) -> None:
     target = pytester.path / "golden.jsonl"
     shutil.copy(GOLDEN / "2026-07-28" / "stdio.jsonl", target)

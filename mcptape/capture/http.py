@@ -42,8 +42,10 @@ from mcptape.redact import DEFAULT_KEYS, DEFAULT_PATTERNS, RedactConfig, Redacto
 from .mitm_addon import McpTape
 
 
-def record_http(upstream: str, listen: str, out_path: Path, config: RedactConfig, *, quiet: bool = False) -> int:
+def record_http(upstream: str, listen: str, out_path: Path, config: RedactConfig, *, quiet: bool = False, fresh: bool = False) -> int:
     """Records the HTTP MCP server at `upstream` through a reverse proxy on `listen` until a signal.
+
+    `fresh`: `out_path` is a default name, numbered when taken (see `CassetteWriter`).
 
     Returns:
         0 once stopped by SIGINT/SIGTERM/SIGHUP with the cassette complete.
@@ -56,11 +58,15 @@ def record_http(upstream: str, listen: str, out_path: Path, config: RedactConfig
     parts = urlsplit(upstream)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(f"--upstream {upstream!r}: give an http:// or https:// URL, e.g. http://127.0.0.1:8000/mcp")
+    try:
+        parts.port  # noqa: B018 - raises on a port that is not a number in 0..65535
+    except ValueError:
+        raise ConfigError(f"--upstream {upstream!r}: the port must be a number in 0..65535") from None
     host, port = parse_listen(listen)
     Redactor(config)  # raises ConfigError on a bad pattern
     _check_listen(host, port)
     _check_writable(out_path)
-    proxy = _Proxy(upstream, host, port, out_path, config, quiet)
+    proxy = _Proxy(upstream, host, port, out_path, config, quiet, fresh)
     proxy.credentials = _Credentials(authorization)
     return anyio.run(proxy.run, backend="asyncio")
 
@@ -122,20 +128,24 @@ def _check_listen(host: str, port: int) -> None:
 
 
 def _check_writable(path: Path) -> None:
+    """Fails early when the cassette cannot be written (without touching it: the recording
+    goes to a sibling file, see `CassetteWriter`)."""
     try:
+        if path.exists() and not path.is_file():
+            raise RecordError(f"{path}: cannot write the cassette: not a regular file")
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
-        os.close(fd)
     except OSError as exc:
         raise RecordError(f"{path}: cannot write the cassette: {exc.strerror or exc}") from None
+    if not os.access(path.parent, os.W_OK):
+        raise RecordError(f"{path}: cannot write the cassette: {path.parent} is not writable")
 
 
 class _Announce:
     """Says where clients should connect, once mitmproxy listens (the real port when 0 was asked)."""
 
-    def __init__(self, upstream: str, out_path: Path, quiet: bool) -> None:
+    def __init__(self, upstream: str, tape: McpTape, quiet: bool) -> None:
         self.upstream = upstream
-        self.out_path = out_path
+        self.tape = tape
         self.quiet = quiet
         self.url: str | None = None
 
@@ -151,19 +161,21 @@ class _Announce:
         self.url = f"http://{host}:{port}{path}"
         if not self.quiet:
             print(f"mcptape: proxying {self.url} -> {self.upstream}", file=sys.stderr, flush=True)
-            print(f"mcptape: recording to {self.out_path} (Ctrl-C to stop)", file=sys.stderr, flush=True)
+            print(f"mcptape: recording to {self.tape.path} (Ctrl-C to stop)", file=sys.stderr, flush=True)
 
 
 class _Proxy:
-    def __init__(self, upstream: str, host: str, port: int, out_path: Path, config: RedactConfig, quiet: bool) -> None:
+    def __init__(self, upstream: str, host: str, port: int, out_path: Path, config: RedactConfig, quiet: bool, fresh: bool) -> None:
         self.upstream = upstream
         self.host = host
         self.port = port
         self.out_path = out_path
+        self.fresh = fresh
         self.config = config
         self.quiet = quiet
         self.tape = McpTape()
         self.credentials = _Credentials(None)
+        self.tape.log_failure = False  # record_http raises it
 
     async def run(self) -> int:
         _log_to_stderr(self.quiet)
@@ -175,11 +187,12 @@ class _Proxy:
         m.addons.add(core.Core(), disable_h2c.DisableH2C(), proxyserver.Proxyserver(), next_layer.NextLayer())
         if parts.scheme == "https":
             m.addons.add(tlsconfig.TlsConfig())
-        m.addons.add(errorcheck.ErrorCheck(repeat_errors_on_stderr=True), _Announce(self.upstream, self.out_path, self.quiet), self.tape, self.credentials)
+        m.addons.add(errorcheck.ErrorCheck(repeat_errors_on_stderr=True), self.tape, _Announce(self.upstream, self.tape, self.quiet), self.credentials)
         opts.update(
             keep_host_header=False,  # the upstream sees its own Host: DNS-rebinding protection answers 421 otherwise
             connection_strategy="lazy",  # read the request first: an unreachable upstream is a recorded 502, not a reset
             mcptape_cassette=str(self.out_path),
+            mcptape_fresh=self.fresh,
             mcptape_target=self.upstream,
             mcptape_redact=self.config.enabled,
             mcptape_redact_keys=[k for k in self.config.keys if k not in DEFAULT_KEYS],
@@ -193,8 +206,11 @@ class _Proxy:
                 raise RecordError("the proxy could not start") from exc
             finally:
                 tg.cancel_scope.cancel()
-        if self.tape.failed is not None:
-            raise RecordError(f"recording stopped: {self.tape.failed}")
+        failed = self.tape.failed
+        if isinstance(failed, RecordError):
+            raise failed
+        if failed is not None:
+            raise RecordError(f"recording stopped: {failed}")
         return 0
 
     @staticmethod

@@ -37,13 +37,13 @@ from mcptape.capture.http_flow import HttpCapture, HttpFlow, Notes, is_event_str
 from mcptape.capture.mcpflow import McpFlows
 from mcptape.capture.recorder import Recorder, recording_header
 from mcptape.cassette import CassetteWriter
-from mcptape.errors import CassetteError, ConfigError
+from mcptape.errors import CassetteError, ConfigError, RecordError
 from mcptape.model import Transport
 from mcptape.redact import RedactConfig, Redactor
 
 logger = logging.getLogger(__name__)
 
-OPTIONS = ("mcptape_cassette", "mcptape_target", "mcptape_redact", "mcptape_redact_keys", "mcptape_redact_patterns", "mcptape_endpoints")
+OPTIONS = ("mcptape_cassette", "mcptape_fresh", "mcptape_target", "mcptape_redact", "mcptape_redact_keys", "mcptape_redact_patterns", "mcptape_endpoints")
 
 
 LIVE = Notes(
@@ -66,15 +66,25 @@ class McpTape:
         self._capture = HttpCapture(self._rec, LIVE)
         self._mcp = McpFlows()
         """Which flows are MCP: the others pass through untouched and unrecorded, counted."""
-        self.failed: CassetteError | None = None
+        self.failed: CassetteError | RecordError | None = None
+        self.log_failure = True
+        """Log why the recording failed (off when the host reports `failed` itself)."""
+        self.path: Path | None = None
+        """The cassette being recorded (where it is once mitmproxy stopped)."""
         self.stopped = False
         """mitmproxy is shutting down: the cassette has its end; later hooks record nothing."""
 
     def load(self, loader: Loader) -> None:
         loader.add_option(
             "mcptape_cassette", str, "",
-            "mcptape: the cassette (JSON Lines) to write. Default: cassettes/http-<time>.jsonl. "
-            "The file is replaced; it is complete (ends with an `end` event) when mitmproxy stops.",
+            "mcptape: the cassette (JSON Lines) to write. Default: cassettes/http-<time>.jsonl (numbered "
+            "when taken). The recording goes to <cassette>.partial and replaces the cassette when "
+            "mitmproxy stops, complete (ends with an `end` event), if the server answered anything.",
+        )  # fmt: skip
+        loader.add_option(
+            "mcptape_fresh", bool, False,
+            "mcptape: when the cassette exists, record to the next free numbered name (<stem>-2.jsonl, ...) "
+            "instead of replacing it.",
         )  # fmt: skip
         loader.add_option(
             "mcptape_target", str, "",
@@ -148,19 +158,31 @@ class McpTape:
             path = ctx.options.mcptape_cassette or _default_path()
             target = _target(ctx.options.mcptape_target, ctx.options.mode)
             transport = Transport.SSE if urlsplit(target.get("url", "")).path.endswith("/sse") else Transport.STREAMABLE_HTTP
-            self._writer = CassetteWriter(path, recording_header(transport, target, self._redact))
+            header = recording_header(transport, target, self._redact)
+            fresh = ctx.options.mcptape_fresh or not ctx.options.mcptape_cassette
+            self._writer = CassetteWriter(path, header, fresh=fresh)
             self._recorder = Recorder(self._writer, Redactor(self._redact))
-            logger.info(f"mcptape: recording to {path}")
+            self.path = self._writer.path
+            logger.info(f"mcptape: recording to {self.path}")
         return self._recorder
 
     def _close(self) -> None:
-        if self._recorder is not None and self._writer is not None:
-            try:
-                if self.failed is None:
-                    self._recorder.end({"open_exchanges": len(self._flows)} if self._flows else None)
-            finally:
-                self._writer.close()
+        """Ends the recording through the recorder's sink: the cassette moves into place only
+        when it holds a session (see `Recorder.finish`); a failure is kept in `failed`."""
+        rec = self._recorder
         self._recorder = self._writer = None
+        if rec is None:
+            return
+        if self.failed is not None:
+            rec.abandon()
+            return
+        try:
+            self.path = rec.finish({"open_exchanges": len(self._flows)} if self._flows else None,
+                                   why="no request reached it through the proxy")  # fmt: skip
+        except RecordError as exc:
+            self.failed = exc
+            if self.log_failure:
+                logger.error(f"mcptape: {exc}")
 
     def _fail(self, exc: CassetteError, flow: http.HTTPFlow | None = None) -> None:
         """The cassette cannot be written: stop the traffic rather than let it pass unrecorded."""

@@ -6,9 +6,13 @@ bytes and metadata; it parses, redacts and writes one event per call. Thread-saf
 Order: every event gets its place (`seq`) and time when the shell *sees* it, through
 `reserve()`, which is cheap; the slower work (parsing, redacting, writing) can then happen
 after the shell has passed the bytes on, and `commit` writes events strictly in `seq`
-order. A shell that reserves before it forwards keeps the cassette in wire order while the
-recording work overlaps with the peer's: the recorder adds almost no latency. A write
-failure raises `CassetteError` to the caller, which must stop the session.
+order. A shell that reserves a line's place when it reads it, and records it before it
+forwards it, keeps the cassette in wire order and holds everything the peer received.
+
+The recorder is also the sink every capture path ends through (`finish`): the recording
+moves into place only when it is one (see `CassetteWriter`). A write failure (disk full,
+EIO) does not reach the shells: the recorder stops writing, keeps giving places up so no
+shell waits, and `finish` reports it once, with the path.
 """
 
 from __future__ import annotations
@@ -16,12 +20,15 @@ from __future__ import annotations
 import base64
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import orjson
 
-from mcptape.cassette import LineWriter, dumps_event, new_header
+from mcptape.cassette import CassetteWriter, LineWriter, dumps_event, new_header
+from mcptape.errors import CassetteError, RecordError
 from mcptape.model import Event, Header, Kind, Source, Transport, payload_event
 from mcptape.redact import RedactConfig, Redactor
 from mcptape.wire.jsonrpc import NOT_JSON, decode
@@ -53,6 +60,11 @@ class Recorder:
         self._cond = threading.Condition()
         self.count = 0
         """How many events were written."""
+        self.answers = 0
+        """How many payloads (JSON or not), HTTP responses and SSE events the server sent."""
+        self.failure: CassetteError | None = None
+        """The first write that failed; nothing is written after it."""
+        self._stderr: deque[str] = deque(maxlen=STDERR_TAIL)
 
     def reserve(self) -> Ticket:
         """Takes the next place in the cassette, stamped with the time now."""
@@ -60,15 +72,21 @@ class Recorder:
             self._seq += 1
             return self._seq, self._clock() - self._t0
 
+    def release(self, ticket: Ticket) -> None:
+        """Gives a reserved place up without writing anything there."""
+        self._commit(ticket[0], None)
+
     def _commit(self, seq: int, line: bytes | None) -> None:
         """Writes `line` as event `seq` once every earlier event is written (None: give the place up)."""
         with self._cond:
             while self._written != seq - 1:
                 self._cond.wait()
             try:
-                if line is not None:
+                if line is not None and self.failure is None:
                     self.writer.write_line(line)
                     self.count += 1
+            except CassetteError as exc:
+                self.failure = exc
             finally:
                 self._written = seq
                 self._cond.notify_all()
@@ -94,6 +112,8 @@ class Recorder:
         """
         ticket = ticket or self.reserve()
         http = self._sse_fields(http)
+        if src is Source.SERVER:
+            self.answers += 1
         if isinstance(data, Oversize):
             text = data.head.decode("utf-8", errors="replace")
             info = {"oversize": True, "note": "longer than the recorder's line limit: only the head is kept"}
@@ -140,6 +160,8 @@ class Recorder:
     def stderr(self, data: bytes, ticket: Ticket | None = None) -> Event:
         """One line the server wrote to stderr."""
 
+        self._stderr.append(data.decode("utf-8", errors="replace").rstrip())
+
         def build(seq: int, t: float) -> Event:
             ev = payload_event(seq, t, Source.SERVER, Kind.STDERR, data)
             if ev.text is not None:
@@ -163,6 +185,8 @@ class Recorder:
 
     def http(self, src: Source | None, http: dict[str, Any], info: dict[str, Any] | None = None) -> Event:
         """HTTP metadata without a JSON-RPC payload (heads, stream ends, errors)."""
+        if src is Source.SERVER and http.get("phase") in ("response", "sse"):
+            self.answers += 1  # a response head or an event from the server (not a proxy's error)
         meta = self._sse_fields(http)
         return self._emit(lambda seq, t: Event(seq, t, Kind.HTTP, src, http=meta, info=info))
 
@@ -177,3 +201,45 @@ class Recorder:
     def end(self, info: dict[str, Any] | None = None) -> Event:
         """The recording finished cleanly."""
         return self._emit(lambda seq, t: Event(seq, t, Kind.END, None, info=info))
+
+    def finish(self, end: dict[str, Any] | None = None, *, why: str = "", require_answer: bool = True) -> Path:
+        """Ends the recording: writes the `end` event and moves the cassette into place.
+
+        Returns where the cassette is (see `CassetteWriter.commit`).
+
+        Raises:
+            RecordError: a write failed (the recording is left at its `.partial` name, the
+                cassette untouched), or the server answered nothing (the recording is
+                deleted, an existing cassette kept as it was; `require_answer=False`, for
+                a conversion of a capture, takes it as it is); `why` (e.g. "the server
+                exited with code 2") and the server's last stderr lines say more.
+        """
+        writer = self.writer
+        assert isinstance(writer, CassetteWriter), "finish() ends a recording to a file"
+        if self.failure is None:
+            self.end(end)
+        if self.failure is not None:
+            kept = writer.keep()
+            raise RecordError(f"{self.failure}; the session went on unrecorded from there; "
+                              f"what was recorded is in {kept}, {writer.path} was not changed")  # fmt: skip
+        if self.answers == 0 and require_answer:
+            writer.discard()
+            left = "was left as it was" if writer.path.exists() else "was not written"
+            detail = f" ({why})" if why else ""
+            tail = " | ".join(line for line in self._stderr if line)
+            stderr = f"; its stderr: {tail[-2000:]}" if tail else ""
+            raise RecordError(f"the server answered nothing{detail}, so {writer.path} {left}{stderr}")
+        try:
+            return writer.commit()
+        except CassetteError as exc:
+            raise RecordError(str(exc)) from None
+
+    def abandon(self) -> Path:
+        """Stops recording without a cassette (an interrupted import, an error): the
+        recording stays at its `.partial` name, which is returned; the cassette is untouched."""
+        assert isinstance(self.writer, CassetteWriter), "abandon() ends a recording to a file"
+        return self.writer.keep()
+
+
+STDERR_TAIL = 10
+"""How many of the server's last stderr lines an error about a failed recording shows."""

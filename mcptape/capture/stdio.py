@@ -3,12 +3,16 @@
 Three pump threads copy bytes as they arrive (client stdin -> child stdin, child stdout
 -> our stdout, child stderr -> our stderr), chunk by chunk, never waiting for a line end,
 so the client cannot tell the recorder is there. Each pump also frames its stream into
-lines. Every line a chunk completes takes its place in the cassette (`Recorder.reserve`)
-*before* the chunk is forwarded, and is parsed, redacted and written just after: the
-cassette's order is the wire's order (an answer cannot be seen before the line that caused
-it has its place), and the recording work overlaps with the peer's instead of adding to
-the round trip. Blocking reads in threads are the lowest-latency way to move pipe bytes
-in Python and work the same for pipes, files and terminals.
+lines. Every line a chunk completes is written to the cassette *before* the chunk is
+forwarded: what a peer received is on disk even if the recorder is killed the next moment,
+and the cassette's order is the wire's order (an answer cannot be seen before the line that
+caused it is written). A chunk that completes no line (the middle of a long line) is
+forwarded at once, so big lines still stream. Blocking reads in threads are the
+lowest-latency way to move pipe bytes in Python and work the same for pipes, files and
+terminals.
+
+A cassette that cannot be written (disk full) does not disturb the session: the bytes keep
+flowing, and the recorder reports the failure when the session ends (`Recorder.finish`).
 """
 
 from __future__ import annotations
@@ -19,10 +23,11 @@ import signal
 import subprocess
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from pathlib import Path
 
 from mcptape.child import Child, exit_status
-from mcptape.errors import CassetteError, RecordError
+from mcptape.errors import RecordError
 from mcptape.model import Source
 from mcptape.wire.ndjson import DEFAULT_MAX_LINE, LineFramer, Oversize
 
@@ -45,17 +50,25 @@ class StdioCapture:
     env: dict[str, str] | None = None
     on_start: Callable[[subprocess.Popen[bytes]], None] | None = None
     """Called once the child is running (e.g. to say where the cassette goes)."""
-    _failure: list[BaseException] = field(default_factory=list)
     _proc: subprocess.Popen[bytes] | None = None
+    cassette: Path | None = None
+    """Where the cassette went, once `run` returned."""
 
     def run(self) -> int:
-        """Runs the session to the child's exit; returns the exit code to pass on.
+        """Runs the session to the child's exit, then ends the recording (`Recorder.finish`):
+        returns the exit code to pass on.
 
         Raises:
-            RecordError: the child could not start, or the cassette could not be written
-                (the child is then stopped: the session never runs on unrecorded).
+            RecordError: the child could not start, the server answered nothing, or the
+                cassette could not be written (the session itself ran to its end).
         """
-        proc = Child.start(self.command, self.env).proc
+        writer = self.recorder.writer
+        try:
+            proc = Child.start(self.command, self.env).proc
+        except RecordError as exc:
+            writer.discard()
+            kept = "was left as it was" if writer.path.exists() else "was not written"
+            raise RecordError(f"{exc}; {writer.path} {kept}") from None
         self._proc = proc
         if self.on_start is not None:
             self.on_start(proc)
@@ -73,22 +86,16 @@ class StdioCapture:
                 signal.signal(sig, handler)
         down.join(timeout=5)
         err.join(timeout=5)
-        if self._failure:
-            raise RecordError(f"recording stopped: {self._failure[0]}")
-        self.recorder.exit(*exit_status(code))
-        self.recorder.end()
+        code_, sig_name = exit_status(code)
+        self.recorder.exit(code_, sig_name)
+        why = f"it was stopped by {sig_name}" if sig_name else f"it exited with code {code}"
+        self.cassette = self.recorder.finish(why=why)
         return 128 - code if code < 0 else code
 
     def _forward(self, signum: int, _frame: object) -> None:
         if self._proc is not None and self._proc.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 self._proc.send_signal(signum)
-
-    def _fail(self, exc: BaseException) -> None:
-        self._failure.append(exc)
-        if self._proc is not None and self._proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                self._proc.kill()
 
     def _pump_stdin(self, child_fd: int, proc: subprocess.Popen[bytes]) -> None:
         self._pump(self.stdin_fd, child_fd, Source.CLIENT)
@@ -99,23 +106,17 @@ class StdioCapture:
     def _pump(self, src_fd: int, dst_fd: int, source: Source) -> None:
         """A protocol stream: each line recorded as a payload of `source`, then its end."""
         rec = self.recorder
-        try:
-            self._copy(src_fd, dst_fd, lambda line, ticket: rec.payload(source, line, ticket=ticket))
-            rec.eof(source)
-        except CassetteError as exc:
-            self._fail(exc)
+        self._copy(src_fd, dst_fd, lambda line, ticket: rec.payload(source, line, ticket=ticket))
+        rec.eof(source)
 
     def _pump_stderr(self, src_fd: int) -> None:
         """The server's stderr: each line recorded as a stderr event."""
         rec = self.recorder
-        try:
-            self._copy(src_fd, self.stderr_fd, lambda line, ticket: rec.stderr(line if isinstance(line, bytes) else line.head, ticket))
-        except CassetteError as exc:
-            self._fail(exc)
+        self._copy(src_fd, self.stderr_fd, lambda line, ticket: rec.stderr(line if isinstance(line, bytes) else line.head, ticket))
 
     def _copy(self, src_fd: int, dst_fd: int, record: Callable[[bytes | Oversize, Ticket | None], object]) -> None:
-        """Copies src to dst chunk by chunk; every line a chunk completes takes its place in the
-        cassette before the chunk is forwarded, and is recorded just after."""
+        """Copies src to dst chunk by chunk; every line a chunk completes is recorded before the
+        chunk is forwarded."""
         framer = LineFramer(self.max_line)
         reserve = self.recorder.reserve
         dst_open = True
@@ -128,10 +129,16 @@ class StdioCapture:
                 break
             lines = framer.feed(chunk)
             tickets = [reserve() for _ in lines]
+            done = 0
+            try:
+                for line, ticket in zip(lines, tickets, strict=True):
+                    record(line, ticket)  # gives its own place up if it fails
+                    done += 1
+            finally:
+                for ticket in tickets[done + 1 :]:
+                    self.recorder.release(ticket)  # a recording bug must not stop the other pumps
             if dst_open:
                 dst_open = _write_all(dst_fd, chunk)
-            for line, ticket in zip(lines, tickets, strict=True):
-                record(line, ticket)
         tail = framer.flush()
         if tail is not None:
             record(tail, None)

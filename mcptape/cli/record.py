@@ -76,7 +76,7 @@ def record(
         from mcptape.capture.http import record_http
 
         out = cassette_for(output, (), upstream)
-        sys.exit(record_http(upstream, listen, out, config, quiet=quiet))
+        sys.exit(record_http(upstream, listen, out, config, quiet=quiet, fresh=output is None))
     if upstream:
         raise click.UsageError("--upstream goes with --http")
     if not command:
@@ -93,19 +93,17 @@ def record(
         raise
     out = cassette_for(output, command, None)
     header = recording_header(Transport.STDIO, {"command": list(command)}, config)
-    writer = CassetteWriter(out, header)
+    writer = CassetteWriter(out, header, fresh=output is None)
 
     def started(_proc: object) -> None:
         if not quiet:
-            print(f"mcptape: recording {' '.join(command)} to {out}", file=sys.stderr, flush=True)
+            print(f"mcptape: recording {' '.join(command)} to {writer.path} "
+                  f"(in {writer.partial.name} until the session ends)", file=sys.stderr, flush=True)  # fmt: skip
 
+    announced = writer.path
     capture = StdioCapture(list(command), Recorder(writer, redactor), max_line=max_line, on_start=started)
-    try:
-        code = capture.run()
-    except Exception:
-        writer.close()
-        if capture._proc is None:
-            out.unlink(missing_ok=True)
-        raise
-    writer.close()
+    code = capture.run()
+    if capture.cassette is not None and capture.cassette != announced:
+        print(f"mcptape: recorded to {capture.cassette}: {announced} was written by another recorder "
+              "meanwhile and is kept", file=sys.stderr, flush=True)  # fmt: skip
     sys.exit(code)

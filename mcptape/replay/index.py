@@ -35,7 +35,7 @@ from mcptape.versions import (
     META_PROTOCOL_VERSION,
     is_modern,
 )
-from mcptape.wire.jsonrpc import request_meta, request_params
+from mcptape.wire.jsonrpc import MessageType, request_meta, request_params
 
 from .matcher import FieldDiff, MatchPolicy, Subject, field_diff
 
@@ -147,7 +147,10 @@ class ReplayIndex:
         self.session = session
         eofs = [e.seq for e in cassette.events if e.kind is Kind.EOF and e.src is Source.CLIENT]
         self.hangup: int | None = eofs[0] if eofs else None
-        """Seq of the recorded client's end of input: server messages after it are not played."""
+        """Seq of the recorded client's end of input. Results and notifications after it are
+        played (a server that finishes its work at end of input writes them, and the client
+        reads them); server requests (the client could not answer them) and error answers
+        (a server saying the connection closed) are not."""
         self.redacted: dict[str, tuple[tuple[str, ...], ...]] = {}
         for ex in session.exchanges:
             event = ex.request.event
@@ -211,8 +214,10 @@ class ReplayIndex:
         return request_key({"method": subject.method, "params": subject.params})
 
     def played_out(self, item: Item) -> bool:
-        """True for a server message the recorded client never saw connected (sent after its hangup)."""
-        return self.hangup is not None and item.event.seq > self.hangup
+        """True for a server request or error sent after the recorded client closed its input."""
+        if self.hangup is None or item.event.seq < self.hangup:
+            return False
+        return item.type is MessageType.REQUEST or (isinstance(item.msg, dict) and "error" in item.msg)
 
     def new_pass(self, allow_repeats: bool = False) -> Pass:
         return Pass(self, allow_repeats)

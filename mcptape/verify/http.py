@@ -54,7 +54,6 @@ async def run_http(driver: Driver, url: str, recorder: Recorder, timeout: float)
             unanswered = driver.pending is not None and "method" in msg and driver.pending.get("id") == msg.get("id")
             if unanswered and not queue:
                 queue.extend(driver.timeout())  # e.g. an HTTP error whose body names no id
-    recorder.end({"abandoned": driver.abandoned} if driver.abandoned else None)
     outcome.abandoned = list(driver.abandoned)
     return outcome
 

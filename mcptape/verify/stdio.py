@@ -116,7 +116,6 @@ def run_stdio(driver: Driver, command: list[str], recorder: Recorder, timeout: f
     outcome.stderr = list(tail.lines)
     outcome.abandoned = list(driver.abandoned)
     recorder.exit(outcome.exit_code, outcome.signal)
-    recorder.end({"abandoned": driver.abandoned} if driver.abandoned else None)
     return outcome
 
 

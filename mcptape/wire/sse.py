@@ -2,7 +2,9 @@
 
 `SseParser.feed(chunk)` returns the events completed by the chunk. Follows the WHATWG
 rules MCP servers rely on: `event`, `data` (multi-line, joined with "\\n"), `id`, `retry`,
-comment lines (starting with ":") kept as `comment`, CRLF / LF / CR line ends.
+comment lines (starting with ":") kept as `comment`, CRLF / LF / CR line ends (a CR ends
+its line at once; an LF right after it, even in the next chunk, is part of the same line end),
+and one UTF-8 byte-order mark at the start of the stream, which is skipped.
 """
 
 from __future__ import annotations
@@ -11,6 +13,10 @@ from dataclasses import dataclass
 
 DEFAULT_MAX_EVENT = 64 * 1024 * 1024
 """Default bound on one event's size."""
+
+
+BOM = b"\xef\xbb\xbf"
+"""The UTF-8 byte-order mark a stream may start with."""
 
 
 class SseTooLarge(ValueError):
@@ -35,6 +41,8 @@ class SseParser:
         self._buf = bytearray()
         self._scanned = 0  # bytes of _buf known to hold no line end
         self._max = max_event
+        self._start = True  # nothing seen yet: a byte-order mark may come first
+        self._after_cr = False  # the last line ended with a CR: an LF next belongs to it
         self._reset()
 
     def _reset(self) -> None:
@@ -49,14 +57,26 @@ class SseParser:
         """Adds bytes; returns the events they complete."""
         self._buf += chunk
         out: list[SseEvent] = []
+        if self._start:
+            if len(self._buf) < len(BOM) and BOM.startswith(self._buf):
+                return out  # maybe the first bytes of a byte-order mark: wait for more
+            self._start = False
+            if self._buf.startswith(BOM):
+                del self._buf[: len(BOM)]
         while True:
+            if self._after_cr and self._buf:
+                self._after_cr = False
+                if self._buf[0] == 0x0A:
+                    del self._buf[:1]
+                    continue
             cut, skip = _line_end(self._buf, self._scanned)
             if cut < 0:
                 if len(self._buf) > self._max:
                     raise SseTooLarge(f"an event-stream line is longer than {self._max} bytes")
-                self._scanned = max(0, len(self._buf) - 1)
+                self._scanned = len(self._buf)
                 break
             line = self._buf[:cut].decode("utf-8", errors="replace")
+            self._after_cr = skip == 1 and self._buf[cut] == 0x0D
             del self._buf[: cut + skip]
             self._scanned = 0
             self._line(line, out)
@@ -93,6 +113,7 @@ class SseParser:
     def close(self) -> list[SseEvent]:
         """At end of stream: an event not ended by a blank line is discarded, per the standard."""
         self._buf.clear()
+        self._after_cr = False
         self._reset()
         return []
 
@@ -105,8 +126,6 @@ def _line_end(buf: bytes | bytearray, start: int = 0) -> tuple[int, int]:
         return -1, 0
     if cr < 0 or (0 <= lf < cr):
         return lf, 1
-    if cr == len(buf) - 1:
-        return -1, 0  # a CR at the end may be the first half of CRLF: wait for more
     return (cr, 2) if buf[cr + 1 : cr + 2] == b"\n" else (cr, 1)
 
 

@@ -14,6 +14,7 @@ from mitmproxy.test import taddons, tflow, tutils
 from mcptape.capture import mitm_addon
 from mcptape.capture.mitm_addon import McpTape
 from mcptape.cassette import load
+from mcptape.errors import CassetteError, RecordError
 from mcptape.model import Kind, Source, Transport
 from mcptape.pairing import pair
 from mcptape.redact import REDACTED
@@ -23,8 +24,10 @@ JSON = (("content-type", "application/json"),)
 
 
 def lines(path: Path) -> list[dict[str, Any]]:
-    """The events written so far (the header line skipped)."""
-    return [orjson.loads(ln) for ln in path.read_bytes().splitlines()[1:]]
+    """The events written so far (the header line skipped): in the recording file while the
+    session lasts (`<cassette>.partial`), in the cassette once it ended."""
+    partial = path.with_name(path.name + ".partial")
+    return [orjson.loads(ln) for ln in (partial if partial.exists() else path).read_bytes().splitlines()[1:]]
 
 
 def hdrs(*pairs: tuple[str, str]) -> http.Headers:
@@ -188,7 +191,7 @@ def test_secrets_in_headers_query_and_body_are_redacted(tape: Any) -> None:
         ("X-API-Key", "k-99"), ("Mcp-Session-Id", "abc"),
     )  # fmt: skip
     exchange(addon, req(path="/mcp?access_token=tok123&x=1", body=secret_call, headers=headers), resp(body=result(1), headers=(*JSON, ("Set-Cookie", "sid=2"))))
-    text = out.read_text()
+    text = out.with_name(out.name + ".partial").read_text()  # the recording, until the session ends
     for secret in ("abcdefghijklmnop", "sid=1", "eDp5", "k-99", "tok123", "k-12345", "sk-abcdefghijklmnopqrstuvwx", "sid=2"):
         assert secret not in text
     ev = lines(out)
@@ -310,20 +313,21 @@ def test_legacy_http_sse_ties_posts_and_the_get_stream_to_one_session(tape: Any)
 
 def test_done_closes_open_exchanges_ends_the_cassette_and_records_nothing_after(tape: Any) -> None:
     addon, out, _ = tape
-    f = tflow.tflow(req=req(body=call(1)))
+    exchange(addon, req(body=call(1)), resp(body=result(1)))  # a session the server answered
+    f = tflow.tflow(req=req(body=call(2)))
     addon.requestheaders(f)
     addon.request(f)
     addon.done()
     f.error = tflow.terr("Client disconnected.")
     addon.error(f)  # mitmproxy closes connections after its addons are done
-    g = tflow.tflow(req=req(body=call(2)))
+    g = tflow.tflow(req=req(body=call(3)))
     addon.requestheaders(g)
     addon.request(g)
     cas = load(out)
     assert cas.warnings == []
-    assert [e.kind for e in cas.events] == [Kind.MESSAGE, Kind.HTTP, Kind.END]
-    assert cas.events[1].src is None and cas.events[1].http == {"exchange": 1, "phase": "error"}
-    assert cas.events[1].info == {"error": "recording stopped with this exchange open"}
+    assert [e.kind for e in cas.events] == [Kind.MESSAGE, Kind.MESSAGE, Kind.MESSAGE, Kind.HTTP, Kind.END]
+    assert cas.events[3].src is None and cas.events[3].http == {"exchange": 2, "phase": "error"}
+    assert cas.events[3].info == {"error": "recording stopped with this exchange open"}
     assert cas.events[-1].info == {"open_exchanges": 1}
     assert cas.header.target == {"url": "http://127.0.0.1:9/mcp"}
     assert cas.header.redaction["enabled"] is True
@@ -339,18 +343,28 @@ def test_a_gzipped_event_stream_is_decoded_for_the_cassette_only(tape: Any) -> N
     assert [e.get("msg") for e in lines(out) if e["kind"] == "message"][1] == result(1)
 
 
-def test_an_unwritable_cassette_kills_the_flow_and_stops_the_proxy(tape: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unwritable_cassette_lets_traffic_pass_and_fails_at_the_end(tape: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     addon, out, tctx = tape
+    out.write_bytes(b"the previous recording\n")
     stopped: list[bool] = []
     monkeypatch.setattr(tctx.master, "shutdown", lambda: stopped.append(True))
     exchange(addon, req(body=call(1)), resp(body=result(1)))
     assert addon._writer is not None
-    addon._writer.close()
+    writer = addon._writer
+
+    def full(_line: bytes) -> None:
+        raise CassetteError(f"{writer.partial}: cannot write the cassette: No space left on device")
+
+    monkeypatch.setattr(writer, "_write", full)
     f = tflow.tflow(req=req(body=call(2)))
     addon.requestheaders(f)
     addon.request(f)
-    assert stopped == [True] and f.error is not None and f.error.msg == "Connection killed."
-    assert addon.failed is not None
+    assert stopped == [] and f.error is None, "the traffic goes on"
+    addon.done()
+    assert isinstance(addon.failed, RecordError)
+    assert str(addon.failed).startswith(f"{writer.partial}: cannot write the cassette: No space left on device")
+    assert out.read_bytes() == b"the previous recording\n"
+    assert [e.msg["id"] for e in load(writer.partial).events] == [1, 1], "what was written is kept"
 
 
 def test_the_module_loads_as_a_mitmdump_script(tmp_path: Path) -> None:

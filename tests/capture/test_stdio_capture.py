@@ -95,7 +95,7 @@ def test_line_over_the_limit_passes_whole_and_is_recorded_by_size(tmp_path: Path
 
 
 def test_stderr_passes_through_and_is_recorded(tmp_path: Path) -> None:
-    proc, out = record(tmp_path, b"stderr warming up\nstderr token=Bearer abcdefghijklmnopqrstu\n")
+    proc, out = record(tmp_path, b"stderr warming up\nstderr token=Bearer abcdefghijklmnopqrstu\n{}\n")
     assert proc.stderr == b"warming up\ntoken=Bearer abcdefghijklmnopqrstu\n"
     texts = [e.text for e in load(out).events if e.kind is Kind.STDERR]
     assert texts == ["warming up", f"token={REDACTED}"]
@@ -150,8 +150,11 @@ def test_command_that_cannot_start(tmp_path: Path) -> None:
     out = tmp_path / "c.jsonl"
     proc = subprocess.run(mcptape_cmd("record", "-o", str(out), "--", "/no/such/server"), input=b"", capture_output=True, timeout=60)
     assert proc.returncode == 1
-    assert proc.stderr.decode().splitlines() == ["mcptape: error: cannot start '/no/such/server': No such file or directory"]
+    assert proc.stderr.decode().splitlines() == [
+        f"mcptape: error: cannot start '/no/such/server': No such file or directory; {out} was not written"
+    ]
     assert not out.exists()
+    assert list(tmp_path.iterdir()) == [], "no recording is left behind"
 
 
 def test_no_command_is_a_usage_error() -> None:
@@ -185,14 +188,15 @@ def test_sigkill_of_the_recorder_leaves_a_readable_cassette(tmp_path: Path) -> N
         assert _readline(proc.stdout.fileno()) == b'{"jsonrpc":"2.0","id":%d,"method":"ping"}\n' % i
     proc.kill()
     proc.wait(timeout=30)
-    cas = load(out)
+    assert not out.exists(), "a killed recording does not take the cassette's place"
+    partial = tmp_path / "c.jsonl.partial"
+    cas = load(partial)
     ids = [e.msg["id"] for e in cas.events if e.kind is Kind.MESSAGE]
-    # Every message is in the cassette, in order, but for the last round trip, which may
-    # have been on its way to the disk when the recorder died (messages are forwarded
-    # first and written microseconds later, so that recording adds no latency).
-    assert ids == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4][: len(ids)] and len(ids) >= 8
+    # Every message the client received is in the cassette, in order: lines are written
+    # before they are forwarded.
+    assert ids == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
     assert any("cut short" in w for w in cas.warnings)
-    show = subprocess.run(mcptape_cmd("show", str(out)), capture_output=True, timeout=60)
+    show = subprocess.run(mcptape_cmd("show", str(partial)), capture_output=True, timeout=60)
     assert show.returncode == 0 and b"cut short" in show.stderr and b"ping" in show.stdout
 
 
@@ -213,8 +217,10 @@ def test_sigterm_is_forwarded_to_the_server(tmp_path: Path) -> None:
     assert [e.info for e in cas.events if e.kind is Kind.EXIT] == [{"code": -15, "signal": "SIGTERM"}]
 
 
-def test_cassette_full_mid_session_stops_the_session_loudly(tmp_path: Path) -> None:
-    """A cassette that stops taking writes (here: a file-size limit) ends the session at once."""
+def test_cassette_full_mid_session_keeps_the_session_and_fails_loudly_at_the_end(tmp_path: Path) -> None:
+    """A cassette that stops taking writes (here: a file-size limit) does not disturb the
+    session: every line still passes byte for byte, and the recorder says once, at the end,
+    what happened and where, and exits non-zero; the cassette is not replaced."""
     import resource
 
     def limit() -> None:
@@ -222,28 +228,29 @@ def test_cassette_full_mid_session_stops_the_session_loudly(tmp_path: Path) -> N
         resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
 
     out = tmp_path / "c.jsonl"
+    out.write_bytes(b"the previous recording\n")
     proc = subprocess.Popen(
         mcptape_cmd("record", "-q", "-o", str(out), "--", sys.executable, ECHO),
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=limit,
     )  # fmt: skip
     assert proc.stdin and proc.stdout and proc.stderr
-    line = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"' + b"x" * 300 + b'"}}\n'
-    echoed = 0
-    try:
-        for _ in range(100):
-            proc.stdin.write(line)
-            proc.stdin.flush()
-            if not _readline_or_eof(proc.stdout.fileno()):
-                break
-            echoed += 1
-    except BrokenPipeError:
-        pass
-    code = proc.wait(timeout=30)
+    lines = [b'{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"pad":"' % i + b"x" * 300 + b'"}}\n' for i in range(100)]
+    for line in lines:
+        proc.stdin.write(line)
+        proc.stdin.flush()
+        assert _readline(proc.stdout.fileno()) == line, "the session goes on, byte for byte"
+    proc.stdin.close()
+    code = proc.wait(timeout=60)
     err = proc.stderr.read().decode().strip().splitlines()
     assert code == 1
-    assert err == [f"mcptape: error: recording stopped: {out}: cannot write the cassette: File too large"]
-    assert 0 < echoed < 20, "the session ran only as long as the cassette took writes"
-    assert out.stat().st_size <= 4096
+    partial = tmp_path / "c.jsonl.partial"
+    assert err == [
+        f"mcptape: error: {partial}: cannot write the cassette: File too large; the session went on "
+        f"unrecorded from there; what was recorded is in {partial}, {out} was not changed"
+    ]
+    assert out.read_bytes() == b"the previous recording\n"
+    assert partial.stat().st_size <= 4096
+    assert [e.msg["id"] for e in load(partial).events if e.kind is Kind.MESSAGE][:2] == [0, 0]
 
 
 def _readline_or_eof(fd: int, timeout: float = 30) -> bytes:

@@ -129,15 +129,15 @@ def test_a_server_crashing_mid_request_keeps_what_it_sent(tmp_path: Path, sessio
 
 @pytest.fixture
 def cut_short(tmp_path: Path, session: Session) -> Path:
-    """A cassette whose recorder was SIGKILLed mid-session, with a half-written last line.
-
-    The last round trip may not have reached the disk when the recorder died (a message is
-    forwarded first and written microseconds later); the ones before it have."""
+    """A cassette whose recorder was SIGKILLed mid-session, with a half-written last line:
+    the recording left at its `.partial` name (the cassette's own name is never taken by a
+    killed recording)."""
     for i, method in enumerate(["ping", "tools/list", "prompts/list", "resources/list"], start=1):
         assert session.call(i, method)["id"] == i
     session.proc.kill()
     session.wait()
-    path = tmp_path / "c.jsonl"
+    assert not (tmp_path / "c.jsonl").exists()
+    path = tmp_path / "c.jsonl.partial"
     with path.open("ab") as f:
         f.write(b'{"seq":99,"t":9.0,"kind":"message","from":"cli')  # what a kill mid-write leaves
     return path

@@ -5,7 +5,7 @@ from __future__ import annotations
 from mcptape.replay import matcher as m
 from mcptape.replay.index import Entry, Miss, ReplayIndex
 from mcptape.replay.matcher import MatchPolicy, Subject
-from tests.replay.tape import HANGUP, LEGACY_INIT, call, ok, req, tape
+from tests.replay.tape import HANGUP, LEGACY_INIT, call, err, ok, req, tape
 
 CASSETTE = tape(
     *LEGACY_INIT,
@@ -91,8 +91,17 @@ def test_without_the_params_matcher_candidates_are_the_method_in_order() -> None
     assert [played(index, p.take(subject(index, 42))) for _ in range(3)] == ["first", "second", "other"]
 
 
-def test_server_messages_after_the_client_hung_up_are_marked_played_out() -> None:
-    cas = tape(("c", req(1, "tools/list")), HANGUP, ("s", ok(1, {})))
+def test_after_the_client_hung_up_answers_are_played_and_server_requests_are_not() -> None:
+    # A server that finishes its work at end of input answers after the client's EOF; the
+    # client still reads its stdout, so the answer is played. A request it sends then could
+    # not be answered (the client's input is closed), and an error then says the connection
+    # closed: neither is played.
+    cas = tape(("c", req(1, "tools/list")), ("c", req(2, "tools/call")), HANGUP, ("s", ok(1, {})),
+               ("s", req(9, "sampling/createMessage")), ("s", err(2, -32000, "Connection closed")))  # fmt: skip
     index = ReplayIndex(cas)
-    resp = index.entries[0].exchange.response
-    assert resp is not None and index.played_out(resp)
+    answer, closed = (e.exchange.response for e in index.entries)
+    assert answer is not None and not index.played_out(answer)
+    assert closed is not None and index.played_out(closed)
+    items = [*(i for ex in index.session.exchanges for i in ex.items), *(i for v in index.after.values() for i in v)]
+    (late,) = [i for i in items if isinstance(i.msg, dict) and i.msg.get("method") == "sampling/createMessage"]
+    assert index.played_out(late)

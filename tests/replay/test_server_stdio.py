@@ -64,3 +64,22 @@ def test_mcptape_replay_imports_neither_sdk_nor_heavy_dependencies() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=30)
     assert out.stdout.strip() == "[]"
+
+
+def test_an_answer_recorded_after_the_clients_end_of_input_is_played() -> None:
+    """A server that finishes its work at end of input: the client closed stdin, then read the
+    answer. The replay answers it too (it used to drop it silently)."""
+    from tests.replay.tape import HANGUP
+
+    late = tape(*LEGACY_INIT, ("c", call(2, "add", {"a": 1})), HANGUP, ("s", ok(2, {"content": [{"type": "text", "text": "2"}]})))
+    rin, win = os.pipe()
+    rout, wout = os.pipe()
+    os.write(win, INIT + orjson.dumps(call(5, "add", {"a": 1})) + b"\n")
+    os.close(win)
+    code = StdioReplayServer(late, ReplayConfig(), quiet=True, stdin_fd=rin, stdout_fd=wout).run()
+    os.close(wout)
+    os.close(rin)
+    with os.fdopen(rout, "rb") as f:
+        out = [orjson.loads(ln) for ln in f.read().splitlines()]
+    assert code == 0
+    assert out[-1] == ok(5, {"content": [{"type": "text", "text": "2"}]})

@@ -42,9 +42,43 @@ def test_split_at_every_offset() -> None:
 
 
 def test_bare_cr_line_ends() -> None:
-    # A CR at the very end may be half of a CRLF, so the parser waits for the next byte.
+    # A CR ends its line at once; an LF after it (here none) would belong to the same line end.
     got = parse([b"data: a\r\rdata: b\r", b"\r", b":x\n"])
     assert got == [SseEvent(data="a"), SseEvent(data="b"), SseEvent(comment="x")]
+
+
+def test_cr_only_stream_dispatches_without_waiting_for_more() -> None:
+    p = SseParser()
+    assert p.feed(b"event: message\rdata: {\"a\":1}\r\r") == [SseEvent(data='{"a":1}', event="message")]
+    assert p.feed(b"data: b\r") == []
+    assert p.feed(b"\r") == [SseEvent(data="b")]
+
+
+def test_crlf_split_between_chunks_is_one_line_end() -> None:
+    # "data: a" CR | LF CR LF: one line end, then the blank line; the LF is not a second blank line.
+    p = SseParser()
+    assert p.feed(b"data: a\r") == []
+    assert p.feed(b"\n\r\ndata: b\r\n\r\n") == [SseEvent(data="a"), SseEvent(data="b")]
+
+
+def test_mixed_line_ends_in_one_stream() -> None:
+    wire = b"data: 1\r\n\ndata: 2\r\rdata: 3\n\r\nid: 9\rdata: 4\n\n"
+    want = [SseEvent(data="1"), SseEvent(data="2"), SseEvent(data="3"), SseEvent(data="4", id="9")]
+    for i in range(len(wire) + 1):
+        assert parse([wire[:i], wire[i:]]) == want, i
+
+
+def test_byte_order_mark_at_the_start_is_skipped() -> None:
+    wire = b"\xef\xbb\xbfdata: first\n\ndata: second\n\n"
+    want = [SseEvent(data="first"), SseEvent(data="second")]
+    assert parse([wire]) == want
+    for i in range(1, 5):
+        assert parse([wire[:i], wire[i:]]) == want, i
+    assert parse([b"\xef", b"\xbb", b"\xbf", b"data: x\n\n"]) == [SseEvent(data="x")]
+
+
+def test_byte_order_mark_later_is_data() -> None:
+    assert parse([b"data: a\n\n\xef\xbb\xbfdata: b\n\n"]) == [SseEvent(data="a")]
 
 
 def test_unfinished_event_is_not_dispatched() -> None:
