@@ -72,3 +72,21 @@ CASES = [
 def test_nested_schema_changes_are_classified_with_a_reason(a: Any, b: Any, output: bool, want: list[tuple[str, Change, Impact, str]]) -> None:
     got = [("/".join(path), change, impact, msg) for path, change, impact, msg, *_ in schema_changes(a, b, output=output)]
     assert got == want
+
+
+def test_the_four_releases_through_a_whole_diff_of_tools_list() -> None:
+    from mcptape.diff.engine import diff_cassettes
+
+    from .builders import cassette, legacy_handshake, req, res, tool
+
+    def listing(*props: dict[str, Any]) -> Any:
+        tools = [tool(f"t{i}", {"o": p}) for i, p in enumerate(props)]
+        return cassette(*legacy_handshake(), req(2, "tools/list"), res(2, {"tools": tools}))
+
+    base = [obj({"a": S}), obj({"a": S}), obj({"m": {**S, "enum": ["x", "y"]}}), EDIT]
+    new = [obj({"a": S, "b": S}), obj({"a": S, "b": S}, ["b"]), obj({"m": {**S, "enum": ["x"]}}),
+           {k: v for k, v in EDIT.items() if k != "additionalProperties"}]  # fmt: skip
+    report = diff_cassettes(listing(*base), listing(*new))
+    assert [(d.exchange, d.impact) for d in report.differences] == [
+        ("tool t0", Impact.COMPATIBLE), ("tool t1", Impact.BREAKING), ("tool t2", Impact.BREAKING), ("tool t3", Impact.COMPATIBLE),
+    ]  # fmt: skip
