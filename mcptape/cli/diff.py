@@ -16,7 +16,7 @@ from mcptape.cassette import Cassette, load
 from mcptape.diff.engine import diff_cassettes
 from mcptape.diff.report import RENDERERS
 from mcptape.diff.types import DiffOptions, DiffReport
-from mcptape.diff.ignores import load_config, parse_ignore
+from mcptape.diff.ignores import CONFIG_NAME, Ignore, parse_config, parse_ignore
 from mcptape.errors import ConfigError, McpTapeError
 
 EXIT_ERROR = 2
@@ -55,6 +55,22 @@ def check_ignore(patterns: tuple[str, ...]) -> None:
             parse_ignore(p)
         except ConfigError as exc:
             fail(f"--{exc}")
+
+
+def load_config(folder: Path) -> list[Ignore]:
+    """The ignores of `folder/mcptape-diff.toml` ([] when there is none).
+
+    Raises:
+        ConfigError: it cannot be read, is not valid TOML, or holds a bad ignore (with its line).
+    """
+    path = folder / CONFIG_NAME
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    return parse_config(raw, str(path))
 
 
 def ignores_for(folder: Path, cli: tuple[str, ...]) -> tuple[str, ...]:

@@ -1,6 +1,6 @@
 """Ignores: JSON pointers to leave out of a diff, everywhere or in one method, tool, prompt or resource.
 
-Pure, but for reading the config file. An ignore is written
+Pure (the CLI reads the config file and hands its text to `parse_config`). An ignore is written
 
     /result/content/0/text                            everywhere
     tools/call:/result/content/0/text                 in every tools/call
@@ -22,7 +22,6 @@ import fnmatch
 import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from mcptape.errors import ConfigError
 
@@ -90,35 +89,28 @@ def parse_ignores(texts: Iterable[str]) -> list[Ignore]:
     return [parse_ignore(t) for t in texts]
 
 
-def load_config(folder: Path) -> list[Ignore]:
-    """The ignores of `folder/mcptape-diff.toml` ([] when there is none).
+def parse_config(raw: str, where: str) -> list[Ignore]:
+    """The ignores of a `mcptape-diff.toml` whose text is `raw` (`where` names it in errors).
 
     Raises:
-        ConfigError: the file is not valid TOML, or an entry is not a valid ignore (with its line).
+        ConfigError: not valid TOML, or an entry is not a valid ignore (with its line).
     """
-    path = folder / CONFIG_NAME
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
     try:
         data = tomllib.loads(raw)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        raise ConfigError(f"{where}: not valid TOML: {exc}") from None
     unknown = sorted(set(data) - {"ignore"})
     if unknown:
-        raise ConfigError(f"{path}:{_line_of(raw, unknown[0])}: unknown setting {unknown[0]!r}; known: ignore")
+        raise ConfigError(f"{where}:{_line_of(raw, unknown[0])}: unknown setting {unknown[0]!r}; known: ignore")
     entries = data.get("ignore", [])
     if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
-        raise ConfigError(f"{path}:{_line_of(raw, 'ignore')}: ignore must be a list of strings")
+        raise ConfigError(f"{where}:{_line_of(raw, 'ignore')}: ignore must be a list of strings")
     out = []
     for entry in entries:
         try:
             out.append(parse_ignore(entry))
         except ConfigError as exc:
-            raise ConfigError(f"{path}:{_line_of(raw, entry)}: {exc}") from None
+            raise ConfigError(f"{where}:{_line_of(raw, entry)}: {exc}") from None
     return out
 
 

@@ -1,4 +1,4 @@
-"""ignores: pointers everywhere or scoped to one method and name; the config file beside the cassettes."""
+"""ignores: pointers everywhere or scoped to one method and name; the config file beside the cassettes (read by the CLI)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from mcptape.diff.ignores import load_config, parse_ignore
+from mcptape.cli.diff import load_config
+from mcptape.diff.ignores import parse_ignore
 from mcptape.diff.types import Change, Difference, Impact, Section
 from mcptape.errors import ConfigError
 
