@@ -16,7 +16,8 @@ from mcptape.cassette import Cassette, load
 from mcptape.diff.engine import diff_cassettes
 from mcptape.diff.report import RENDERERS
 from mcptape.diff.types import DiffOptions, DiffReport
-from mcptape.errors import McpTapeError
+from mcptape.diff.ignores import CONFIG_NAME, Ignore, parse_config, parse_ignore
+from mcptape.errors import ConfigError, McpTapeError
 
 EXIT_ERROR = 2
 """Like diff(1): 0 equivalent, 1 different, 2 trouble."""
@@ -27,9 +28,13 @@ def diff_options(func):  # type: ignore[no-untyped-def]
     for decorator in reversed([
         click.option("-f", "--format", "fmt", type=click.Choice(sorted(RENDERERS)), default="text", show_default=True,
                      help="text: tables for a terminal; markdown: a pull-request comment; json: for machines (docs/diff.md)."),
-        click.option("--ignore", "ignore", multiple=True, metavar="PATH",
-                     help="Leave out a JSON pointer everywhere, e.g. /result/content/0/text or /tools/*/description "
-                          "(* matches one token; repeatable). /params/... paths also leave the matching key."),
+        click.option("--ignore", "ignore", multiple=True, metavar="[SCOPE:]PATH",
+                     help="Leave out a JSON pointer, e.g. /result/content/0/text or /tools/*/description (* matches one "
+                          "token; repeatable), everywhere or in one method and name: 'tools/call now:/result/content/0/text'. "
+                          "Unscoped /params/... paths also leave the matching key. Also read from mcptape-diff.toml "
+                          "beside the cassettes (docs/diff.md)."),
+        click.option("--no-mask", "no_mask", is_flag=True,
+                     help="Do not mask timestamps, UUIDs and times that differ where both sides have one."),
         click.option("--strict-envelope", is_flag=True, help="Count envelope-only differences (versions, caching hints, resultType) as differences."),
         click.option("--strict-messages", is_flag=True, help="Compare error messages too, not only error codes."),
     ]):  # fmt: skip
@@ -44,10 +49,46 @@ def fail(message: str) -> NoReturn:
 
 
 def check_ignore(patterns: tuple[str, ...]) -> None:
-    """Every --ignore must be a JSON pointer below the root (the root would ignore everything)."""
+    """Every --ignore must be a JSON pointer below the root, optionally scoped (`diff.ignores`)."""
     for p in patterns:
-        if not p.startswith("/") or p == "/":
-            fail(f"--ignore {p!r}: give a JSON pointer such as /result/content/0/text (see docs/diff.md)")
+        try:
+            parse_ignore(p)
+        except ConfigError as exc:
+            fail(f"--{exc}")
+
+
+def load_config(folder: Path) -> list[Ignore]:
+    """The ignores of `folder/mcptape-diff.toml` ([] when there is none).
+
+    Raises:
+        ConfigError: it cannot be read, is not valid TOML, or holds a bad ignore (with its line).
+    """
+    path = folder / CONFIG_NAME
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    return parse_config(raw, str(path))
+
+
+def ignores_for(folder: Path, cli: tuple[str, ...]) -> tuple[str, ...]:
+    """The --ignore options plus the ignores of the mcptape-diff.toml in `folder` (exit 2 when it is bad)."""
+    try:
+        return cli + tuple(i.text for i in load_config(folder))
+    except ConfigError as exc:
+        fail(str(exc))
+
+
+def write_markdown(report: DiffReport, path: Path | None) -> None:
+    """--markdown FILE: the markdown report as well, whatever --format prints."""
+    if path is None:
+        return
+    try:
+        path.write_text(RENDERERS["markdown"](report), encoding="utf-8")
+    except OSError as exc:
+        fail(f"--markdown {path}: cannot write: {exc.strerror or exc}")
 
 
 @contextmanager
@@ -78,8 +119,13 @@ def emit(report: DiffReport, fmt: str) -> NoReturn:
 @click.command()
 @click.argument("a", type=click.Path(path_type=Path))
 @click.argument("b", type=click.Path(path_type=Path))
+@click.option("--noise", "noise", multiple=True, type=click.Path(path_type=Path), metavar="A2",
+              help="Another recording of A's release: what differs between A and A2 is listed as noise, not counted (repeatable).")
+@click.option("--markdown", "markdown", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Also write the markdown report to FILE (e.g. $GITHUB_STEP_SUMMARY), whatever --format prints.")
 @diff_options
-def diff(a: Path, b: Path, fmt: str, ignore: tuple[str, ...], strict_envelope: bool, strict_messages: bool) -> None:
+def diff(a: Path, b: Path, noise: tuple[Path, ...], markdown: Path | None, fmt: str, ignore: tuple[str, ...],
+         no_mask: bool, strict_envelope: bool, strict_messages: bool) -> None:  # fmt: skip
     """Compare two cassettes by meaning: what changed in the server's behaviour.
 
     Ids, timings, progress tokens, session ids and the protocol era are normalized away;
@@ -90,15 +136,20 @@ def diff(a: Path, b: Path, fmt: str, ignore: tuple[str, ...], strict_envelope: b
     mcptape diff cassettes/v1.jsonl cassettes/v2.jsonl
     mcptape diff old.jsonl new.jsonl --format markdown > comment.md
     mcptape diff old.jsonl new.jsonl --format json | jq .counts
-    mcptape diff a.jsonl b.jsonl --ignore /result/content/0/text --strict-envelope
+    mcptape diff a.jsonl b.jsonl --ignore 'tools/call now:/result/content/0/text' --strict-envelope
+    mcptape diff v1.jsonl v2.jsonl --noise v1-again.jsonl   # learn what differs between two runs of v1
     """
     check_ignore(ignore)
+    ignore = ignores_for(a.parent, ignore)
     gc.disable()  # a short-lived process building many small objects: the collector only costs time here
     try:
         old, new = load(a), load(b)
+        again = [load(p) for p in noise]
     except McpTapeError as exc:
         fail(str(exc))
-    warn(old, new)
+    warn(old, new, *again)
     with exit_2_on_crash():
-        report = diff_cassettes(old, new, DiffOptions(ignore, strict_envelope, strict_messages))
+        options = DiffOptions(ignore, strict_envelope, strict_messages, mask_volatile=not no_mask)
+        report = diff_cassettes(old, new, options, [(old, x) for x in again], f"{old.name} and --noise")
+    write_markdown(report, markdown)
     emit(report, fmt)

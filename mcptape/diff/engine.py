@@ -7,7 +7,8 @@ differences are gathered apart and folded into one row per distinct (path, A, B)
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from deepdiff import DeepDiff
@@ -18,10 +19,16 @@ from mcptape.cassette import Cassette
 
 from .align import Pair, align
 from .canonical import freeze
+from .ignores import covered, parse_ignores, unscoped_patterns
+from .noise import learn, split
 from .normalize import Canonical, Options, normalize_events
-from .pointer import ignored, pointer, tokens
+from .pointer import pointer
 from .surface import surface_differences
 from .types import MISSING, Change, Difference, DiffOptions, DiffReport, Impact, Section, Side
+from .volatile import masked
+
+SURFACE_SECTIONS = frozenset({Section.TOOLS, Section.PROMPTS, Section.RESOURCES, Section.TEMPLATES})
+"""Where values are declarations, not answers: never masked as volatile."""
 
 SERVER_COSMETIC = frozenset({"title", "description", "websiteUrl", "icons", "instructions"})
 """Handshake fields that are text for people and models."""
@@ -32,11 +39,23 @@ _SECTION_OF = {
 }  # fmt: skip
 
 
-def diff_cassettes(a: Cassette, b: Cassette, options: DiffOptions = DiffOptions()) -> DiffReport:
-    """Compares two loaded cassettes."""
-    opts = Options(strict_messages=options.strict_messages, ignore=tuple(tokens(p) for p in options.ignore))
+def diff_cassettes(a: Cassette, b: Cassette, options: DiffOptions = DiffOptions(),
+                   noise: Sequence[tuple[Cassette, Cassette]] = (), noise_source: str = "runs of A") -> DiffReport:  # fmt: skip
+    """Compares two loaded cassettes.
+
+    `noise`: pairs of recordings of one release (A and a second recording of A, or two live
+    runs); what differs between them is listed as noise in the report, not counted.
+
+    Raises:
+        ConfigError: an ignore in `options` is not valid (`diff.ignores`).
+    """
+    opts = Options(strict_messages=options.strict_messages, ignore=unscoped_patterns(parse_ignores(options.ignore)))
     with paused_gc():
-        return diff_canonical(normalize_events(a.events, opts), normalize_events(b.events, opts), options, a.name, b.name)
+        report = diff_canonical(normalize_events(a.events, opts), normalize_events(b.events, opts), options, a.name, b.name)
+        places = learn(diff_canonical(normalize_events(x.events, opts), normalize_events(y.events, opts), options)
+                       for x, y in noise)  # fmt: skip
+    split(report, places, noise_source)
+    return report
 
 
 def diff_canonical(a: Canonical, b: Canonical, options: DiffOptions = DiffOptions(), name_a: str = "A", name_b: str = "B") -> DiffReport:
@@ -53,10 +72,25 @@ def diff_canonical(a: Canonical, b: Canonical, options: DiffOptions = DiffOption
         for path, va, vb, change in deep_rows({"changes": a.changes}, {"changes": b.changes}):
             rows.append(Difference(Section.NOTIFICATIONS, change, Impact.BEHAVIOUR, "(server notifications)", pointer(path), va, vb,
                                    "change notifications differ"))  # fmt: skip
-    patterns = [tokens(p) for p in options.ignore]
-    report.differences = [d for d in rows if not ignored(patterns, tokens(d.path))]
-    report.envelope = _fold([d for d in envelope if not ignored(patterns, tokens(d.path))])
+    ignores = parse_ignores(options.ignore)
+    rows = [d for d in rows if not covered(ignores, d)]
+    if options.mask_volatile:
+        rows = _mask(rows, report.masked)
+    report.differences = rows
+    report.envelope = _fold([d for d in envelope if not covered(ignores, d)])
     return report
+
+
+def _mask(rows: list[Difference], masked_rows: list[Difference]) -> list[Difference]:
+    """Takes out the rows whose two values differ only in a volatile shape (`volatile.masked`)."""
+    kept = []
+    for d in rows:
+        shape = masked(d.a, d.b) if d.section not in SURFACE_SECTIONS else None
+        if shape is None:
+            kept.append(d)
+        else:
+            masked_rows.append(replace(d, message=f"{shape} on both sides (masked)"))
+    return kept
 
 
 def _side(name: str, c: Canonical) -> Side:

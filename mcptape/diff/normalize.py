@@ -13,7 +13,10 @@ separate *envelope* record, and the two eras are mapped onto each other:
 - resource-not-found -32002 is -32602;
 - `logging/setLevel` and the per-request `logLevel` both become the call's `log_level`;
 - `resources/subscribe` and each URI of `subscriptions/listen` become a `resources/subscribe`
-  call; change notifications (list_changed, resources/updated) become one stream.
+  call; notifications that belong to no call (list_changed, resources/updated, and whatever
+  arrived outside a request or during era plumbing) are the session's, compared as a set,
+  `*/list_changed` as signals (`session_notifications`);
+- the era is what was negotiated: a refused `server/discover` probe then `initialize` is legacy.
 
 Ids are not kept at all: an exchange is known by its matching key and occurrence.
 """
@@ -22,28 +25,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcptape.eras import input_pairs, listen_uris, server_description, strip_envelope
+from mcptape.eras import LEGACY, era_of, input_pairs, listen_uris, server_description, strip_envelope
 from mcptape.model import Source
 from mcptape.pairing import Exchange, Item, Session, pair
-from mcptape.versions import (
-    META_CLIENT_CAPABILITIES,
-    META_LOG_LEVEL,
-    META_PROTOCOL_VERSION,
-    META_SERVER_INFO,
-    is_modern,
-)
+from mcptape.versions import META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO
 from mcptape.wire.jsonrpc import MessageType, id_key, request_meta, request_params
 
 from .canonical import (
-    Call,
-    Canonical,
-    Handshake,
-    Options,
-    canonical_key,
-    input_entry,
-    notification_entry,
-    sort_inputs,
-    without_meta,
+    Call, Canonical, Handshake, Options, canonical_key, freeze, input_entry, notification_entry, sort_inputs, without_meta,
 )  # fmt: skip
 
 __all__ = ["Call", "Canonical", "Handshake", "Options", "canonical_key", "input_entry", "normalize_events", "normalize_session"]
@@ -69,6 +58,22 @@ RESOURCE_NOT_FOUND_LEGACY = -32002
 INVALID_PARAMS = -32602
 
 
+def session_notifications(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The session's own notifications, by meaning: a set, not a sequence.
+
+    `*/list_changed` are signals: one entry per kind, whether it came once or five times,
+    before or during whatever request. Every other one (`resources/updated` of a URI, a log
+    line sent outside any request) is kept once per distinct value. Sorted, so two sessions
+    compare equal whatever order the server's races put them in.
+    """
+    seen: dict[Any, dict[str, Any]] = {}
+    for entry in entries:
+        method = str(entry.get("method"))
+        value = {"method": method} if method.endswith("/list_changed") else entry
+        seen.setdefault(freeze(value), value)
+    return [seen[k] for k in sorted(seen, key=repr)]
+
+
 def normalize_session(session: Session, opts: Options = Options()) -> Canonical:
     """The canonical form of a paired session."""
     return _Normalizer(session, opts).run()
@@ -91,6 +96,8 @@ class _Normalizer:
         self.era = "unknown"
         self.version: str | None = None
         self.server_info_seen = False
+        self.negotiated = False
+        """An `initialize` was answered: the era is settled."""
 
     def run(self) -> Canonical:
         exchanges = self.s.exchanges
@@ -105,16 +112,27 @@ class _Normalizer:
             self._exchange(ex, retries.get(ex.index, []))
         for _, item in self.s.unsolicited:
             self._change(item.msg)
-        return Canonical(self.era, self.version, self.handshake, self.calls, self.surface, self.changes, len(exchanges))
+        changes = session_notifications(self.changes)
+        return Canonical(self.era, self.version, self.handshake, self.calls, self.surface, changes, len(exchanges))
 
     def _era_of(self, ex: Exchange) -> None:
-        if ex.is_notification or (self.era != "unknown" and self.version):
+        """The era is what was negotiated: a refused `server/discover` probe followed by
+        `initialize` is legacy, at the version `initialize` agreed on."""
+        if ex.is_notification:
             return
+        if ex.method == "initialize" and not self.negotiated:
+            self.negotiated = ex.result is not None
+            self.era, self.version = LEGACY, ex.protocol_version or self.version
+            return
+        if self.negotiated or self.era != "unknown" and self.version:
+            return
+        if ex.method == "server/discover" and not isinstance(ex.result, dict):
+            return  # a probe the server refused (or never answered) says nothing about the session
         ver = request_meta(ex.msg).get(META_PROTOCOL_VERSION)
         if isinstance(ver, str):
-            self.era, self.version = ("modern" if is_modern(ver) else "legacy"), ver
-        elif ex.method == "initialize" or ex.protocol_version:
-            self.era, self.version = "legacy", ex.protocol_version
+            self.era, self.version = era_of(ver), ver
+        elif ex.protocol_version:
+            self.era, self.version = LEGACY, ex.protocol_version
 
     def _exchange(self, ex: Exchange, chain: list[Exchange]) -> None:
         method = ex.method
@@ -128,9 +146,19 @@ class _Normalizer:
         elif method == "subscriptions/listen":
             self._listen(ex)
         if method in DROPPED_METHODS or method == "subscriptions/listen":
+            self._plumbing_items(ex)
             return
         self._client_caps(request_meta(ex.msg).get(META_CLIENT_CAPABILITIES))
         self.calls.append(self._call(ex, chain))
+
+    def _plumbing_items(self, ex: Exchange) -> None:
+        """Server notifications that arrived during era plumbing (`logging/setLevel`,
+        `initialize`, ...) belong to no call: they go to the session's notifications."""
+        if ex.method == "subscriptions/listen":
+            return  # _listen took them
+        for it in ex.items:
+            if it.src is Source.SERVER and it.type is MessageType.NOTIFICATION:
+                self._change(it.msg)
 
     # -- handshake -------------------------------------------------------------------------
 

@@ -79,7 +79,9 @@ def _rows(diffs: list[Difference], width: int, *, with_kind: bool = True, count:
     for d in diffs:
         va, vb = shorten_pair(_gist(d, d.a), _gist(d, d.b), width)
         row: list[Any] = [d.kind] if with_kind else []
-        where = f"{d.exchange} (+{d.count - 1} more)" if d.count > 1 else d.exchange
+        where = f"{d.exchange} (+{d.count - 1} more)" if d.count > 1 and not d.cassettes else d.exchange
+        if d.cassettes:
+            where += f" [{_cassettes(d.cassettes)}]"
         row += [where, d.path or "/", va, vb, d.message]
         if count:
             row.append(d.count)
@@ -92,6 +94,16 @@ def _gist(d: Difference, value: Any) -> Any:
     if d.section in SURFACE and d.change is not Change.CHANGED and isinstance(value, dict):
         return value.get("description", value.get("title", value.get("name", value)))
     return value
+
+
+def _set_apart(report: DiffReport) -> list[tuple[str, list[Difference]]]:
+    """Rows listed but not counted: learned noise and masked volatile values."""
+    out = []
+    if report.noise:
+        out.append((f"Noise ({len(report.noise)}, differs between runs of one release; not counted)", report.noise))
+    if report.masked:
+        out.append((f"Masked ({len(report.masked)}, volatile values on both sides; --no-mask counts them)", report.masked))
+    return out
 
 
 def _groups(report: DiffReport) -> list[tuple[str, list[Difference]]]:
@@ -107,6 +119,8 @@ def render_text(report: DiffReport, width: int = 48) -> str:
     for title, diffs in _groups(report):
         if diffs:
             lines += ["", f"{title}:", tabulate(_rows(diffs, width), headers=head, tablefmt="simple")]
+    for title, rows in _set_apart(report):
+        lines += ["", f"{title}:", tabulate(_rows(rows, width, with_kind=False), headers=head[1:], tablefmt="simple")]
     if report.envelope:
         note = "counted (--strict-envelope)" if report.options.strict_envelope else "not behaviour; --strict-envelope counts them"
         lines += ["", f"Envelope ({note}):",
@@ -127,12 +141,22 @@ def render_markdown(report: DiffReport, width: int = 60) -> str:
         if diffs:
             rows = [[_md_cell(c) if i not in (2, 3, 4) else f"`{_md_cell(c)}`" for i, c in enumerate(r)] for r in _rows(diffs, width)]
             lines += ["", f"### {title}", "", tabulate(rows, headers=head, tablefmt="github")]
+    for title, apart in _set_apart(report):
+        rows = [[_md_cell(c) if i not in (1, 2, 3) else f"`{_md_cell(c)}`" for i, c in enumerate(r)]
+                for r in _rows(apart, width, with_kind=False)]  # fmt: skip
+        lines += ["", f"<details><summary>{title}</summary>", "", tabulate(rows, headers=head[1:], tablefmt="github"), "", "</details>"]
     if report.envelope:
         rows = [[_md_cell(c) if i not in (1, 2, 3) else f"`{_md_cell(c)}`" for i, c in enumerate(r)]
                 for r in _rows(report.envelope, width, with_kind=False, count=True)]  # fmt: skip
         lines += ["", f"<details><summary>Envelope differences ({len(report.envelope)}, not behaviour)</summary>", "",
                   tabulate(rows, headers=["where", "path", "A", "B", "what", "count"], tablefmt="github"), "", "</details>"]  # fmt: skip
     return "\n".join(lines) + "\n"
+
+
+def _cassettes(names: tuple[str, ...]) -> str:
+    """Where a finding of a many-cassette verify occurs: the cassettes' names, shortened past three."""
+    short = [n.rsplit("/", 1)[-1] for n in names]
+    return ", ".join(short) if len(short) <= 3 else f"{', '.join(short[:3])} +{len(short) - 3} more"
 
 
 def _side(side: Any) -> str:
@@ -166,6 +190,8 @@ def difference_json(d: Difference) -> dict[str, Any]:
         out["b_seq"] = d.b_seq
     if d.section is Section.ENVELOPE:
         out["count"] = d.count
+    if d.cassettes:
+        out["cassettes"] = list(d.cassettes)
     return out
 
 
@@ -192,6 +218,9 @@ def report_json(report: DiffReport) -> dict[str, Any]:
         },
         "differences": [difference_json(d) for d in report.differences],
         "envelope": [difference_json(d) for d in report.envelope],
+        "noise": [difference_json(d) for d in report.noise],
+        "masked": [difference_json(d) for d in report.masked],
+        **({"cassettes": list(report.cassettes)} if report.cassettes else {}),
     }
 
 

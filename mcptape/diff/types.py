@@ -93,6 +93,8 @@ class Difference:
     a_seq: int | None = None
     """Cassette line (event seq) of the exchange's request in A."""
     b_seq: int | None = None
+    cassettes: tuple[str, ...] = ()
+    """A many-cassette verify: the cassettes this finding occurred in (`combine`)."""
 
     @property
     def kind(self) -> str:
@@ -118,11 +120,14 @@ class DiffOptions:
     """What the comparison treats as a difference."""
 
     ignore: tuple[str, ...] = ()
-    """JSON pointers (with `*` for any one token) to leave out everywhere."""
+    """Ignores as written (`diff.ignores`): JSON pointers (with `*` for any one token) to leave
+    out everywhere, or scoped to a method and name (`tools/call now:/result/content/0/text`)."""
     strict_envelope: bool = False
     """Envelope differences count as differences (exit 1)."""
     strict_messages: bool = False
     """Error messages are compared, not only codes."""
+    mask_volatile: bool = True
+    """Mask values volatile by shape (timestamps, UUIDs, times) where both sides have one (`volatile`)."""
 
 
 @dataclass(slots=True)
@@ -136,6 +141,12 @@ class DiffReport:
     """Behaviour and surface differences, in report order."""
     envelope: list[Difference] = field(default_factory=list)
     """Envelope-only differences, one row per distinct (path, A, B) with a count."""
+    noise: list[Difference] = field(default_factory=list)
+    """Rows at places that differ between runs of the same release (`noise`): listed, not counted."""
+    masked: list[Difference] = field(default_factory=list)
+    """Rows whose two values differ only in a volatile shape (`volatile`); the message names it."""
+    cassettes: list[str] = field(default_factory=list)
+    """A many-cassette verify: every cassette side A stands for."""
 
     @property
     def equivalent(self) -> bool:

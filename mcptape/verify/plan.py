@@ -73,8 +73,11 @@ class Answers:
 
 
 def session_era(session: Session) -> tuple[str, str | None]:
-    """("legacy" | "modern", protocol version) of a recorded session."""
+    """("legacy" | "modern", protocol version) of a recorded session: what was negotiated
+    (a refused `server/discover` probe followed by `initialize` is legacy)."""
     for ex in session.exchanges:
+        if ex.method == "server/discover" and not isinstance(ex.result, dict):
+            continue
         ver = request_meta(ex.msg).get(META_PROTOCOL_VERSION)
         if isinstance(ver, str):
             return era_of(ver), ver

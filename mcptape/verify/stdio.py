@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import queue
+import shlex
 import threading
 from typing import Any
 
@@ -37,13 +38,12 @@ def run_stdio(driver: Driver, command: list[str], recorder: Recorder, timeout: f
     assert proc.stdin and proc.stdout and proc.stderr
     lines: queue.Queue[Any] = queue.Queue()
     tail = StderrTail()
-    outcome = Outcome(target=" ".join(command))
+    outcome = Outcome(target=shlex.join(command))
+    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
 
     def read_stdout() -> None:
         framer = LineFramer()
-        assert proc.stdout is not None
-        fd = proc.stdout.fileno()
-        for chunk in iter(lambda: _read(fd), b""):
+        for chunk in iter(lambda: _read(out_fd), b""):
             for line in framer.feed(chunk):
                 lines.put(line)
         rest = framer.flush()
@@ -53,9 +53,7 @@ def run_stdio(driver: Driver, command: list[str], recorder: Recorder, timeout: f
 
     def read_stderr() -> None:
         framer = LineFramer()
-        assert proc.stderr is not None
-        fd = proc.stderr.fileno()
-        for chunk in iter(lambda: _read(fd), b""):
+        for chunk in iter(lambda: _read(err_fd), b""):
             for line in framer.feed(chunk):
                 head = line if isinstance(line, bytes) else line.head
                 tail.add(head)
@@ -71,13 +69,14 @@ def run_stdio(driver: Driver, command: list[str], recorder: Recorder, timeout: f
     out_thread.start()
     err_thread.start()
 
+    stdin = proc.stdin
+
     def send(msgs: list[dict[str, Any]]) -> bool:
         for m in msgs:
             data = encode(m)
             recorder.payload(Source.CLIENT, data)
             try:
-                assert proc.stdin is not None
-                proc.stdin.write(data + b"\n")
+                stdin.write(data + b"\n")
             except OSError:
                 return False
         return True

@@ -60,7 +60,7 @@ def test_summary_line(diffs: list[Difference], envelope: list[Difference], stric
 
 def test_json_report_shape_is_stable() -> None:
     data = orjson.loads(render_json(report([BREAK, CHANGE], [ENV])))
-    assert list(data) == ["format", "summary", "equivalent", "exit_code", "counts", "a", "b", "options", "differences", "envelope"]
+    assert list(data) == ["format", "summary", "equivalent", "exit_code", "counts", "a", "b", "options", "differences", "envelope", "noise", "masked"]
     assert data["format"] == JSON_FORMAT
     assert data["counts"] == {"breaking": 1, "changed": 1, "added": 0, "removed": 0, "cosmetic": 0, "envelope": 1}
     assert data["exit_code"] == 1 and data["equivalent"] is False

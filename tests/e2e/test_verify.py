@@ -119,6 +119,7 @@ async def test_verify_over_streamable_http(recorded: dict[str, Path], tmp_path: 
             proc = await anyio.run_process(cmd, check=False)
     report = orjson.loads(proc.stdout)
     assert proc.returncode == want, proc.stderr
+    assert report["b"]["name"] == url  # side B is the live server as the user named it
     if want == 1:
         assert sorted(changes(report)) == sorted(V1_TO_V2)
     events = load(new).events

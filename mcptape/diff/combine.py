@@ -1,0 +1,53 @@
+"""One report for many cassettes verified against one server: each finding once, with its cassettes.
+
+Pure. `combine` folds per-cassette `DiffReport`s into one: rows that are the same finding
+(same section, impact, exchange, path, message and values) become one row whose
+`cassettes` names every cassette it occurred in, in the order given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from .canonical import freeze
+from .types import MISSING, Difference, DiffOptions, DiffReport, Side
+
+
+def _key(d: Difference) -> tuple[Any, ...]:
+    value = lambda v: "<missing>" if v is MISSING else repr(freeze(v))  # noqa: E731
+    return (d.section, d.change, d.impact, d.exchange, d.path, d.message, value(d.a), value(d.b))
+
+
+def _fold(rows: list[tuple[str, Difference]]) -> list[Difference]:
+    order: dict[tuple[Any, ...], int] = {}
+    out: list[Difference] = []
+    for name, d in rows:
+        k = _key(d)
+        at = order.get(k)
+        if at is None:
+            order[k] = len(out)
+            out.append(replace(d, cassettes=(name,)))
+        elif name not in out[at].cassettes:
+            prev = out[at]
+            out[at] = replace(prev, cassettes=(*prev.cassettes, name), count=prev.count + d.count)
+    return out
+
+
+def combine(reports: list[tuple[str, DiffReport]], live: str, options: DiffOptions) -> DiffReport:
+    """The one report of a many-cassette verify; side A is the cassettes, side B the live server."""
+    eras = sorted({r.a.era for _, r in reports})
+    versions = sorted({r.a.protocol_version or "" for _, r in reports})
+    a = Side(f"{len(reports)} cassettes", eras[0] if len(eras) == 1 else "mixed", versions[0] or None if len(versions) == 1 else None,
+             sum(r.a.exchanges for _, r in reports), sum(r.a.calls for _, r in reports))  # fmt: skip
+    b_eras = sorted({r.b.era for _, r in reports})
+    b_versions = sorted({r.b.protocol_version or "" for _, r in reports})
+    b = Side(live, b_eras[0] if len(b_eras) == 1 else "mixed", b_versions[0] or None if len(b_versions) == 1 else None,
+             sum(r.b.exchanges for _, r in reports), sum(r.b.calls for _, r in reports))  # fmt: skip
+    out = DiffReport(a, b, options)
+    out.differences = _fold([(n, d) for n, r in reports for d in r.differences])
+    out.envelope = _fold([(n, d) for n, r in reports for d in r.envelope])
+    out.noise = _fold([(n, d) for n, r in reports for d in r.noise])
+    out.masked = _fold([(n, d) for n, r in reports for d in r.masked])
+    out.cassettes = [n for n, _ in reports]
+    return out
