@@ -18,6 +18,9 @@ from mcptape.diff.report import RENDERERS
 from mcptape.diff.types import DiffOptions, DiffReport
 from mcptape.errors import McpTapeError
 
+FORMATS = sorted([*RENDERERS, "html"])
+"""The report's renderers, and the HTML page (drawn by mcptape.views from the same report)."""
+
 EXIT_ERROR = 2
 """Like diff(1): 0 equivalent, 1 different, 2 trouble."""
 
@@ -25,8 +28,9 @@ EXIT_ERROR = 2
 def diff_options(func):  # type: ignore[no-untyped-def]
     """The comparison and output options `diff` and `verify` share."""
     for decorator in reversed([
-        click.option("-f", "--format", "fmt", type=click.Choice(sorted(RENDERERS)), default="text", show_default=True,
-                     help="text: tables for a terminal; markdown: a pull-request comment; json: for machines (docs/diff.md)."),
+        click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+                     help="text: tables for a terminal; markdown: a pull-request comment; json: for machines (docs/diff.md); "
+                          "html: a self-contained page."),
         click.option("--ignore", "ignore", multiple=True, metavar="PATH",
                      help="Leave out a JSON pointer everywhere, e.g. /result/content/0/text or /tools/*/description "
                           "(* matches one token; repeatable). /params/... paths also leave the matching key."),
@@ -68,9 +72,16 @@ def warn(*cassettes: Cassette) -> None:
             click.echo(f"mcptape: warning: {warning}", err=True)
 
 
-def emit(report: DiffReport, fmt: str) -> NoReturn:
-    """Prints the report and exits with its code."""
-    sys.stdout.write(RENDERERS[fmt](report))
+def emit(report: DiffReport, fmt: str, a: Cassette, b: Cassette, names: tuple[str, str]) -> NoReturn:
+    """Prints the report (the HTML page shows the exchanges of `a` and `b` it names) and exits with its code."""
+    if fmt == "html":
+        from mcptape.views import diff_data, page
+
+        data = diff_data.page_data(report, a, b, names)
+        text = page.render(f"mcptape diff: {Path(names[0]).name} vs {Path(names[1]).name}", data, "diff.js")
+    else:
+        text = RENDERERS[fmt](report)
+    sys.stdout.write(text)
     sys.stdout.flush()
     sys.exit(report.exit_code)
 
@@ -90,6 +101,7 @@ def diff(a: Path, b: Path, fmt: str, ignore: tuple[str, ...], strict_envelope: b
     mcptape diff cassettes/v1.jsonl cassettes/v2.jsonl
     mcptape diff old.jsonl new.jsonl --format markdown > comment.md
     mcptape diff old.jsonl new.jsonl --format json | jq .counts
+    mcptape diff old.jsonl new.jsonl --format html > diff.html
     mcptape diff a.jsonl b.jsonl --ignore /result/content/0/text --strict-envelope
     """
     check_ignore(ignore)
@@ -101,4 +113,4 @@ def diff(a: Path, b: Path, fmt: str, ignore: tuple[str, ...], strict_envelope: b
     warn(old, new)
     with exit_2_on_crash():
         report = diff_cassettes(old, new, DiffOptions(ignore, strict_envelope, strict_messages))
-    emit(report, fmt)
+        emit(report, fmt, old, new, (str(a), str(b)))

@@ -53,12 +53,14 @@ def verify(file: Path, command: tuple[str, ...], url: str | None, output: Path |
                 out = output or Path(tmp) / "verify.jsonl"
                 new, outcome = run_verify(old, out, command=list(command) or None, url=url, protocol=protocol, timeout=timeout)
                 report = diff_cassettes(old, new, DiffOptions(ignore, strict_envelope, strict_messages))
+                target = url or " ".join(command)
         except McpTapeError as exc:
             fail(str(exc))
     problem = outcome.problem()
     if problem is not None:
         fail_with_stderr(problem, outcome.stderr)
-    emit(report, fmt)
+    with exit_2_on_crash():
+        emit(report, fmt, old, new, (str(file), f"{output or 'the live server'} ({target})"))
 
 
 def fail_with_stderr(problem: str, stderr: list[str]) -> NoReturn:
