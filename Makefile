@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-quick bench bench-quick venv clean
+.PHONY: demo test test-deps test-quick bench bench-quick venv clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || "$$(scripts/find-python)" -m venv $(VENV)
@@ -17,7 +17,11 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(PY) examples/demo.py
 
-test: $(STAMP)
+# Debian's chromium and chromium-driver (as root) and the mermaid npm package, for the browser tests.
+test-deps:
+	@scripts/install-test-deps
+
+test: $(STAMP) test-deps
 	$(PY) -m pytest -n 2 -q
 
 test-quick: $(STAMP)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from dataclasses import asdict
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 import click

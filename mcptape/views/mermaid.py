@@ -73,10 +73,10 @@ def diagram(timeline: list[Row]) -> str:
 
 
 def _row_lines(r: Row) -> list[str]:
+    if r.transport_only:
+        return [f"    Note over C,S: {escape('http ' + r.summary)}"]
     if r.direction in ("client->server", "server->client"):
         return [f"    {_arrow(r)}: {escape(_label(r))}"]
     if r.what in ("exit", "stderr"):
         return [f"    Note over S: {escape(r.what + ' ' + r.summary)}"]
-    if r.transport_only:
-        return [f"    Note over C,S: {escape('http ' + r.summary)}"]
     return []

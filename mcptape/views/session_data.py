@@ -121,7 +121,10 @@ def page_data(cassette: Cassette, session: Session, name: str) -> dict[str, Any]
         "sessions": [{"n": n, "id": sid} for n, sid in enumerate(ids, 1)],
         "rows": out_rows,
         "surface": surface(session),
-        "stderr": [{"seq": ev.seq, "t": round(ev.t * 1000, 3), "text": ev.text if ev.text is not None else "<binary>"}
-                   for ev in cassette.events if ev.kind is Kind.STDERR],  # fmt: skip
+        "stderr": [_stderr(ev) for ev in cassette.events if ev.kind is Kind.STDERR],
     }
+
+
+def _stderr(ev: Event) -> dict[str, Any]:
+    return {"seq": ev.seq, "t": round(ev.t * 1000, 3), "text": ev.text if ev.text is not None else "<binary>"}
 

@@ -137,8 +137,8 @@ def event_sessions(cassette: Cassette, session: Session) -> dict[int, str]:
             of.setdefault(item.event.seq, sid)
     current = next(iter(of.values()), "0")
     for ev in cassette.events:
-        sid = ev.http.get("session") if ev.http else None
-        current = of.get(ev.seq) or (str(sid) if sid is not None else current)
+        header = ev.http.get("session") if ev.http else None
+        current = of.get(ev.seq) or (str(header) if header is not None else current)
         of[ev.seq] = current
     return of
 

@@ -12,7 +12,7 @@ function value(v, missing) {
 }
 
 function diffRow(d) {
-  return el("div", { class: `diff-row ${d.kind} ${d.impact}`, "data-kind": d.kind },
+  return el("div", { class: `diff-row ${d.kind} ${d.impact}`, "data-kind": d.kind, "data-section": d.section, "data-exchange": d.exchange, "data-path": d.path },
     el("div", {}, el("span", { class: "kind " + d.kind }, d.kind), el("span", { class: "where" }, d.exchange),
       el("span", { class: "path" }, d.path || "/"), d.count > 1 ? chip(`${d.count}×`) : null),
     d.message ? el("div", { class: "why" }, d.message) : null,
@@ -49,7 +49,8 @@ function exchangeCard(key, diffs) {
     e ? jsonTree(exchangeValue(e), { marks: marks(cls), openDepth: 5 }) : el("p", { class: "hint" }, "not in this cassette"));
   return el("article", { class: "exchange-card", "data-exchange": first.exchange },
     el("h3", {}, el("code", {}, first.exchange), " ", el("span", { class: "hint" }, `${diffs.length} difference${diffs.length === 1 ? "" : "s"}`)),
-    diffs.map((d) => el("div", { class: "why" }, el("span", { class: "kind " + d.kind }, d.kind), el("code", {}, d.path || "/"), " ", d.message || "")),
+    diffs.map((d) => el("div", { class: "why change", "data-kind": d.kind, "data-section": d.section, "data-exchange": d.exchange, "data-path": d.path },
+      el("span", { class: "kind " + d.kind }, d.kind), el("code", {}, d.path || "/"), " ", d.message || "")),
     el("details", { class: "rows" }, el("summary", {}, "values"), diffs.map(diffRow)),
     el("div", { class: "ab" }, side("A", exA, "mark-a"), side("B", exB, "mark-b")));
 }

@@ -254,8 +254,10 @@ function surfacePane() {
   out.append(el("section", { class: "card server-card" },
     el("h2", {}, info.name || "server", " ", el("span", { class: "sub" }, info.version || "")),
     el("div", { class: "facts" }, "protocol ", el("code", {}, JSON.stringify(s.protocolVersion === undefined ? null : s.protocolVersion))),
-    s.instructions ? el("p", { class: "instructions" }, s.instructions) : null,
-    el("h3", {}, "Capabilities"), jsonTree(s.capabilities || {}, { openDepth: 2 })));
+    el("div", { class: "chips capabilities" }, Object.entries(s.capabilities || {}).map(([k, v]) =>
+      chip(k + (v && typeof v === "object" && Object.keys(v).length ? ": " + Object.keys(v).join(", ") : ""), "cap"))),
+    s.instructions ? el("details", { class: "instructions", open: s.instructions.length < 400 }, el("summary", {}, "instructions"), el("div", {}, s.instructions)) : null,
+    el("details", { class: "schema" }, el("summary", {}, "capabilities as JSON"), jsonTree(s.capabilities || {}))));
   const section = (title, items, render) => {
     out.append(el("h2", { class: "section" }, `${title} (${items.length})`));
     if (!items.length) out.append(el("p", { class: "hint" }, "none recorded"));
