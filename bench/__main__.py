@@ -27,6 +27,7 @@ SUITES: dict[str, str] = {
     "in-process": "bench.replay:in_process",
     "diff": "bench.replay:diff",
     "http": "bench.http:http_suite",
+    "views": "bench.views:views_suite",
 }
 """suite name -> "module:function(quick) -> list[Row]"; suites whose module is absent are skipped."""
 

@@ -84,6 +84,9 @@ def _row_data(r: timeline.Row, ev: Event, index: int, links: _Links) -> dict[str
         row["redacted"] = list(ev.redacted)
     if ex is not None:
         row["method"] = ex.method
+        own = payload.get("method") if isinstance(payload, dict) else None
+        if isinstance(own, str) and own != ex.method:
+            row["own"] = own  # a notification or server request sent while `method` ran
         if ex.method in ("tools/call", "prompts/get") or ex.method.startswith("resources/"):
             row["tool"] = ex.name
         row["exchange"] = ex.request.event.seq

@@ -38,7 +38,7 @@ function haystack(i) {
 function visible(i) {
   const r = ROWS[i];
   if (r.kind === "http" && !state.transport) return false;
-  if (state.method && r.method !== state.method) return false;
+  if (state.method && r.method !== state.method && r.own !== state.method) return false;
   if (state.tool && r.tool !== state.tool) return false;
   if (state.text && !haystack(i).includes(state.text)) return false;
   return true;
@@ -80,9 +80,9 @@ function options(select, counts, all) {
   for (const [k, n] of [...counts.entries()].sort()) select.append(el("option", { value: k }, `${k} (${n})`));
 }
 
-function countBy(key) {
+function countBy(...keys) {
   const m = new Map();
-  for (const r of ROWS) if (r[key]) m.set(r[key], (m.get(r[key]) || 0) + 1);
+  for (const r of ROWS) for (const v of new Set(keys.map((k) => r[k]))) if (v) m.set(v, (m.get(v) || 0) + 1);
   return m;
 }
 
@@ -91,7 +91,7 @@ function timelinePane() {
   const text = el("input", { id: "filter-text", type: "search", placeholder: "Filter: method, tool, any text in the JSON…", autocomplete: "off" });
   const method = el("select", { id: "filter-method", "aria-label": "method" });
   const tool = el("select", { id: "filter-tool", "aria-label": "tool" });
-  options(method, countBy("method"), "all methods");
+  options(method, countBy("method", "own"), "all methods");
   options(tool, countBy("tool"), "all tools, prompts, resources");
   const transport = el("input", { id: "filter-transport", type: "checkbox" });
   const count = el("span", { id: "row-count", class: "count" });
