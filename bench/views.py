@@ -1,7 +1,7 @@
 """The HTML page of a big cassette in headless Chromium: how long until it is interactive, and
 how long a filter takes (the issue's bound: 10,000 exchanges open and filter without freezing).
 
-    python -m bench --only views        # or: python bench/views.py [EXCHANGES]
+    python -m bench --only views
 
 The cassette is bench/diff_scale's: 10,000 tools/call exchanges, each with two progress
 notifications and a log line (50,000 messages). Times: writing the page (`show --format html`),
@@ -96,5 +96,5 @@ def views_suite(level: int) -> list[Row]:
 
 
 if __name__ == "__main__":
-    for row in views_suite(2 if len(sys.argv) < 2 else 2):
+    for row in views_suite(2):
         print(f"{row.target}: {row.value:.3f} {row.unit} (goal {row.goal}) {row.note}")
