@@ -156,7 +156,11 @@ function timelinePane() {
     if (row) select(Number(row.dataset.index));
   });
   window.mcptapeSelect = (seq) => select(BY_SEQ.get(seq));
-  requestAnimationFrame(refilter);
+  requestAnimationFrame(() => {
+    refilter();
+    const first = state.view.find((v) => v >= 0);
+    if (first !== undefined) select(first);
+  });
   return pane;
 }
 
@@ -239,7 +243,7 @@ function schemaArgs(schema) {
     Object.entries(schema.properties).map(([name, p]) => el("tr", {},
       el("td", {}, el("code", {}, name), required.has(name) ? el("span", { class: "req", title: "required" }, " *") : ""),
       el("td", {}, p && (p.type || (p.anyOf && p.anyOf.map((x) => x.type).join(" | "))) || ""),
-      el("td", { class: "desc" }, (p && (p.description || p.title)) || ""))));
+      el("td", { class: "desc" }, (p && (p.description || (p.title && p.title.toLowerCase() !== name.toLowerCase() ? p.title : ""))) || ""))));
 }
 
 function item(title, subtitle, description, extra) {
@@ -253,7 +257,7 @@ function surfacePane() {
   const info = s.server || {};
   out.append(el("section", { class: "card server-card" },
     el("h2", {}, info.name || "server", " ", el("span", { class: "sub" }, info.version || "")),
-    el("div", { class: "facts" }, "protocol ", el("code", {}, JSON.stringify(s.protocolVersion === undefined ? null : s.protocolVersion))),
+    el("div", { class: "facts" }, el("span", {}, "protocol ", el("code", {}, [].concat(s.protocolVersion || "unknown").join(", ")))),
     el("div", { class: "chips capabilities" }, Object.entries(s.capabilities || {}).map(([k, v]) =>
       chip(k + (v && typeof v === "object" && Object.keys(v).length ? ": " + Object.keys(v).join(", ") : ""), "cap"))),
     s.instructions ? el("details", { class: "instructions", open: s.instructions.length < 400 }, el("summary", {}, "instructions"), el("div", {}, s.instructions)) : null,
@@ -261,7 +265,7 @@ function surfacePane() {
   const section = (title, items, render) => {
     out.append(el("h2", { class: "section" }, `${title} (${items.length})`));
     if (!items.length) out.append(el("p", { class: "hint" }, "none recorded"));
-    for (const x of items) out.append(render(x));
+    out.append(el("div", { class: "cards" }, items.map(render)));
   };
   section("Tools", s.tools, (t) => {
     const ann = t.annotations ? Object.entries(t.annotations).filter(([, v]) => v !== false).map(([k, v]) => chip(v === true ? k : `${k}: ${v}`)) : [];
