@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import anyio
@@ -12,7 +13,7 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 
-from tests.conftest import ROOT, mcptape_cmd
+from tests.conftest import DEMO_SERVER, ROOT, mcptape_cmd
 from tests.e2e.test_diff_e2e import V1_TO_V2, record_demo
 
 from .browser import console_problems, open_page, screenshot
@@ -79,3 +80,19 @@ def test_two_equivalent_recordings_say_so(browser: webdriver.Chrome, tmp_path: P
     assert browser.find_element(By.ID, "verdict").text.startswith("equivalent")
     assert browser.find_elements(By.CSS_SELECTOR, "#surface-diffs .diff-row, #exchange-diffs .change") == []
     screenshot(browser, "diff-equivalent-eras")
+
+
+def test_verify_draws_the_same_page_against_a_live_server(browser: webdriver.Chrome, releases: tuple[Path, Path], tmp_path: Path) -> None:
+    v1, _ = releases
+    proc = subprocess.run(mcptape_cmd("verify", str(v1), "--format", "html", "--", sys.executable, str(DEMO_SERVER), "--v2"),
+                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    page = tmp_path / "verify.html"
+    page.write_text(proc.stdout)
+    open_page(browser, page)
+    assert console_problems(browser) == []
+    assert browser.find_element(By.ID, "verdict").text.startswith("behaviour differs: 2 breaking")
+    removed = browser.find_element(By.CSS_SELECTOR, "#surface-diffs .diff-row[data-path='/tools/weather']")
+    assert removed.get_attribute("data-kind") == "breaking" and "removed" in removed.text
+    assert "the live server" in browser.find_element(By.TAG_NAME, "h1").text
+    screenshot(browser, "verify-demo-v2")
