@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-quick lint bench bench-quick venv clean js
+.PHONY: demo test test-deps test-quick lint bench bench-quick venv clean js
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || "$$(scripts/find-python)" -m venv $(VENV)
@@ -27,7 +27,11 @@ $(JS_STAMP): js/package-lock.json
 
 js: $(JS_STAMP)
 
-test: $(STAMP) $(JS_STAMP)
+# Debian's chromium and chromium-driver (as root) and the mermaid npm package, for the browser tests.
+test-deps:
+	@scripts/install-test-deps
+
+test: $(STAMP) $(JS_STAMP) test-deps
 	$(PY) -m pytest -n 2 -q
 
 test-quick: $(STAMP)

@@ -73,6 +73,9 @@ def project(pytester: pytest.Pytester, ini: str = "", body: str = "", name: str 
     """A fresh project: pytest.ini at the root, server.py beside it, tests/<name>.py."""
     pytester.path.joinpath("pytest.ini").write_text(f"[pytest]\naddopts = -p no:cacheprovider\nasyncio_default_fixture_loop_scope = function\n{ini}\n")
     shutil.copy(DEMO_SERVER, pytester.path / "server.py")
+    # anyio runs a marked test on every backend it can import; trio (which selenium, for the browser
+    # tests, brings in) would double each test. One backend, as anyio's docs show.
+    pytester.path.joinpath("conftest.py").write_text('import pytest\n\n\n@pytest.fixture\ndef anyio_backend():\n    return "asyncio"\n')
     tests = pytester.path / "tests"
     tests.mkdir(exist_ok=True)
     tests.joinpath(f"{name}.py").write_text(HEADER + body)

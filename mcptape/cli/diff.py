@@ -19,6 +19,9 @@ from mcptape.diff.types import DiffOptions, DiffReport
 from mcptape.diff.ignores import CONFIG_NAME, Ignore, parse_config, parse_ignore
 from mcptape.errors import ConfigError, McpTapeError
 
+FORMATS = sorted([*RENDERERS, "html"])
+"""The report's renderers, and the HTML page (drawn by mcptape.views from the same report)."""
+
 EXIT_ERROR = 2
 """Like diff(1): 0 equivalent, 1 different, 2 trouble."""
 
@@ -26,8 +29,9 @@ EXIT_ERROR = 2
 def diff_options(func):  # type: ignore[no-untyped-def]
     """The comparison and output options `diff` and `verify` share."""
     for decorator in reversed([
-        click.option("-f", "--format", "fmt", type=click.Choice(sorted(RENDERERS)), default="text", show_default=True,
-                     help="text: tables for a terminal; markdown: a pull-request comment; json: for machines (docs/diff.md)."),
+        click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+                     help="text: tables for a terminal; markdown: a pull-request comment; json: for machines (docs/diff.md); "
+                          "html: a self-contained page."),
         click.option("--ignore", "ignore", multiple=True, metavar="[SCOPE:]PATH",
                      help="Leave out a JSON pointer, e.g. /result/content/0/text or /tools/*/description (* matches one "
                           "token; repeatable), everywhere or in one method and name: 'tools/call now:/result/content/0/text'. "
@@ -109,9 +113,19 @@ def warn(*cassettes: Cassette) -> None:
             click.echo(f"mcptape: warning: {warning}", err=True)
 
 
-def emit(report: DiffReport, fmt: str) -> NoReturn:
-    """Prints the report and exits with its code."""
-    sys.stdout.write(RENDERERS[fmt](report))
+def emit(report: DiffReport, fmt: str, a: Cassette | None = None, b: Cassette | None = None,
+         names: tuple[str, str] | None = None) -> NoReturn:
+    """Prints the report (the HTML page shows the exchanges of `a` and `b` it names) and exits with its code."""
+    if fmt == "html":
+        from mcptape.views import diff_data, page
+
+        names = names or (report.a.name, report.b.name)
+
+        data = diff_data.page_data(report, a, b, names)
+        text = page.render(f"mcptape diff: {Path(names[0]).name} vs {Path(names[1]).name}", data, "diff.js")
+    else:
+        text = RENDERERS[fmt](report)
+    sys.stdout.write(text)
     sys.stdout.flush()
     sys.exit(report.exit_code)
 
@@ -138,6 +152,7 @@ def diff(a: Path, b: Path, noise: tuple[Path, ...], markdown: Path | None, fmt: 
     mcptape diff old.jsonl new.jsonl --format json | jq .counts
     mcptape diff a.jsonl b.jsonl --ignore 'tools/call now:/result/content/0/text' --strict-envelope
     mcptape diff v1.jsonl v2.jsonl --noise v1-again.jsonl   # learn what differs between two runs of v1
+    mcptape diff old.jsonl new.jsonl --format html > diff.html
     """
     check_ignore(ignore)
     ignore = ignores_for(a.parent, ignore)
@@ -152,4 +167,4 @@ def diff(a: Path, b: Path, noise: tuple[Path, ...], markdown: Path | None, fmt: 
         options = DiffOptions(ignore, strict_envelope, strict_messages, mask_volatile=not no_mask)
         report = diff_cassettes(old, new, options, [(old, x) for x in again], f"{old.name} and --noise")
     write_markdown(report, markdown)
-    emit(report, fmt)
+    emit(report, fmt, old, new, (str(a), str(b)))

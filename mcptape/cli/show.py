@@ -5,25 +5,34 @@ from __future__ import annotations
 import sys
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 import orjson
 
+if TYPE_CHECKING:
+    from mcptape.cassette import Cassette
+    from mcptape.pairing import Session
+    from mcptape.views.timeline import Row
+
+FORMATS = ["table", "json", "mermaid", "html"]
+
 
 @click.command()
 @click.argument("cassette", type=click.Path(path_type=Path))
-@click.option("-f", "--format", "fmt", type=click.Choice(["table", "json", "mermaid"]), default="table", show_default=True)
-def show(cassette: Path, fmt: str) -> None:
+@click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+              help="table for a terminal; json for machines; mermaid: a sequence diagram; html: a self-contained page.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write to this file instead of standard output.")  # fmt: skip
+def show(cassette: Path, fmt: str, output: Path | None) -> None:
     """Show a recorded session: who sent what, when, requests paired with responses.
 
     \b
     mcptape show cassettes/demo.jsonl
+    mcptape show cassettes/demo.jsonl --format html -o session.html
     mcptape show cassettes/demo.jsonl --format mermaid > session.mmd
     mcptape show cassettes/demo.jsonl --format json | jq '.rows[] | select(.what=="tools/call")'
     """
-    from tabulate import tabulate
-
-    from mcptape import timeline
     from mcptape.cassette import load
     from mcptape.pairing import pair
 
@@ -31,6 +40,23 @@ def show(cassette: Path, fmt: str) -> None:
     for w in cas.warnings:
         print(f"mcptape: warning: {w}", file=sys.stderr)
     session = pair(cas.events)
+    text = _render(fmt, cassette, cas, session)
+    if output is None:
+        sys.stdout.buffer.write(text.encode())
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise click.ClickException(f"{output}: cannot write: {exc.strerror}") from None
+
+
+def _render(fmt: str, path: Path, cas: Cassette, session: Session) -> str:
+    from mcptape.views import timeline
+
+    if fmt == "html":
+        from mcptape.views import page, session_data
+
+        return page.render(f"mcptape: {path.name}", session_data.page_data(cas, session, str(path)), "session.js")
     rows = timeline.rows(cas, session)
     versions = timeline.protocol_versions(session)
     from mcptape.eras import describe_servable, servable
@@ -38,26 +64,34 @@ def show(cassette: Path, fmt: str) -> None:
     serves = servable(versions)
     if fmt == "json":
         doc = {
-            "cassette": str(cassette),
+            "cassette": str(path),
             "header": cas.header.to_json(),
             "protocol_versions": versions,
             "serves": serves,
             "warnings": cas.warnings,
             "rows": [asdict(r) for r in rows],
         }
-        sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
-        return
+        return orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n"
     if fmt == "mermaid":
-        sys.stdout.write(timeline.mermaid(rows))
-        return
+        from mcptape.views import mermaid
+
+        return mermaid.diagram(rows)
+    return _table(path, cas, rows, versions)
+
+
+def _table(path: Path, cas: Cassette, rows: list[Row], versions: list[str]) -> str:
+    from tabulate import tabulate
+
     h = cas.header
     target = " ".join(h.target.get("command", [])) or h.target.get("url", "")
-    click.echo(f"{cassette}: {h.transport} {target}, recorded {h.recorded_at}, protocol {', '.join(versions) or 'unknown'}, {len(cas.events)} events")
-    click.echo(f"replays for {describe_servable(serves)}")
+    head = f"{path}: {h.transport} {target}, recorded {h.recorded_at}, protocol {', '.join(versions) or 'unknown'}, {len(cas.events)} events"
+    from mcptape.eras import describe_servable, servable
+
+    head += f"\nreplays for {describe_servable(servable(versions))}"
     arrows = {"client->server": "→", "server->client": "←", "server stderr": "stderr", "": ""}
     table = [
         [r.seq, f"{r.t_ms:.1f}", arrows.get(r.direction, r.direction), r.what, "" if r.id is None else r.id, r.summary,
          "" if r.pair is None else (f"#{r.pair}" + (f" {r.latency_ms:.1f}ms" if r.latency_ms is not None else ""))]
         for r in rows
     ]  # fmt: skip
-    click.echo(tabulate(table, headers=["#", "ms", "", "what", "id", "summary", "pair"], tablefmt="simple"))
+    return head + "\n" + tabulate(table, headers=["#", "ms", "", "what", "id", "summary", "pair"], tablefmt="simple") + "\n"

@@ -90,7 +90,8 @@ def verify(ctx: click.Context, cassettes: tuple[str, ...], url: str | None, outp
         fail_with_problems(result.problems)
     assert result.report is not None
     write_markdown(result.report, markdown)
-    emit(result.report, fmt)
+    pair = result.pair or (None, None)
+    emit(result.report, fmt, *pair)
 
 
 def _keep(folder: Path, output: Path, cassette: Path) -> None:

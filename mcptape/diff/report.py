@@ -7,6 +7,7 @@ documented in docs/diff.md and versioned by its `format` member.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from tabulate import tabulate
@@ -133,24 +134,32 @@ def _md_cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def _md_code(text: Any) -> str:
+    """A code span that holds any value: fenced by more backticks than its longest run of them."""
+    body = _md_cell(text)
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", body)), default=0) + 1)
+    pad = " " if body[:1] == "`" or body[-1:] == "`" or (body[:1] == " " and body[-1:] == " ") else ""
+    return f"{fence}{pad}{body}{pad}{fence}"
+
+
 def render_markdown(report: DiffReport, width: int = 60) -> str:
     """Markdown for a pull-request comment: summary, tables, envelope folded away."""
-    lines = [f"**mcptape diff: {summary(report)}**", "", f"- A: `{_side(report.a)}`", f"- B: `{_side(report.b)}`"]
+    lines = [f"**mcptape diff: {summary(report)}**", "", f"- A: {_md_code(_side(report.a))}", f"- B: {_md_code(_side(report.b))}"]
     head = ["kind", "where", "path", "A", "B", "what"]
     for title, diffs in _groups(report):
         if diffs:
-            rows = [[_md_cell(c) if i not in (2, 3, 4) else f"`{_md_cell(c)}`" for i, c in enumerate(r)] for r in _rows(diffs, width)]
+            rows = [[_md_cell(c) if i not in (2, 3, 4) else _md_code(c) for i, c in enumerate(r)] for r in _rows(diffs, width)]
             lines += ["", f"### {title}", "", tabulate(rows, headers=head, tablefmt="github")]
     for title, apart in _set_apart(report):
         rows = [[_md_cell(c) if i not in (1, 2, 3) else f"`{_md_cell(c)}`" for i, c in enumerate(r)]
                 for r in _rows(apart, width, with_kind=False)]  # fmt: skip
         lines += ["", f"<details><summary>{title}</summary>", "", tabulate(rows, headers=head[1:], tablefmt="github"), "", "</details>"]
     if report.envelope:
-        rows = [[_md_cell(c) if i not in (1, 2, 3) else f"`{_md_cell(c)}`" for i, c in enumerate(r)]
+        rows = [[_md_cell(c) if i not in (1, 2, 3) else _md_code(c) for i, c in enumerate(r)]
                 for r in _rows(report.envelope, width, with_kind=False, count=True)]  # fmt: skip
         lines += ["", f"<details><summary>Envelope differences ({len(report.envelope)}, not behaviour)</summary>", "",
                   tabulate(rows, headers=["where", "path", "A", "B", "what", "count"], tablefmt="github"), "", "</details>"]  # fmt: skip
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n\n"  # a blank line ends the table or the HTML block: what a script appends renders
 
 
 def _cassettes(names: tuple[str, ...]) -> str:

@@ -43,6 +43,8 @@ class Gate:
     report: DiffReport | None
     problems: list[Problem] = field(default_factory=list)
     outcomes: list[Outcome] = field(default_factory=list)
+    pair: tuple[Cassette, Cassette] | None = None
+    """With one cassette: it and its first live run (the HTML page shows their exchanges)."""
 
 
 def cassette_paths(specs: list[str]) -> list[Path]:
@@ -122,6 +124,8 @@ def gate(paths: list[Path], out: Path, *, command: list[str] | None = None, url:
                                 noise_source=f"{runs} live runs")  # fmt: skip
         report.b = replace(report.b, name=live)
         reports.append((str(path), report))
+        if len(paths) == 1:
+            result.pair = (cassette, first)
     if reports:
         result.report = reports[0][1] if len(paths) == 1 else combine(reports, live, reports[0][1].options)
     return result

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -48,7 +49,10 @@ def test_show_mermaid_is_a_sequence_diagram() -> None:
     assert lines[0] == "sequenceDiagram"
     assert any(ln.strip().startswith("C->>S: tools/call") for ln in lines)
     assert any(ln.strip().startswith("S-->>C: result") for ln in lines)
-    assert not any(";" in ln for ln in lines[3:]), "labels are escaped"
+    labels = [re.sub(r"#\d+;", "", ln.split(": ", 1)[-1]) for ln in lines[3:]]
+    assert not any(c in label for label in labels for c in ";#<>"), "labels are escaped with Mermaid's entities"
+    assert any("#35;" in ln for ln in lines), "a real # (an entity), not a look-alike glyph"
+    assert not any("＃" in ln or "∶" in ln for ln in lines)
 
 
 @pytest.mark.parametrize(
