@@ -19,10 +19,8 @@ LIMIT = 25
 TOO_COMPLEX: dict[str, int] = {
     "mcptape.replay.http_faults.answer": 39,  # arch-replay: one delivery path (issue 12)
     "mcptape.replay.server_http.HttpReplayApp._in_session": 36,  # arch-replay (issue 12)
+    "mcptape.diff.combine.combine": 26,  # verify over many cassettes (issue 16)
     "mcptape.replay.index.ReplayIndex._build": 29,  # grew with cross-era replay (issue 15)
-    "mcptape.check._pairing": 33,  # leaked
-    "mcptape.timeline._event_rows": 29,  # views
-    "mcptape.timeline._summary_result": 26,  # views
 }
 """Function (module.Class.name) -> its complexity today, the most it may have until it is split."""
 

@@ -36,6 +36,7 @@ FLOORS: dict[str, int] = {
     # storage: cassette files and their format versions
     "mcptape.migrate": STORAGE,
     "mcptape.cassette": STORAGE,
+    "mcptape.shape": STORAGE,
     # core: sans-IO logic over messages and cassettes
     "mcptape.keys": CORE,
     "mcptape.pairing": CORE,
@@ -44,7 +45,9 @@ FLOORS: dict[str, int] = {
     "mcptape.replay": CORE,
     "mcptape.capture.recorder": CORE,
     "mcptape.capture.http_flow": CORE,
-    "mcptape.timeline": CORE,
+    "mcptape.secrets": CORE,
+    "mcptape.check_detect_secrets": CORE,
+    "mcptape.views": CORE,
     "mcptape.check": CORE,
     "mcptape.maintain": CORE,
     "mcptape.agents": CORE,

@@ -59,7 +59,7 @@ def _render(fmt: str, path: Path, cas: Cassette, session: Session) -> str:
         return page.render(f"mcptape: {path.name}", session_data.page_data(cas, session, str(path)), "session.js")
     rows = timeline.rows(cas, session)
     versions = timeline.protocol_versions(session)
-    from mcptape.eras import describe_servable, servable
+    from mcptape.eras import servable
 
     serves = servable(versions)
     if fmt == "json":
