@@ -24,6 +24,7 @@ from typing import Any
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
 try:
     from mcp.client._transport import TransportStreams
     from mcp.shared.message import SessionMessage
@@ -34,7 +35,7 @@ except ImportError as exc:  # pragma: no cover - the SDK is an optional extra
 from mcptape.cassette import Cassette, load
 from mcptape.errors import McpTapeError
 
-from .engine import Note, Output, ReplayConfig, ReplayEngine, Send
+from .engine import Note, ReplayConfig, ReplayEngine, Send
 from .faults import Deliver, FaultPlan, FaultRule, Hangup, Step, parse_rules
 from .index import ReplayIndex
 from .matcher import DEFAULT_MATCHERS, Matcher, MatchPolicy
@@ -100,49 +101,26 @@ class ReplayTransport:
         outbox: MemoryObjectSendStream[SessionMessage | Exception],
         tg: anyio.abc.TaskGroup,
     ) -> None:
-        plan = FaultPlan(self.faults) if self.faults else None
-        for note in plan.notes if plan is not None else ():
+        plan = FaultPlan(self.faults)
+        for note in plan.notes:
             self._note(note)
         async for incoming in inbox:
             value = incoming.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
-            outputs = engine.receive(value)
-            if plan is not None:
-                steps = plan.apply(value, outputs)
-                if any(isinstance(s, Hangup) for s in steps):
-                    await self._deliver_steps(steps, outbox, anyio.current_time())
-                    return  # the connection is gone: nothing more is read or answered
-                if self.timing is None and not any(isinstance(s, Deliver) and s.delay for s in steps):
-                    await self._deliver_steps(steps, outbox, 0.0)
-                else:
-                    tg.start_soon(self._deliver_steps, steps, outbox, anyio.current_time())
-                continue
-            if self.timing is None:
-                await self._deliver(outputs, outbox, 0.0)
+            steps = plan.apply(value, engine.receive(value))
+            if any(isinstance(s, Hangup) for s in steps):
+                await self._deliver(steps, outbox, anyio.current_time())
+                return  # the connection is gone: nothing more is read or answered
+            if self.timing is None and not any(isinstance(s, Deliver) and s.delay for s in steps):
+                await self._deliver(steps, outbox, 0.0)
             else:
-                tg.start_soon(self._deliver, outputs, outbox, anyio.current_time())
-
-    async def _deliver(self, outputs: list[Output], outbox: MemoryObjectSendStream[SessionMessage | Exception], start: float) -> None:
-        for out in outputs:
-            if isinstance(out, Note):
-                if self.on_note is not None:
-                    self.on_note(out)
-                continue
-            if self.timing is not None:
-                delay = start + out.after / self.timing - anyio.current_time()
-                if delay > 0:
-                    await anyio.sleep(delay)
-            for msg in _messages(out):
-                try:
-                    await outbox.send(SessionMessage(jsonrpc_message_adapter.validate_python(msg, by_name=False)))
-                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                    return
+                tg.start_soon(self._deliver, steps, outbox, anyio.current_time())
 
     def _note(self, note: Note) -> None:
         if self.on_note is not None:
             self.on_note(note)
 
-    async def _deliver_steps(self, steps: list[Step], outbox: MemoryObjectSendStream[SessionMessage | Exception], start: float) -> None:
-        """Carries out fault steps: what the SDK's stdio client would hand its session for each."""
+    async def _deliver(self, steps: list[Step], outbox: MemoryObjectSendStream[SessionMessage | Exception], start: float) -> None:
+        """Carries out one message's steps: what the SDK's stdio client would hand its session for each."""
         for step in steps:
             if isinstance(step, Note):
                 self._note(step)

@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from mcptape.replay import ReplayConfig
-from mcptape.replay.server_http import HttpReplayApp
+from mcptape.replay.http.app import HttpReplayApp
 from tests.replay.tape import LEGACY_INIT, call, meta, note, ok, req, tape
 from tests.replay.test_server_http_support import ACCEPT, SID, legacy_streamable, modern_headers, modern_streamable, rest_of, served, sse_messages
 

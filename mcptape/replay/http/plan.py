@@ -23,7 +23,7 @@ from mcptape.wire.jsonrpc import (
     JSONRPC_PARSE_ERROR,
 )
 
-from .outputs import Send
+from ..outputs import Send
 
 DEFAULT_PATH = "/mcp"
 DEFAULT_SSE_PATH = "/sse"
