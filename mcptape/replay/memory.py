@@ -26,7 +26,6 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 try:
-    from mcp.client._transport import TransportStreams
     from mcp.shared.message import SessionMessage
     from mcp_types import jsonrpc_message_adapter
 except ImportError as exc:  # pragma: no cover - the SDK is an optional extra
@@ -42,6 +41,11 @@ from .matcher import DEFAULT_MATCHERS, Matcher, MatchPolicy
 from .report import CLI_HINTS, Hints, unplayed_report
 
 NoteHandler = Callable[[Note], None]
+Streams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+"""What entering a `ReplayTransport` yields: the client's read and write streams. The SDK's public
+seam is the `mcp.client.Transport` protocol (an async context manager yielding a read stream of
+`SessionMessage | Exception` and a write stream of `SessionMessage`); anyio memory streams are
+such streams (tests/e2e/test_replay_memory.py checks it against the installed SDK)."""
 
 
 class UnplayedExchangesError(McpTapeError):
@@ -76,10 +80,10 @@ class ReplayTransport:
         self.on_note = on_note
         self.engine: ReplayEngine | None = None
         """The engine of the current (or last) session."""
-        self._cm: AbstractAsyncContextManager[TransportStreams] | None = None
+        self._cm: AbstractAsyncContextManager[Streams] | None = None
 
     @asynccontextmanager
-    async def _connect(self) -> AsyncIterator[TransportStreams]:
+    async def _connect(self) -> AsyncIterator[Streams]:
         engine = self.engine = ReplayEngine(self.index, self.config)
         to_client, client_reads = anyio.create_memory_object_stream[SessionMessage | Exception](math.inf)
         client_writes, from_client = anyio.create_memory_object_stream[SessionMessage](math.inf)
@@ -142,7 +146,7 @@ class ReplayTransport:
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     return
 
-    async def __aenter__(self) -> TransportStreams:
+    async def __aenter__(self) -> Streams:
         self._cm = self._connect()
         return await self._cm.__aenter__()
 
