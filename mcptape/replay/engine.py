@@ -53,6 +53,7 @@ from mcptape.wire.jsonrpc import (
     JSONRPC_INVALID_REQUEST,
     JSONRPC_METHOD_NOT_FOUND,
     JSONRPC_PARSE_ERROR,
+    MCP_UNSUPPORTED_PROTOCOL_VERSION,
     NOT_JSON,
     MessageType,
     classify,
@@ -68,13 +69,10 @@ from .matcher import describe, explain_diffs
 from .outputs import Note, Output, ReplayConfig, Send
 from .report import NO_MATCH, no_match
 
-__all__ = ["Note", "Output", "ReplayConfig", "ReplayEngine", "Send", "UNSUPPORTED_PROTOCOL_VERSION"]
+__all__ = ["Note", "Output", "ReplayConfig", "ReplayEngine", "Send"]
 
 STATE_PREFIX = "mcptape:"
 """The `requestState` of an `input_required` made from a legacy server request: exchange and position."""
-
-UNSUPPORTED_PROTOCOL_VERSION = -32022
-"""2026-07-28: the version asked for is not served (answered to `initialize` on a modern cassette)."""
 
 
 @dataclass(slots=True)
@@ -289,7 +287,7 @@ class ReplayEngine:
             text = f"this server speaks {', '.join(supported)} (recorded without a handshake); initialize is not served"
             data = {"supported": supported, "requested": asked}
             return [
-                Send(error_response(msg["id"], UNSUPPORTED_PROTOCOL_VERSION, text, data), request_id=msg["id"], final=True),
+                Send(error_response(msg["id"], MCP_UNSUPPORTED_PROTOCOL_VERSION, text, data), request_id=msg["id"], final=True),
                 Note(f"client sent initialize ({asked}) to a 2026-07-28 cassette; answered -32022", "info"),
             ]
         ex = recorded[0]

@@ -39,6 +39,8 @@ from mcptape.versions import HANDSHAKE, META_PROTOCOL_VERSION, MODERN
 from mcptape.wire.jsonrpc import (
     JSONRPC_INVALID_REQUEST,
     JSONRPC_PARSE_ERROR,
+    MCP_HEADER_MISMATCH,
+    MCP_UNSUPPORTED_PROTOCOL_VERSION,
     NOT_JSON,
     MessageType,
     classify,
@@ -67,7 +69,7 @@ from .asgi import (
 from .checks import Guard, ParamHeaders, accepts, header_mismatch, is_json
 from .delivery import SESSION_HEADER, Router
 from .legacy import LegacyServer
-from .plan import HEADER_MISMATCH, UNSUPPORTED_VERSION, HttpPlan
+from .plan import HttpPlan
 from .sessions import ClientSession, SessionTable, StatelessPass
 
 DEFAULT_MAX_BODY = 4 * 1024 * 1024
@@ -176,11 +178,11 @@ class HttpReplayApp:
             return await reply_error(send, 400, "Body must be a single JSON-RPC request or notification object")
         reason = header_mismatch(value, headers, self.params)
         if reason is not None:
-            return await reply_error(send, 400, reason, HEADER_MISMATCH, value["id"])
+            return await reply_error(send, 400, reason, MCP_HEADER_MISMATCH, value["id"])
         asked = _body_version(value)
         if asked not in MODERN:
             data = {"supported": list(MODERN), "requested": asked}
-            return await reply_error(send, 400, "Unsupported protocol version", UNSUPPORTED_VERSION, value["id"], data)
+            return await reply_error(send, 400, "Unsupported protocol version", MCP_UNSUPPORTED_PROTOCOL_VERSION, value["id"], data)
         engine = ReplayEngine(self.index, self.config, shared_pass=self.stateless)
         self.stateless_used = True
         steps = self.stateless_faults.apply(value, engine.receive(value, kind), kind)

@@ -26,11 +26,12 @@ from typing import Any
 import anyio
 import orjson
 
+from mcptape.wire import sse
 from mcptape.wire.jsonrpc import NOT_JSON, decode, id_key
 
 from ..faults import Deliver, Hangup, Status, Step
 from ..outputs import Note
-from .asgi import JSON, Outbox, Receive, SendFn, respond, sse_event, stream_sse
+from .asgi import JSON, Outbox, Receive, SendFn, respond, stream_sse
 from .plan import Head, HttpPlan, json_status
 from .reset import reset as reset_connection
 from .sessions import ClientSession
@@ -148,10 +149,10 @@ class Router:
         data = step.raw if step.raw is not None else orjson.dumps(step.send.msg)
         due = self._due(step, now)
         if step.fault == "truncate":
-            outbox.put(b"event: message\ndata: " + data, due)  # no blank line: the event never completes
+            outbox.put(sse.encode(data, "message", complete=False), due)  # the event never completes
             outbox.close()
             return
-        outbox.put(sse_event(data), due)
+        outbox.put(sse.encode(data, "message"), due)
         if end_on_final and step.send.final and step.raw is None:
             outbox.close()
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from urllib.parse import parse_qsl, urlencode
 
+from mcptape.wire import sse
 from mcptape.wire.jsonrpc import NOT_JSON, decode
 
 from ..faults import plain
-from .asgi import Receive, Scope, SendFn, read_body, respond, sse_event, stream_sse
+from .asgi import Receive, Scope, SendFn, read_body, respond, stream_sse
 from .delivery import Router
 from .sessions import SessionTable
 
@@ -49,7 +50,7 @@ class LegacyServer:
         session = self.sessions.new(faults=False, single_stream=True)
         sid = self.sessions.register(session)
         query = urlencode({self.plan.session_param: sid})
-        session.get.put(sse_event(f"{self.plan.endpoint}?{query}", "endpoint"))
+        session.get.put(sse.encode(f"{self.plan.endpoint}?{query}".encode(), "endpoint"))
         session.get_open = True
         try:
             await stream_sse(receive, send, session.get, [], self.router.stopping)
