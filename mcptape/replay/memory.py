@@ -38,7 +38,7 @@ from .engine import Note, ReplayConfig, ReplayEngine, Send
 from .faults import Deliver, FaultPlan, FaultRule, Hangup, Step, parse_rules
 from .index import ReplayIndex
 from .matcher import DEFAULT_MATCHERS, Matcher, MatchPolicy
-from .report import CLI_HINTS, Hints, unplayed_report
+from .report import CLI_HINTS, Hints, UnplayedReport
 
 NoteHandler = Callable[[Note], None]
 Streams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
@@ -96,7 +96,7 @@ class ReplayTransport:
                 for stream in (client_writes, from_client, to_client, client_reads):
                     stream.close()
         if self.strict and engine.unplayed():
-            raise UnplayedExchangesError(unplayed_report(self.cassette.name, engine.unplayed(), self.config.hints))
+            raise UnplayedExchangesError(UnplayedReport.of(self.cassette.name, engine.unplayed()).text(self.config.hints))
 
     async def _serve(
         self,

@@ -31,7 +31,7 @@ from mcptape.wire.ndjson import DEFAULT_MAX_LINE, LineFramer
 from .engine import Note, ReplayConfig, ReplayEngine, Send
 from .faults import Deliver, FaultPlan, FaultRule, Hangup, Step, plain
 from .index import ReplayIndex
-from .report import unplayed_json, unplayed_report
+from .report import UnplayedReport
 
 CHUNK = 1 << 16
 _HANGUP = b""
@@ -191,11 +191,11 @@ class StdioReplayServer:
             if scheduler is not None:
                 scheduler.close()
         if self.report is not None:
-            _append_report(self.report, unplayed_json(self.cassette.name, engine.unplayed()))
+            _append_report(self.report, UnplayedReport.of(self.cassette.name, engine.unplayed()).to_json())
         if self.strict:
             unplayed = engine.unplayed()
             if unplayed:
-                print(unplayed_report(self.cassette.name, unplayed), file=sys.stderr, flush=True)
+                print(UnplayedReport.of(self.cassette.name, unplayed).text(), file=sys.stderr, flush=True)
                 return 1
         return 0
 

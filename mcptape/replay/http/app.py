@@ -51,7 +51,7 @@ from mcptape.wire.jsonrpc import (
 from ..engine import Note, Output, ReplayConfig, ReplayEngine, Send
 from ..faults import Deliver, FaultPlan, parse_rules, plain
 from ..index import ReplayIndex
-from ..report import unplayed_report
+from ..report import UnplayedReport
 from .asgi import (
     JSON,
     Disconnected,
@@ -275,11 +275,11 @@ class HttpReplayApp:
 
     def unplayed_report(self) -> str | None:
         """Strict mode: the recorded requests some session (or the stateless clients) never made."""
-        reports = [unplayed_report(self.cassette.name, left) for left in self.sessions.unplayed()]
+        reports = [UnplayedReport.of(self.cassette.name, left).text() for left in self.sessions.unplayed()]
         if self.stateless_used and self.index.modern:
             left = [e.exchange for e in self.stateless.unplayed()]
             if left:
-                reports.append(unplayed_report(self.cassette.name, left))
+                reports.append(UnplayedReport.of(self.cassette.name, left).text())
         return "\n".join(reports) if reports else None
 
 
