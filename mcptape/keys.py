@@ -80,12 +80,9 @@ def _drop(value: Any, path: tuple[str, ...]) -> Any:
             del copy[head]
         return copy
     if isinstance(value, list) and head.isdigit() and int(head) < len(value):
-        copy = list(value)
-        if rest:
-            copy[int(head)] = _drop(copy[int(head)], rest)
-        else:
-            copy[int(head)] = None
-        return copy
+        items = list(value)
+        items[int(head)] = _drop(items[int(head)], rest) if rest else None
+        return items
     return value
 
 

@@ -217,7 +217,7 @@ def rules_from_options(path: str | Path | None, inline: Sequence[str] = ()) -> t
         ConfigError: the file or an inline rule cannot be read, or a rule is wrong.
     """
     rules = load_rules(path) if path is not None else ()
-    extra = []
+    extra: list[FaultRule] = []
     for text in inline:
         try:
             value = orjson.loads(text)
