@@ -5,7 +5,7 @@ or socket: there is no public way. uvicorn's `send` is a bound method of its per
 cycle object, whose `transport` is the asyncio transport of the connection; this module
 sets SO_LINGER 0 on its socket and aborts it, so the client sees an RST. If that shape
 changes, the reset fails loudly (tests/e2e/test_faults_http.py
-`test_reset_breaks_the_clients_transport` and tests/replay/test_server_http.py pin it).
+`test_reset_breaks_the_clients_transport` pins it, with the SDK's client).
 """
 
 from __future__ import annotations
