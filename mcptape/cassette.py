@@ -37,6 +37,8 @@ class Cassette:
     events: list[Event]
     path: Path | None = None
     warnings: list[str] = field(default_factory=list)
+    truncated: str | None = None
+    """The warning about a truncated last line, which reading dropped (None: there was none)."""
 
     @property
     def name(self) -> str:
@@ -95,6 +97,7 @@ def _parse_events(
 ) -> Cassette:
     raw: list[dict[str, Any]] = []
     linenos: list[int] = []
+    truncated: str | None = None
     last = len(lines)
     loads_ = orjson.loads
     for lineno, line in enumerate(lines[1:], start=2):
@@ -104,10 +107,8 @@ def _parse_events(
             obj = loads_(line)
         except orjson.JSONDecodeError:
             if lineno == last and not complete:
-                warnings.append(
-                    f"{name}:{lineno}: last line is truncated (the recorder was stopped mid-write); "
-                    f"read {len(raw)} events before it"
-                )
+                truncated = f"{name}:{lineno}: last line is truncated (the recorder was stopped mid-write); read {len(raw)} events before it"
+                warnings.append(truncated)
                 break
             raise CassetteError(f"{name}:{lineno}: corrupt line (not JSON); fix or delete that line") from None
         if not isinstance(obj, dict) or "kind" not in obj or "seq" not in obj:
@@ -135,7 +136,7 @@ def _parse_events(
             f"{name}: the recording was cut short (no end marker; the recorder was killed?); "
             f"it holds {len(events)} events"
         )
-    return Cassette(header, events, path, warnings)
+    return Cassette(header, events, path, warnings, truncated)
 
 
 def metadata_ok(obj: dict[str, Any]) -> bool:

@@ -6,7 +6,7 @@ exchanges of two cassettes correspond). Pure.
 Volatile, removed: the JSON-RPC id (not in params), `_meta.progressToken`,
 `_meta["io.modelcontextprotocol/clientInfo"]`, `_meta["io.modelcontextprotocol/protocolVersion"]`,
 trace context (`traceparent`, `tracestate`, `baggage`), `requestState`, and any path a
-policy names (JSON pointers) or that was redacted at record time.
+matching is told to ignore (JSON pointers) or that was redacted at record time.
 Significant, kept: names, arguments, URIs, cursors, log level, declared client capabilities,
 `inputResponses`, every other `_meta` key.
 """
@@ -14,7 +14,6 @@ Significant, kept: names, arguments, URIs, cursors, log level, declared client c
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -82,28 +81,15 @@ def _drop(value: Any, path: tuple[str, ...]) -> Any:
         return copy
     if isinstance(value, list) and head.isdigit() and int(head) < len(value):
         items = list(value)
-        if rest:
-            items[int(head)] = _drop(items[int(head)], rest)
-        else:
-            items[int(head)] = None
+        items[int(head)] = _drop(items[int(head)], rest) if rest else None
         return items
     return value
 
 
-@dataclass(frozen=True, slots=True)
-class KeyPolicy:
-    """What matching ignores beyond the built-in volatile parts: JSON pointers into params."""
-
-    ignore: tuple[tuple[str, ...], ...] = ()
-
-    @classmethod
-    def from_pointers(cls, pointers: Iterable[str]) -> KeyPolicy:
-        return cls(tuple(parse_pointer(p) for p in pointers))
-
-
-def request_key(msg: dict[str, Any], policy: KeyPolicy = KeyPolicy(), extra_ignore: Iterable[tuple[str, ...]] = ()) -> bytes:
-    """The key of a request or notification: canonical JSON of method + stripped params."""
-    params = strip_params(msg.get("params"), (*policy.ignore, *extra_ignore), msg.get("method"))
+def request_key(msg: dict[str, Any], ignore: Iterable[tuple[str, ...]] = ()) -> bytes:
+    """The key of a request or notification: canonical JSON of method + params stripped of the
+    volatile parts and of the `ignore` paths (matching's `--ignore` pointers, parsed)."""
+    params = strip_params(msg.get("params"), tuple(ignore), msg.get("method"))
     body = {"method": msg.get("method"), "params": params if params is not None else {}}
     if body["params"] == {}:
         body["params"] = {}

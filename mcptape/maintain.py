@@ -9,7 +9,6 @@ secret. See docs/maintenance.md.
 
 from __future__ import annotations
 
-import ast
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -25,6 +24,7 @@ from mcptape.errors import CassetteError, ConfigError
 from mcptape.model import HEADER_MARKER, Event, Kind
 from mcptape.pairing import Exchange, pair
 from mcptape.redact import DEFAULT_KEYS, DEFAULT_PATTERNS, RedactConfig, Redactor
+from mcptape.replay.report import UnplayedReport
 
 ALWAYS_KEPT: frozenset[str] = frozenset({"initialize", "server/discover"})
 """Methods `prune --keep` never drops: the handshake and discovery every client starts with."""
@@ -55,9 +55,8 @@ def read(path: str | os.PathLike[str]) -> CassetteLines:
     except OSError as exc:
         raise CassetteError(f"{p}: cannot read: {exc.strerror or exc}") from None
     cassette = loads(data, name=str(p), path=p)
-    truncated = [w for w in cassette.warnings if "truncated" in w]
-    if truncated:
-        raise CassetteError(f"{truncated[0]}: rewriting would drop it; fix or delete that line first")
+    if cassette.truncated is not None:
+        raise CassetteError(f"{cassette.truncated}: rewriting would drop it; fix or delete that line first")
     rows = [ln for ln in data.split(b"\n") if ln.strip()]
     lines = [ln.strip() for ln in rows[1:]]
     if len(lines) != len(cassette.events):  # migrated from an older format: write the events anew
@@ -72,71 +71,10 @@ def _join(head: bytes, lines: Iterable[bytes]) -> bytes:
 # -- prune ----------------------------------------------------------------------------------------
 
 _SEQ = re.compile(rb'^\{"seq":\d+')
-_HEADLINE = re.compile(r"mcptape replay: --strict: \d+ recorded exchange\(s\) of (.+?) were never played:")
-_ITEM = re.compile(r"""\bline (\d+): (\S+)(?: ('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"))?""")
-
-
-@dataclass(frozen=True, slots=True)
-class UnplayedReport:
-    """One replay session's list of recorded requests it never played."""
-
-    cassette: str
-    unplayed: tuple[tuple[int, str, str | None], ...]
-    """(request seq, method, tool/prompt name or resource URI)."""
-
-
 def parse_run_log(text: str) -> list[UnplayedReport]:
-    """Every unplayed-exchanges report in a run log: `replay --report` JSON (an object, a list, or
-    JSON lines) or the text `replay --strict` (and `UnplayedExchangesError`) prints, amid any output."""
-    try:
-        whole = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        whole = None
-    if isinstance(whole, (dict, list)):
-        return [r for obj in (whole if isinstance(whole, list) else [whole]) if (r := _from_json(obj)) is not None]
-    reports: list[UnplayedReport] = []
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        line = lines[i].strip()
-        i += 1
-        if line.startswith("{"):
-            try:
-                report = _from_json(orjson.loads(line))
-            except orjson.JSONDecodeError:
-                report = None
-            if report is not None:
-                reports.append(report)
-            continue
-        m = _HEADLINE.search(line)
-        if m is None:
-            continue
-        items = _items(line[m.end() :])
-        while i < len(lines) and (more := _items(lines[i])):
-            items += more
-            i += 1
-        reports.append(UnplayedReport(m.group(1), tuple(items)))
-    return reports
-
-
-def _from_json(obj: Any) -> UnplayedReport | None:
-    if not isinstance(obj, dict) or not isinstance(obj.get("unplayed"), list):
-        return None
-    items = tuple((int(u["seq"]), str(u.get("method", "")), u.get("name")) for u in obj["unplayed"] if isinstance(u, dict) and "seq" in u)
-    return UnplayedReport(str(obj.get("cassette", "")), items)
-
-
-def _items(text: str) -> list[tuple[int, str, str | None]]:
-    out = []
-    for m in _ITEM.finditer(text):
-        name = m.group(3)
-        if name is not None:
-            try:
-                name = str(ast.literal_eval(name))
-            except (ValueError, SyntaxError):
-                name = name[1:-1]
-        out.append((int(m.group(1)), m.group(2), name))
-    return out
+    """Every unplayed-exchanges report in a run log (`replay --report` JSON or the text
+    `replay --strict` prints, amid any output): see `UnplayedReport.find_all`."""
+    return UnplayedReport.find_all(text)
 
 
 def same_cassette(name: str, path: Path) -> bool:

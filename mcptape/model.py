@@ -53,7 +53,6 @@ class Transport(StrEnum):
     STREAMABLE_HTTP = "streamable-http"
     SSE = "sse"
     """The legacy HTTP+SSE transport of 2024-11-05."""
-    MEMORY = "memory"
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,8 +17,6 @@ ROOT = Path(__file__).resolve().parents[1] / "mcptape"
 LIMIT = 25
 
 TOO_COMPLEX: dict[str, int] = {
-    "mcptape.replay.http_faults.answer": 39,  # arch-replay: one delivery path (issue 12)
-    "mcptape.replay.server_http.HttpReplayApp._in_session": 36,  # arch-replay (issue 12)
     "mcptape.diff.combine.combine": 26,  # verify over many cassettes (issue 16)
     "mcptape.replay.index.ReplayIndex._build": 29,  # grew with cross-era replay (issue 15)
 }

@@ -59,12 +59,6 @@ FLOORS: dict[str, int] = {
     "mcptape.replay.memory": SHELL,
     "mcptape.replay.episodes": SHELL,
     "mcptape.replay.server_stdio": SHELL,
-    "mcptape.replay.server_http": SHELL,
-    "mcptape.replay.http_asgi": SHELL,
-    "mcptape.replay.http_faults": SHELL,
-    "mcptape.replay.http_legacy": SHELL,
-    "mcptape.replay.http_run": SHELL,
-    "mcptape.replay.http_sessions": SHELL,
     "mcptape.replay.http": SHELL,
     "mcptape.verify": SHELL,
     "mcptape.verify.plan": CORE,
@@ -86,11 +80,7 @@ FACADES: dict[str, int] = {
 }
 """Package `__init__` modules whose floor differs from their modules': what they re-export."""
 
-KNOWN_CYCLES: dict[frozenset[str], str] = {
-    frozenset({"mcptape.replay.server_http", "mcptape.replay.http_faults", "mcptape.replay.http_legacy"}): (
-        "arch-replay (issue 12): the HTTP replay subpackage takes a session/router object, not the app"
-    ),
-}
+KNOWN_CYCLES: dict[frozenset[str], str] = {}
 """Import cycles not yet untangled, each with who fixes it. Must only shrink."""
 
 KNOWN_UPWARD: dict[tuple[str, str], str] = {}

@@ -58,7 +58,7 @@ def serve(
     from mcptape.matching import match_policy
     from mcptape.replay.engine import ReplayConfig
     from mcptape.replay.faults import rules_from_options
-    from mcptape.replay.http_run import serve_http
+    from mcptape.replay.http.run import serve_http
 
     faults = rules_from_options(faults_file, fault_rules)
     config = ReplayConfig(match_policy(match_on or None, ignore), allow_repeats=allow_repeats, cross_era=not same_era, exact_clients=strict)

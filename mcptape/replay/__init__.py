@@ -1,10 +1,12 @@
 """Replay: a cassette served as a deterministic MCP server.
 
 `index` (exchanges by key), `matcher` (what matches, and why not), `engine` (sans-IO: client
-messages in, recorded server messages out; `outputs` holds what it hands back), `report`
-(no-match and strict-mode texts), and the shells that carry the engine: `server_stdio`
-(`mcptape replay`) and `memory` (an in-process transport for the `mcp` SDK `Client`). The shells are not imported here, so
-importing this package pulls in neither anyio nor the SDK.
+messages in, recorded server messages out; `outputs` holds what it hands back), `faults`
+(sans-IO: the steps that carry the engine's outputs out, with or without fault rules),
+`report` (no-match and strict-mode texts), and the shells that carry out the steps:
+`server_stdio` (`mcptape replay`), `memory` (an in-process transport for the `mcp` SDK
+`Client`) and the `http` subpackage (`mcptape serve`). The shells are not imported here, so
+importing this package pulls in neither anyio nor the SDK nor uvicorn.
 """
 
 from __future__ import annotations

@@ -53,6 +53,7 @@ from mcptape.wire.jsonrpc import (
     JSONRPC_INVALID_REQUEST,
     JSONRPC_METHOD_NOT_FOUND,
     JSONRPC_PARSE_ERROR,
+    MCP_UNSUPPORTED_PROTOCOL_VERSION,
     NOT_JSON,
     MessageType,
     Request,
@@ -65,18 +66,15 @@ from mcptape.wire.jsonrpc import (
     request_params,
 )
 
-from .index import Miss, ReplayIndex, declared, declared_of
+from .index import Miss, Pass, ReplayIndex, declared, declared_of
 from .matcher import describe, explain_diffs
 from .outputs import Note, Output, ReplayConfig, Send
 from .report import NO_MATCH, no_match
 
-__all__ = ["UNSUPPORTED_PROTOCOL_VERSION", "Note", "Output", "ReplayConfig", "ReplayEngine", "Send"]
+__all__ = ["Note", "Output", "ReplayConfig", "ReplayEngine", "Send"]
 
 STATE_PREFIX = "mcptape:"
 """The `requestState` of an `input_required` made from a legacy server request: exchange and position."""
-
-UNSUPPORTED_PROTOCOL_VERSION = -32022
-"""2026-07-28: the version asked for is not served (answered to `initialize` on a modern cassette)."""
 
 
 @dataclass(slots=True)
@@ -101,25 +99,27 @@ class _Play:
 class ReplayEngine:
     """Answers one client session from a cassette. Not thread-safe; one per connection."""
 
-    def __init__(self, index: ReplayIndex, config: ReplayConfig | None = None) -> None:
+    def __init__(self, index: ReplayIndex, config: ReplayConfig | None = None, *, shared_pass: Pass | None = None) -> None:
         """Args:
             index: the cassette, indexed (build it once; engines for several sessions share it).
             config: repeats; its match policy must be the one the index was built with.
+            shared_pass: play from this pass, shared with other engines (the HTTP shell's
+                2026-07-28 stateless requests, one engine each), instead of a pass of its own.
         """
         self.index = index
         self.config = config or ReplayConfig(index.policy)
         if self.config.match != index.policy:
             raise ValueError("the engine's match policy differs from the one its index was built with")
         self.handshakes = 0
-        self._reset()
+        self._reset(shared_pass)
 
     @classmethod
     def from_cassette(cls, cassette: Cassette, config: ReplayConfig | None = None) -> ReplayEngine:
         config = config or ReplayConfig()
         return cls(ReplayIndex(cassette, config.match), config)
 
-    def _reset(self) -> None:
-        self.pass_ = self.index.new_pass(self.config.allow_repeats)
+    def _reset(self, pass_: Pass | None = None) -> None:
+        self.pass_ = pass_ if pass_ is not None else self.index.new_pass(self.config.allow_repeats)
         self._active: dict[tuple[str, Any], _Play] = {}
         self._waiting: dict[tuple[str, Any], tuple[_Play | None, Item | str]] = {}
         self._next_id = 0
@@ -161,8 +161,11 @@ class ReplayEngine:
             return [Send(error_response(None, JSONRPC_PARSE_ERROR, "Parse error")), Note("a client line is not JSON; answered -32700")]
         return self.receive(value)
 
-    def receive(self, value: Any) -> list[Output]:
-        """One parsed JSON value from the client: a message, or a batch array."""
+    def receive(self, value: Any, kind: MessageType | None = None) -> list[Output]:
+        """One parsed JSON value from the client: a message, or a batch array.
+
+        `kind`: what the message is, when the shell has classified it already.
+        """
         if isinstance(value, list):
             return self._batch(value)
         if isinstance(value, dict) and (value.get("jsonrpc") != "2.0" or _bad_request_id(value)):
@@ -171,7 +174,7 @@ class ReplayEngine:
                 msg_id = None
             text = 'Invalid Request: "jsonrpc" must be "2.0"' if value.get("jsonrpc") != "2.0" else "Invalid Request: the id must be a string or an integer"
             return [Send(error_response(msg_id, JSONRPC_INVALID_REQUEST, text)), Note(f"a client message is not valid JSON-RPC ({text}); answered -32600")]
-        typ = classify(value)
+        typ = classify(value) if kind is None else kind
         if typ is MessageType.REQUEST:
             return self._request(value)
         if typ is MessageType.NOTIFICATION:
@@ -287,7 +290,7 @@ class ReplayEngine:
             text = f"this server speaks {', '.join(supported)} (recorded without a handshake); initialize is not served"
             data = {"supported": supported, "requested": asked}
             return [
-                Send(error_response(msg["id"], UNSUPPORTED_PROTOCOL_VERSION, text, data), request_id=msg["id"], final=True),
+                Send(error_response(msg["id"], MCP_UNSUPPORTED_PROTOCOL_VERSION, text, data), request_id=msg["id"], final=True),
                 Note(f"client sent initialize ({asked}) to a 2026-07-28 cassette; answered -32022", "info"),
             ]
         ex = recorded[0]

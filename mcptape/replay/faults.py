@@ -59,6 +59,7 @@ __all__ = [
     "dry_run",
     "load_rules",
     "parse_rules",
+    "plain",
     "rules_from_options",
 ]
 
@@ -99,6 +100,11 @@ class Status:
 
 
 Step = Deliver | Hangup | Status | Note
+
+
+def plain(outputs: list[Output]) -> list[Step]:
+    """The steps that deliver `outputs` as they are: what a plan without rules (or a batch) gets."""
+    return [o if isinstance(o, Note) else Deliver(o) for o in outputs]
 
 
 @dataclass(slots=True)
@@ -161,21 +167,30 @@ class FaultPlan:
             hits.append((i + 1, rule, seconds, n))
         return hits
 
-    def apply(self, value: Any, outputs: list[Output]) -> list[Step]:
-        """The steps that carry out `outputs` (the engine's answer to client message `value`) with the faults."""
+    def _count(self, msg: Any, typ: MessageType) -> None:
+        """Decides the fate of a client request's answer; a cancellation forgets it."""
+        if typ is MessageType.REQUEST:
+            hits = self.select(msg)
+            if hits:
+                action = [h for h in hits if h[1].action != "delay"]
+                number, rule = (action[0][0], action[0][1]) if action else (0, None)
+                modern = META_PROTOCOL_VERSION in request_meta(msg)
+                params = request_params(msg)
+                name = params.get("name", params.get("uri"))
+                what = " ".join(x for x in (str(msg["method"]), name if isinstance(name, str) else None) if x)
+                self._pending[id_key(msg["id"])] = _Decision(sum(h[2] for h in hits), rule, number, modern, what)
+        elif typ is MessageType.NOTIFICATION and msg.get("method") == "notifications/cancelled":
+            self._pending.pop(id_key(request_params(msg).get("requestId")), None)
+
+    def apply(self, value: Any, outputs: list[Output], kind: MessageType | None = None) -> list[Step]:
+        """The steps that carry out `outputs` (the engine's answer to client message `value`) with the faults.
+
+        Without rules, plain delivery. `kind`: what `value` is, when the shell has classified it already.
+        """
+        if not self.rules:
+            return plain(outputs)
         for msg in value if isinstance(value, list) else [value]:
-            if classify(msg) is MessageType.REQUEST:
-                hits = self.select(msg)
-                if hits:
-                    action = [h for h in hits if h[1].action != "delay"]
-                    number, rule = (action[0][0], action[0][1]) if action else (0, None)
-                    modern = META_PROTOCOL_VERSION in request_meta(msg)
-                    params = request_params(msg)
-                    name = params.get("name", params.get("uri"))
-                    what = " ".join(x for x in (str(msg["method"]), name if isinstance(name, str) else None) if x)
-                    self._pending[id_key(msg["id"])] = _Decision(sum(h[2] for h in hits), rule, number, modern, what)
-            elif classify(msg) is MessageType.NOTIFICATION and msg.get("method") == "notifications/cancelled":
-                self._pending.pop(id_key(request_params(msg).get("requestId")), None)
+            self._count(msg, kind if kind is not None and msg is value else classify(msg))
         steps: list[Step] = []
         floor = 0.0  # a delayed answer holds back what the engine put after it, to keep the order
         for out in outputs:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcptape.keys import KeyPolicy, parse_pointer, strip_params
+from mcptape.keys import parse_pointer, strip_params
 from mcptape.pointer import escape
 
 
@@ -92,10 +92,6 @@ class MatchPolicy:
         object.__setattr__(self, "exact", exact)
         object.__setattr__(self, "extra", tuple(m for m in self.matchers if m not in decided))
 
-    @property
-    def key_policy(self) -> KeyPolicy:
-        return KeyPolicy(self.paths)
-
     def subject(self, msg: dict[str, Any], extra_ignore: Iterable[tuple[str, ...]] = ()) -> Subject:
         stripped = strip_params(msg.get("params"), (*self.paths, *extra_ignore), msg.get("method"))
         return Subject(str(msg.get("method", "")), stripped if stripped is not None else {}, msg)
@@ -107,7 +103,7 @@ class MatchPolicy:
 
 @dataclass(frozen=True, slots=True)
 class FieldDiff:
-    """One difference: where (a JSON pointer into params) and both values (`MISSING` when absent)."""
+    """One difference: where (a JSON pointer into params) and both values (`ABSENT` when absent)."""
 
     path: str
     recorded: Any
@@ -117,8 +113,8 @@ class FieldDiff:
         return {"path": self.path, "recorded": self.recorded, "incoming": self.incoming}
 
 
-MISSING = "<missing>"
-"""Stands for an absent member in a `FieldDiff`."""
+ABSENT = "<missing>"
+"""Stands for an absent member in a `FieldDiff` (the string clients see in a no-match error's data)."""
 
 
 def field_diff(a: Any, b: Any, path: str = "") -> list[FieldDiff]:
@@ -128,9 +124,9 @@ def field_diff(a: Any, b: Any, path: str = "") -> list[FieldDiff]:
         for k in sorted(set(a) | set(b)):
             sub = f"{path}/{escape(k)}"
             if k not in a:
-                out.append(FieldDiff(sub, MISSING, b[k]))
+                out.append(FieldDiff(sub, ABSENT, b[k]))
             elif k not in b:
-                out.append(FieldDiff(sub, a[k], MISSING))
+                out.append(FieldDiff(sub, a[k], ABSENT))
             else:
                 out.extend(field_diff(a[k], b[k], sub))
         return out
@@ -189,7 +185,7 @@ def describe(s: Subject) -> str:
 
 def _short(value: Any, limit: int = 60) -> str:
     """A value as JSON (what the user wrote in their request), shortened."""
-    text = json.dumps(value, ensure_ascii=False, default=str) if value != MISSING else "absent"
+    text = json.dumps(value, ensure_ascii=False, default=str) if value != ABSENT else "absent"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -198,9 +194,9 @@ def explain_diffs(diffs: Sequence[FieldDiff], limit: int = 3) -> str:
     parts = []
     for d in diffs[:limit]:
         where = d.path.lstrip("/") or "params"
-        if d.incoming == MISSING:
+        if d.incoming == ABSENT:
             parts.append(f"{where} is absent (recorded {_short(d.recorded)})")
-        elif d.recorded == MISSING:
+        elif d.recorded == ABSENT:
             parts.append(f"{where} was not recorded (got {_short(d.incoming)})")
         else:
             parts.append(f"{where} is {_short(d.incoming)} (recorded {_short(d.recorded)})")

@@ -26,7 +26,6 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 try:
-    from mcp.client._transport import TransportStreams
     from mcp.shared.message import SessionMessage
     from mcp_types import jsonrpc_message_adapter
 except ImportError as exc:  # pragma: no cover - the SDK is an optional extra
@@ -35,13 +34,18 @@ except ImportError as exc:  # pragma: no cover - the SDK is an optional extra
 from mcptape.cassette import Cassette, load
 from mcptape.errors import McpTapeError
 
-from .engine import Note, Output, ReplayConfig, ReplayEngine, Send
+from .engine import Note, ReplayConfig, ReplayEngine, Send
 from .faults import Deliver, FaultPlan, FaultRule, Hangup, Step, parse_rules
 from .index import ReplayIndex
 from .matcher import DEFAULT_MATCHERS, Matcher, MatchPolicy
-from .report import CLI_HINTS, Hints, unplayed_report
+from .report import CLI_HINTS, Hints, UnplayedReport
 
 NoteHandler = Callable[[Note], None]
+Streams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+"""What entering a `ReplayTransport` yields: the client's read and write streams. The SDK's public
+seam is the `mcp.client.Transport` protocol (an async context manager yielding a read stream of
+`SessionMessage | Exception` and a write stream of `SessionMessage`); anyio memory streams are
+such streams (tests/e2e/test_replay_memory.py checks it against the installed SDK)."""
 
 
 class UnplayedExchangesError(McpTapeError):
@@ -76,10 +80,10 @@ class ReplayTransport:
         self.on_note = on_note
         self.engine: ReplayEngine | None = None
         """The engine of the current (or last) session."""
-        self._cm: AbstractAsyncContextManager[TransportStreams] | None = None
+        self._cm: AbstractAsyncContextManager[Streams] | None = None
 
     @asynccontextmanager
-    async def _connect(self) -> AsyncIterator[TransportStreams]:
+    async def _connect(self) -> AsyncIterator[Streams]:
         engine = self.engine = ReplayEngine(self.index, self.config)
         to_client, client_reads = anyio.create_memory_object_stream[SessionMessage | Exception](math.inf)
         client_writes, from_client = anyio.create_memory_object_stream[SessionMessage](math.inf)
@@ -92,7 +96,7 @@ class ReplayTransport:
                 for stream in (client_writes, from_client, to_client, client_reads):
                     stream.close()
         if self.strict and engine.unplayed():
-            raise UnplayedExchangesError(unplayed_report(self.cassette.name, engine.unplayed(), self.config.hints))
+            raise UnplayedExchangesError(UnplayedReport.of(self.cassette.name, engine.unplayed()).text(self.config.hints))
 
     async def _serve(
         self,
@@ -101,49 +105,26 @@ class ReplayTransport:
         outbox: MemoryObjectSendStream[SessionMessage | Exception],
         tg: anyio.abc.TaskGroup,
     ) -> None:
-        plan = FaultPlan(self.faults) if self.faults else None
-        for note in plan.notes if plan is not None else ():
+        plan = FaultPlan(self.faults)
+        for note in plan.notes:
             self._note(note)
         async for incoming in inbox:
             value = incoming.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
-            outputs = engine.receive(value)
-            if plan is not None:
-                steps = plan.apply(value, outputs)
-                if any(isinstance(s, Hangup) for s in steps):
-                    await self._deliver_steps(steps, outbox, anyio.current_time())
-                    return  # the connection is gone: nothing more is read or answered
-                if self.timing is None and not any(isinstance(s, Deliver) and s.delay for s in steps):
-                    await self._deliver_steps(steps, outbox, 0.0)
-                else:
-                    tg.start_soon(self._deliver_steps, steps, outbox, anyio.current_time())
-                continue
-            if self.timing is None:
-                await self._deliver(outputs, outbox, 0.0)
+            steps = plan.apply(value, engine.receive(value))
+            if any(isinstance(s, Hangup) for s in steps):
+                await self._deliver(steps, outbox, anyio.current_time())
+                return  # the connection is gone: nothing more is read or answered
+            if self.timing is None and not any(isinstance(s, Deliver) and s.delay for s in steps):
+                await self._deliver(steps, outbox, 0.0)
             else:
-                tg.start_soon(self._deliver, outputs, outbox, anyio.current_time())
-
-    async def _deliver(self, outputs: list[Output], outbox: MemoryObjectSendStream[SessionMessage | Exception], start: float) -> None:
-        for out in outputs:
-            if isinstance(out, Note):
-                if self.on_note is not None:
-                    self.on_note(out)
-                continue
-            if self.timing is not None:
-                delay = start + out.after / self.timing - anyio.current_time()
-                if delay > 0:
-                    await anyio.sleep(delay)
-            for msg in _messages(out):
-                try:
-                    await outbox.send(SessionMessage(jsonrpc_message_adapter.validate_python(msg, by_name=False)))
-                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                    return
+                tg.start_soon(self._deliver, steps, outbox, anyio.current_time())
 
     def _note(self, note: Note) -> None:
         if self.on_note is not None:
             self.on_note(note)
 
-    async def _deliver_steps(self, steps: list[Step], outbox: MemoryObjectSendStream[SessionMessage | Exception], start: float) -> None:
-        """Carries out fault steps: what the SDK's stdio client would hand its session for each."""
+    async def _deliver(self, steps: list[Step], outbox: MemoryObjectSendStream[SessionMessage | Exception], start: float) -> None:
+        """Carries out one message's steps: what the SDK's stdio client would hand its session for each."""
         for step in steps:
             if isinstance(step, Note):
                 self._note(step)
@@ -165,7 +146,7 @@ class ReplayTransport:
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     return
 
-    async def __aenter__(self) -> TransportStreams:
+    async def __aenter__(self) -> Streams:
         self._cm = self._connect()
         return await self._cm.__aenter__()
 

@@ -1,13 +1,21 @@
 """What the replay tells people: the no-match error (for the client and for stderr) and the
-strict-mode report of recorded exchanges that never played. Pure string and dict building.
+report of recorded exchanges that never played. Pure.
+
+`UnplayedReport` is that report as a value: `--strict` prints its `text()`, `--report FILE`
+writes its `to_json()`, and `mcptape prune --unused-from RUN_LOG` reads either back
+(`UnplayedReport.find_all`), so the text's format and its reader live here, side by side.
 """
 
 from __future__ import annotations
 
+import ast
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
+
+import orjson
 
 from mcptape.pairing import Exchange
 from mcptape.wire.jsonrpc import error_response
@@ -98,22 +106,86 @@ def _name(s: Subject) -> Any:
     return s.params.get("name", s.params.get("uri")) if isinstance(s.params, dict) else None
 
 
-def unplayed_report(cassette: str, unplayed: Sequence[Exchange], hints: Hints = CLI_HINTS) -> str:
-    """Strict mode: the recorded requests the client never made, one per line."""
-    lines = [f"mcptape replay: {hints.strict}: {len(unplayed)} recorded exchange(s) of {cassette} were never played:"]
-    for ex in unplayed:
-        seq = ex.request.event.seq
-        name = f" {ex.name!r}" if ex.name else ""
-        lines.append(f"  line {seq}: {ex.method}{name}")
-    return "\n".join(lines)
+_STRICT = "|".join(sorted({re.escape(h.strict) for h in (CLI_HINTS, PYTHON_HINTS, MARKER_HINTS)}))
+_HEADLINE = re.compile(rf"mcptape replay: (?:{_STRICT}): \d+ recorded exchange\(s\) of (.+?) were never played:")
+_ITEM = re.compile(r"""\bline (\d+): (\S+)(?: ('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"))?""")
 
 
-def unplayed_json(cassette: str, unplayed: Sequence[Exchange]) -> dict[str, Any]:
-    """`replay --report`: the recorded requests the client never made, for machines (`mcptape prune`).
+@dataclass(frozen=True, slots=True)
+class UnplayedReport:
+    """One replay session's recorded requests that it never played."""
 
-    `seq` is the request's line in the cassette (its `seq`), as in `unplayed_report`.
-    """
-    return {
-        "cassette": cassette,
-        "unplayed": [{"seq": ex.request.event.seq, "method": ex.method, "name": ex.name} for ex in unplayed],
-    }
+    cassette: str
+    unplayed: tuple[tuple[int, str, str | None], ...]
+    """(request seq, method, tool/prompt name or resource URI), in cassette order."""
+
+    @classmethod
+    def of(cls, cassette: str, unplayed: Sequence[Exchange]) -> UnplayedReport:
+        return cls(cassette, tuple((ex.request.event.seq, ex.method, ex.name) for ex in unplayed))
+
+    def text(self, hints: Hints = CLI_HINTS) -> str:
+        """What strict mode prints: a headline (naming the option as `hints` do), then one line per
+        request (`line SEQ: METHOD 'NAME'`)."""
+        lines = [f"mcptape replay: {hints.strict}: {len(self.unplayed)} recorded exchange(s) of {self.cassette} were never played:"]
+        lines.extend(f"  line {seq}: {method}{f' {name!r}' if name else ''}" for seq, method, name in self.unplayed)
+        return "\n".join(lines)
+
+    def to_json(self) -> dict[str, Any]:
+        """What `--report FILE` appends, for machines; `seq` is the request's line in the cassette."""
+        return {"cassette": self.cassette, "unplayed": [{"seq": s, "method": m, "name": n} for s, m, n in self.unplayed]}
+
+    @classmethod
+    def from_json(cls, obj: Any) -> UnplayedReport | None:
+        """The report a `to_json()` object holds; None for any other value."""
+        if not isinstance(obj, dict) or not isinstance(obj.get("unplayed"), list):
+            return None
+        items = tuple((int(u["seq"]), str(u.get("method", "")), u.get("name")) for u in obj["unplayed"] if isinstance(u, dict) and "seq" in u)
+        return cls(str(obj.get("cassette", "")), items)
+
+    @classmethod
+    def find_all(cls, text: str) -> list[UnplayedReport]:
+        """Every report in a run log: `to_json()` output (an object, a list, or JSON lines) or the
+        `text()` that `--strict` (and `UnplayedExchangesError`) prints, amid any other output."""
+        try:
+            whole = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            whole = None
+        if isinstance(whole, (dict, list)):
+            return [r for obj in (whole if isinstance(whole, list) else [whole]) if (r := cls.from_json(obj)) is not None]
+        reports: list[UnplayedReport] = []
+        lines = text.splitlines()
+        i = 0
+        while i < len(lines):
+            line = lines[i].strip()
+            i += 1
+            if line.startswith("{"):
+                try:
+                    report = cls.from_json(orjson.loads(line))
+                except orjson.JSONDecodeError:
+                    report = None
+                if report is not None:
+                    reports.append(report)
+                continue
+            m = _HEADLINE.search(line)
+            if m is None:
+                continue
+            items = _items(line[m.end() :])
+            while i < len(lines) and (more := _items(lines[i])):
+                items += more
+                i += 1
+            reports.append(cls(m.group(1), tuple(items)))
+        return reports
+
+
+def _items(text: str) -> list[tuple[int, str, str | None]]:
+    """The `line SEQ: METHOD 'NAME'` items of one line of `UnplayedReport.text()`."""
+    out = []
+    for m in _ITEM.finditer(text):
+        name = m.group(3)
+        if name is not None:
+            try:
+                name = str(ast.literal_eval(name))
+            except (ValueError, SyntaxError):
+                name = name[1:-1]
+        out.append((int(m.group(1)), m.group(2), name))
+    return out

@@ -28,10 +28,10 @@ from mcptape.errors import McpTapeError
 from mcptape.wire.jsonrpc import JSONRPC_PARSE_ERROR, NOT_JSON, decode, error_response
 from mcptape.wire.ndjson import DEFAULT_MAX_LINE, LineFramer
 
-from .engine import Note, Output, ReplayConfig, ReplayEngine, Send
-from .faults import Deliver, FaultPlan, FaultRule, Hangup, Step
+from .engine import Note, ReplayConfig, ReplayEngine, Send
+from .faults import Deliver, FaultPlan, FaultRule, Hangup, Step, plain
 from .index import ReplayIndex
-from .report import unplayed_json, unplayed_report
+from .report import UnplayedReport
 
 CHUNK = 1 << 16
 _HANGUP = b""
@@ -113,8 +113,9 @@ class StdioReplayServer:
         self.report = report
         """Where to append a JSON line listing the unplayed exchanges at disconnect (`--report`)."""
         self._out_open = True
-        self.faults = FaultPlan(faults) if faults else None
-        """Fault rules on: every line goes through the scheduler, which also carries out hang-ups."""
+        self.faults = FaultPlan(faults)
+        """The steps each line's answers make (no rules: plain delivery). With rules, every line goes
+        through the scheduler, which also carries out hang-ups."""
 
     def _write(self, data: bytes) -> bool:
         if self._out_open:
@@ -137,17 +138,27 @@ class StdioReplayServer:
         text = note.text if note.text.startswith("mcptape") else f"mcptape replay: {note.level}: {note.text}"
         print(text, file=sys.stderr, flush=True)
 
-    def _emit(self, outputs: list[Output], arrived: float, scheduler: _Scheduler | None) -> None:
+    def _emit(self, steps: list[Step], arrived: float, scheduler: _Scheduler | None) -> None:
+        """Carries out one chunk's steps: at once in one write, or through the scheduler when timed."""
         lines: list[bytes] = []
-        for out in outputs:
-            if isinstance(out, Note):
-                self._note(out)
-                continue
-            line = _line(out)
-            if scheduler is not None and self.speed is not None:
-                scheduler.put(arrived + out.after / self.speed, line)
-            else:
-                lines.append(line)
+        for step in steps:
+            if isinstance(step, Note):
+                self._note(step)
+            elif isinstance(step, Deliver):
+                line = step.raw + b"\n" if step.raw is not None else _line(step.send)
+                if scheduler is None:
+                    lines.append(line)
+                    continue
+                recorded = step.send.after / self.speed if self.speed is not None else 0.0
+                scheduler.put(arrived + recorded + step.delay, line)
+            elif isinstance(step, Hangup):  # only fault rules hang up, and with rules there is a scheduler
+                if scheduler is not None:
+                    scheduler.put(arrived + step.delay, _HANGUP)
+                else:
+                    self._write(b"".join(lines))
+                    lines = []
+                    self._write_or_hangup(_HANGUP)
+            # Status is HTTP-only: a stdio FaultPlan never makes one
         if lines:
             self._write(b"".join(lines))
 
@@ -155,10 +166,9 @@ class StdioReplayServer:
         """Serves until stdin ends; returns the exit code (1: strict and exchanges left unplayed)."""
         for warning in self.cassette.warnings:
             self._note(Note(warning))
-        if self.faults is not None:
-            for note in self.faults.notes:
-                self._note(note)
-        scheduler = _Scheduler(self._write_or_hangup) if self.speed is not None or self.faults is not None else None
+        for note in self.faults.notes:
+            self._note(note)
+        scheduler = _Scheduler(self._write_or_hangup) if self.speed is not None or self.faults.rules else None
         framer = LineFramer(self.max_line)
         engine = self.engine
         try:
@@ -170,57 +180,34 @@ class StdioReplayServer:
                 if not chunk:
                     break
                 arrived = time.monotonic()
-                outputs: list[Output] = []
-                if self.faults is not None and scheduler is not None:
-                    for line in framer.feed(chunk):
-                        self._emit_steps(self._receive_steps(self.faults, line), arrived, scheduler)
-                    continue
+                steps: list[Step] = []
                 for line in framer.feed(chunk):
-                    outputs.extend(self._receive(engine, line))
-                self._emit(outputs, arrived, scheduler)  # one write for every line of the chunk
+                    steps.extend(self._receive(line))
+                self._emit(steps, arrived, scheduler)  # one write for every line of the chunk
             tail = framer.flush()
-            if tail is not None and self.faults is not None and scheduler is not None:
-                self._emit_steps(self._receive_steps(self.faults, tail), time.monotonic(), scheduler)
-            elif tail is not None:
-                self._emit(self._receive(engine, tail), time.monotonic(), scheduler)
+            if tail is not None:
+                self._emit(self._receive(tail), time.monotonic(), scheduler)
         finally:
             if scheduler is not None:
                 scheduler.close()
         if self.report is not None:
-            _append_report(self.report, unplayed_json(self.cassette.name, engine.unplayed()))
+            _append_report(self.report, UnplayedReport.of(self.cassette.name, engine.unplayed()).to_json())
         if self.strict:
             unplayed = engine.unplayed()
             if unplayed:
-                print(unplayed_report(self.cassette.name, unplayed), file=sys.stderr, flush=True)
+                print(UnplayedReport.of(self.cassette.name, unplayed).text(), file=sys.stderr, flush=True)
                 return 1
         return 0
 
-    def _receive_steps(self, faults: FaultPlan, line: bytes | object) -> list[Step]:
-        """One client line through the engine and the fault rules."""
-        value = decode(line) if isinstance(line, bytes) and line.strip() else NOT_JSON
-        if value is NOT_JSON:
-            return [o if isinstance(o, Note) else Deliver(o) for o in self._receive(self.engine, line)]
-        return faults.apply(value, self.engine.receive(value))
-
-    def _emit_steps(self, steps: list[Step], arrived: float, scheduler: _Scheduler) -> None:
-        for step in steps:
-            if isinstance(step, Note):
-                self._note(step)
-            elif isinstance(step, Hangup):
-                scheduler.put(arrived + step.delay, _HANGUP)
-            elif isinstance(step, Deliver):
-                recorded = step.send.after / self.speed if self.speed is not None else 0.0
-                line = step.raw + b"\n" if step.raw is not None else _line(step.send)
-                scheduler.put(arrived + recorded + step.delay, line)
-            # Status is HTTP-only: a stdio FaultPlan never makes one
-
-    @staticmethod
-    def _receive(engine: ReplayEngine, line: bytes | object) -> list[Output]:
+    def _receive(self, line: bytes | object) -> list[Step]:
+        """One client line through the engine and the fault plan."""
         if not isinstance(line, bytes):  # an oversize line: not kept, so not parseable
-            return [Send(error_response(None, JSONRPC_PARSE_ERROR, "Parse error: line too long")), Note("a client line was too long; answered -32700")]
+            return plain([Send(error_response(None, JSONRPC_PARSE_ERROR, "Parse error: line too long")), Note("a client line was too long; answered -32700")])
         if not line.strip():
             return []
-        return engine.receive_bytes(line)
+        value = decode(line)
+        outputs = self.engine.receive_bytes(line) if value is NOT_JSON else self.engine.receive(value)
+        return self.faults.apply(value, outputs)
 
 
 def _line(out: Send) -> bytes:

@@ -21,6 +21,12 @@ JSONRPC_INVALID_PARAMS = -32602
 """Invalid method parameters."""
 JSONRPC_INTERNAL_ERROR = -32603
 """Internal JSON-RPC error."""
+MCP_HEADER_MISMATCH = -32020
+"""MCP 2026-07-28: the HTTP headers disagree with the request body."""
+MCP_MISSING_CAPABILITY = -32021
+"""MCP 2026-07-28: the request needs a capability the client did not declare."""
+MCP_UNSUPPORTED_PROTOCOL_VERSION = -32022
+"""MCP 2026-07-28: the protocol version asked for is not served."""
 
 _NOT_JSON = object()
 

@@ -1,4 +1,4 @@
-"""Incremental parser and serializer for `text/event-stream` (server-sent events).
+"""Incremental parser and the one serializer for `text/event-stream` (server-sent events).
 
 `SseParser.feed(chunk)` returns the events completed by the chunk. Follows the WHATWG
 rules MCP servers rely on: `event`, `data` (multi-line, joined with "\\n"), `id`, `retry`,
@@ -133,14 +133,24 @@ def serialize(event: SseEvent) -> bytes:
     """Encodes one event (or comment) as it goes on the wire, blank line included."""
     if event.comment is not None:
         return f":{event.comment}\n\n".encode()
+    return encode(event.data.encode(), event.event, event_id=event.id, retry=event.retry)
+
+
+def encode(data: bytes, event: str | None = None, *, event_id: str | None = None, retry: int | None = None, complete: bool = True) -> bytes:
+    """One event from its data bytes (one `data:` line per line of it), the module's one serializer.
+
+    `complete=False` leaves off the line end that completes the event: a client never sees it
+    (the replay's `truncate` fault).
+    """
     parts = []
-    if event.event is not None:
-        parts.append(f"event: {event.event}\n")
-    if event.id is not None:
-        parts.append(f"id: {event.id}\n")
-    if event.retry is not None:
-        parts.append(f"retry: {event.retry}\n")
-    for line in event.data.split("\n"):
-        parts.append(f"data: {line}\n")
-    parts.append("\n")
-    return "".join(parts).encode()
+    if event is not None:
+        parts.append(b"event: " + event.encode() + b"\n")
+    if event_id is not None:
+        parts.append(b"id: " + event_id.encode() + b"\n")
+    if retry is not None:
+        parts.append(b"retry: " + str(retry).encode() + b"\n")
+    parts.extend(b"data: " + line + b"\n" for line in data.split(b"\n"))
+    if not complete:
+        return b"".join(parts)[:-1]
+    parts.append(b"\n")
+    return b"".join(parts)

@@ -209,3 +209,21 @@ async def test_a_call_the_client_cancels_mid_elicitation_is_dropped(tapes: dict[
             await c.list_tools()  # answered after the client's notifications/cancelled was processed
             assert transport.engine is not None and transport.engine.in_flight == 0
             assert (await c.call_tool("divide", {"a": 1, "b": 0})).is_error
+
+
+
+async def test_the_transport_fits_the_sdks_public_transport_protocol(rec: Recording) -> None:
+    """memory.py relies only on the public `mcp.client.Transport`: if the SDK changes what a transport
+    yields (the stream methods its session calls), this fails before any client does."""
+    import typing
+
+    from mcp.client import Transport
+
+    (streams,) = next(typing.get_args(b) for b in Transport.__orig_bases__ if typing.get_args(b))  # type: ignore[attr-defined]
+    protocols = [typing.get_origin(t) or t for t in typing.get_args(streams)]
+    members = [set(getattr(typing, "get_protocol_members", lambda p: p.__protocol_attrs__)(p)) for p in protocols]
+    assert members[0] >= {"receive", "aclose", "__anext__"} and members[1] >= {"send", "aclose"}
+    with anyio.fail_after(10):
+        async with replay_transport(rec.path) as (read, write):
+            for wanted, stream in zip(members, (read, write), strict=True):
+                assert all(callable(getattr(stream, name, None)) for name in wanted), (stream, wanted)

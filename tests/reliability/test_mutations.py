@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from mcptape.cassette import load
 from mcptape.errors import McpTapeError
 from mcptape.replay.engine import ReplayConfig
-from mcptape.replay.server_http import HttpReplayApp
+from mcptape.replay.http.app import HttpReplayApp
 from mcptape.replay.server_stdio import StdioReplayServer
 
 from .helpers import GOLDEN, run_cli

@@ -211,6 +211,13 @@ def test_a_modern_tool_error_says_it_is_complete() -> None:
     assert delivered(steps)[0]["result"]["resultType"] == "complete"
 
 
+def test_a_plan_without_rules_delivers_every_answer_as_the_engine_made_it() -> None:
+    engine = ReplayEngine.from_cassette(tape(*ADD), ReplayConfig(allow_repeats=True))
+    outputs = engine.receive(call(3, "add", {"a": 1}, _meta={"progressToken": 3}))
+    steps = FaultPlan(()).apply(call(3, "add", {"a": 1}), outputs)
+    assert steps == [Deliver(o) for o in outputs] and len(steps) == 2  # the progress notification, the answer
+
+
 def test_disconnect_and_reset_hang_up_after_what_came_before() -> None:
     steps = one({"action": "disconnect", "seconds": 0.5})
     assert isinstance(steps[-1], Hangup) and steps[-1] == Hangup(0.5, False, "c1")

@@ -7,14 +7,7 @@ from typing import Any
 import pytest
 
 from mcptape.replay import matcher as m
-from mcptape.replay.matcher import (
-    MISSING,
-    FieldDiff,
-    MatchPolicy,
-    explain_diffs,
-    field_diff,
-    nearest,
-)
+from mcptape.replay.matcher import ABSENT, FieldDiff, MatchPolicy, explain_diffs, field_diff, nearest
 
 BASE: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1}, "cursor": "c1", "uri": "u://1"}}
 
@@ -62,8 +55,8 @@ def test_policy_is_exact_while_params_matcher_is_present() -> None:
     [
         ({"x": 1}, {"x": 1}, []),
         ({"x": 1}, {"x": 2}, [FieldDiff("/x", 1, 2)]),
-        ({"x": 1}, {}, [FieldDiff("/x", 1, MISSING)]),
-        ({}, {"y": [1]}, [FieldDiff("/y", MISSING, [1])]),
+        ({"x": 1}, {}, [FieldDiff("/x", 1, ABSENT)]),
+        ({}, {"y": [1]}, [FieldDiff("/y", ABSENT, [1])]),
         ({"l": [1, 2]}, {"l": [1, 3]}, [FieldDiff("/l/1", 2, 3)]),
         ({"l": [1, 2]}, {"l": [1]}, [FieldDiff("/l", [1, 2], [1])]),
         ({"a/b": {"c": True}}, {"a/b": {"c": 1}}, [FieldDiff("/a~1b/c", True, 1)]),
@@ -75,7 +68,7 @@ def test_field_diff_names_each_differing_leaf(a: Any, b: Any, diffs: list[FieldD
 
 
 def test_explain_diffs_reads_like_a_sentence() -> None:
-    text = explain_diffs([FieldDiff("/arguments/a", 1, 5), FieldDiff("/cursor", "c", MISSING), FieldDiff("/x", MISSING, 2), FieldDiff("/y", 1, 2)])
+    text = explain_diffs([FieldDiff("/arguments/a", 1, 5), FieldDiff("/cursor", "c", ABSENT), FieldDiff("/x", ABSENT, 2), FieldDiff("/y", 1, 2)])
     assert text == 'arguments/a is 5 (recorded 1); cursor is absent (recorded "c"); x was not recorded (got 2); and 1 more'
     assert explain_diffs([FieldDiff("/m", "hi", "bye")]) == 'm is "bye" (recorded "hi")', "values are JSON, as the user wrote them"
 
@@ -91,5 +84,5 @@ def test_nearest_prefers_same_method_then_same_name_then_fewest_differences() ->
     got = policy.subject({"method": "tools/call", "params": {"name": "add", "arguments": {"a": 1}}})
     near = nearest(recorded, got, policy, limit=3)
     assert [n.seq for n in near] == [3, 4, 2]
-    assert near[0].to_json()["diff"] == [{"path": "/arguments/b", "recorded": 1, "incoming": MISSING}]
+    assert near[0].to_json()["diff"] == [{"path": "/arguments/b", "recorded": 1, "incoming": ABSENT}]
     assert near[0].failed

@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from mcptape.replay import ReplayConfig
-from mcptape.replay.server_http import HttpReplayApp
+from mcptape.replay.http.app import HttpReplayApp
 from tests.replay.tape import LEGACY_INIT, call, meta, note, ok, req, tape
 from tests.replay.test_server_http_support import (
     ACCEPT,
@@ -324,3 +324,27 @@ async def test_recorded_timing_keeps_answers_and_their_order(speed: float) -> No
                 got = await sse_messages(r, 2)
     assert listed.json()["id"] == 2
     assert [m.get("method", "result") for m in got] == ["notifications/progress", "result"]
+
+
+async def test_a_post_classifies_its_message_once_with_and_without_faults(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcptape.replay import engine, faults
+    from mcptape.replay.http import app as http_app
+    from mcptape.wire.jsonrpc import classify
+
+    seen: list[Any] = []
+
+    def counting(msg: Any) -> Any:
+        seen.append(msg)
+        return classify(msg)
+
+    for module in (http_app, engine, faults):
+        monkeypatch.setattr(module, "classify", counting)
+    add = call("A", "add", {"a": 1})
+    for rules in ([], [{"tool": "add", "action": "error"}]):
+        async with served(app_for(legacy_streamable(), faults=rules)) as client:
+            with anyio.fail_after(5):
+                sid = await open_session(client)
+                seen.clear()
+                async with client.stream("POST", "/mcp", content=orjson.dumps(add), headers={**ACCEPT, "mcp-session-id": sid}) as r:
+                    await sse_messages(r, 1)
+        assert [m for m in seen if m == add] == [add], rules

@@ -11,15 +11,9 @@ import pytest
 
 from mcptape.errors import ConfigError
 from mcptape.replay import ReplayConfig
-from mcptape.replay.http_checks import (
-    Guard,
-    ParamHeaders,
-    accepts,
-    decode_header_value,
-    header_mismatch,
-)
-from mcptape.replay.http_plan import HttpPlan
-from mcptape.replay.server_http import HttpReplayApp
+from mcptape.replay.http.checks import Guard, ParamHeaders, accepts, decode_header_value, header_mismatch
+from mcptape.replay.http.plan import HttpPlan
+from mcptape.replay.http.app import HttpReplayApp
 from tests.replay.tape import LEGACY_INIT, call, meta, ok, req
 from tests.replay.test_server_http_support import (
     legacy_sse,
@@ -154,7 +148,7 @@ def test_serve_keeps_uvicorn_out_of_the_cli_and_the_app_modules() -> None:
     import subprocess
     import sys
 
-    code = "import sys, mcptape.cli.serve, mcptape.replay.server_http; print(sorted(m for m in ('uvicorn', 'starlette') if m in sys.modules))"
+    code = "import sys, mcptape.cli.serve, mcptape.replay.http.app; print(sorted(m for m in ('uvicorn', 'starlette') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -171,7 +165,7 @@ async def test_an_unsupported_protocol_version_header_gets_400() -> None:
 def test_the_listening_socket_says_tcp_so_answers_are_not_held_by_nagle() -> None:
     import socket
 
-    from mcptape.replay.http_run import bind, url_of
+    from mcptape.replay.http.run import bind, url_of
 
     sock = bind("127.0.0.1", 0)
     try:
@@ -184,7 +178,7 @@ def test_the_listening_socket_says_tcp_so_answers_are_not_held_by_nagle() -> Non
 
 @pytest.mark.anyio
 async def test_an_idle_stream_gets_keep_alive_comments(monkeypatch: pytest.MonkeyPatch) -> None:
-    from mcptape.replay import http_asgi
+    from mcptape.replay.http import asgi as http_asgi
 
     monkeypatch.setattr(http_asgi, "KEEPALIVE", 0.01)
     async with served(app_for(legacy_sse())) as client:
@@ -198,7 +192,7 @@ async def test_an_idle_stream_gets_keep_alive_comments(monkeypatch: pytest.Monke
 
 
 def test_listening_beyond_loopback_is_said_clearly() -> None:
-    from mcptape.replay.http_run import exposure_warning
+    from mcptape.replay.http.run import exposure_warning
 
     assert exposure_warning("127.0.0.1") is None and exposure_warning("::1") is None and exposure_warning("localhost") is None
     assert "not a loopback address" in str(exposure_warning("192.168.1.5"))

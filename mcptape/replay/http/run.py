@@ -20,10 +20,10 @@ import uvicorn
 from mcptape.cassette import Cassette
 from mcptape.errors import ConfigError, McpTapeError
 
-from .engine import ReplayConfig
-from .faults import FaultRule
-from .http_checks import is_loopback, is_wildcard
-from .server_http import DEFAULT_MAX_BODY, HttpReplayApp
+from ..engine import ReplayConfig
+from ..faults import FaultRule
+from .app import DEFAULT_MAX_BODY, HttpReplayApp
+from .checks import is_loopback, is_wildcard
 
 
 class ServeError(McpTapeError):
@@ -107,9 +107,9 @@ def serve_http(
     for warning in cassette.warnings:
         print(f"mcptape serve: warning: {warning}", file=sys.stderr)
     sock = bind(host, port)
-    warning = exposure_warning(host)
-    if warning:
-        print(warning, file=sys.stderr)
+    exposure = exposure_warning(host)
+    if exposure:
+        print(exposure, file=sys.stderr)
     path = app.plan.sse_path if app.plan.legacy_sse else app.plan.path
     print(f"mcptape: serving {name} at {url_of(sock, host, path)} ({app.plan.transport}; Ctrl-C to stop)", file=sys.stderr, flush=True)
     config_ = uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False, timeout_graceful_shutdown=3)

@@ -1,8 +1,9 @@
 """The HTTP replay shell: a cassette served as an MCP server over HTTP (`mcptape serve`).
 
-A plain ASGI app (`HttpReplayApp`) run by uvicorn; the replay engine decides what to
-answer, `HttpPlan` how the recording answered it (JSON or SSE, status), `http_checks` what
-a real server rejects first. Streamable HTTP at the recorded path (default `/mcp`):
+A plain ASGI app (`HttpReplayApp`) run by uvicorn (`run`); the replay engine decides what
+to answer, the session's fault plan the steps that carry it out, `plan.HttpPlan` how the
+recording answered it (JSON or SSE, status), `checks` what a real server rejects first, and
+`delivery.Router` puts the steps on the wire. Streamable HTTP at the recorded path (default `/mcp`):
 
 - Handshake-era clients: every `initialize` without a session opens a session with a fresh
   `Mcp-Session-Id` and its own engine, i.e. its own pass through the cassette, so
@@ -19,14 +20,14 @@ a real server rejects first. Streamable HTTP at the recorded path (default `/mcp
   key. Headers are checked like a real server (400 with -32020). `subscriptions/listen`
   streams the acknowledgement and notifications and stays open until the client closes it.
 
-`http_sessions` holds the per-session state, `http_legacy` serves the 2024-11-05 HTTP+SSE
-transport when the cassette was recorded on it, `http_run` runs the app under uvicorn.
+`sessions` holds the per-session state, `legacy` serves the 2024-11-05 HTTP+SSE transport
+when the cassette was recorded on it, `run` runs the app under uvicorn.
 """
+
 
 from __future__ import annotations
 
 import sys
-import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -34,26 +35,26 @@ import anyio
 import orjson
 
 from mcptape.cassette import Cassette
-from mcptape.pairing import Exchange
 from mcptape.versions import HANDSHAKE_VERSIONS, META_PROTOCOL_VERSION, MODERN
 from mcptape.wire.jsonrpc import (
     JSONRPC_INVALID_REQUEST,
     JSONRPC_PARSE_ERROR,
+    MCP_HEADER_MISMATCH,
+    MCP_UNSUPPORTED_PROTOCOL_VERSION,
     NOT_JSON,
     MessageType,
     classify,
     decode,
-    id_key,
     request_meta,
 )
 
-from . import http_faults
-from .engine import Note, Output, ReplayConfig, ReplayEngine, Send
-from .faults import FaultPlan, parse_rules
-from .http_asgi import (
+from ..engine import Note, Output, ReplayConfig, ReplayEngine, Send
+from ..faults import Deliver, FaultPlan, parse_rules, plain
+from ..index import ReplayIndex
+from ..report import UnplayedReport
+from .asgi import (
     JSON,
     Disconnected,
-    Outbox,
     Receive,
     Scope,
     SendFn,
@@ -63,18 +64,16 @@ from .http_asgi import (
     reply_error,
     respond,
     rpc_error,
-    sse_event,
     stream_sse,
-)  # fmt: skip
-from .http_checks import Guard, ParamHeaders, accepts, header_mismatch, is_json
-from .http_plan import HEADER_MISMATCH, UNSUPPORTED_VERSION, HttpPlan, json_status
-from .http_sessions import Session, StatelessPass, unplayed
-from .index import ReplayIndex
-from .report import unplayed_report
+)
+from .checks import Guard, ParamHeaders, accepts, header_mismatch, is_json
+from .delivery import SESSION_HEADER, Router
+from .legacy import LegacyServer
+from .plan import HttpPlan
+from .sessions import ClientSession, SessionTable, StatelessPass
 
 DEFAULT_MAX_BODY = 4 * 1024 * 1024
 """Request bodies above this many bytes are answered 413 (the SDK servers' limit)."""
-SESSION_HEADER = "mcp-session-id"
 NoteHandler = Callable[[Note], None]
 
 
@@ -93,33 +92,27 @@ class HttpReplayApp:
     ) -> None:  # fmt: skip
         self.faults = parse_rules(faults)
         """Fault rules: each session counts its own; 2026-07-28 stateless requests share one count."""
-        self.stateless_faults = FaultPlan(self.faults, http=True) if self.faults else None
+        self.stateless_faults = FaultPlan(self.faults, http=True)
         self.cassette = cassette
         self.config = config or ReplayConfig()
         self.index = ReplayIndex(cassette, self.config.match)
         self.plan = HttpPlan(cassette)
         self.guard = Guard(host, allowed_hosts)
         self.params = ParamHeaders([ex.result for ex in self.index.session.exchanges if ex.method == "tools/list"])
-        self.speed = speed
         self.max_body = max_body
         self.on_note = on_note
         self.quiet = quiet
-        self.sessions: dict[str, Session] = {}
-        self.ended: list[list[Exchange]] = []
-        """What each ended session left unplayed (for --strict)."""
-        self.shared: Session | None = None
-        """The session of a handshake-era server that minted no session ids."""
+        self.router = Router(self.plan, speed, self.note)
+        self.sessions = SessionTable(self.index, self.config, self.faults)
+        self.legacy = LegacyServer(self.router, self.sessions, max_body) if self.plan.legacy_sse else None
         self.stateless = StatelessPass(self.index, self.config.allow_repeats)
         self.stateless_used = False
         self.modern_only = self.index.modern and not self.index.legacy
-        self._stopping: anyio.Event | None = None
 
     @property
     def stopping(self) -> anyio.Event:
         """Set when the server shuts down: every open stream ends."""
-        if self._stopping is None:
-            self._stopping = anyio.Event()
-        return self._stopping
+        return self.router.stopping
 
     def note(self, note: Note) -> None:
         if self.on_note is not None and (not self.quiet or note.level == "error"):
@@ -142,10 +135,8 @@ class HttpReplayApp:
             await respond(send, 403, body, [("content-type", JSON)])
             return
         try:
-            if self.plan.legacy_sse:
-                from .http_legacy import handle_legacy
-
-                await handle_legacy(self, scope, receive, send, headers)
+            if self.legacy is not None:
+                await self.legacy.handle(scope, receive, send, headers)
             elif scope["path"] != self.plan.path:
                 await respond(send, 404, b"Not Found", [("content-type", "text/plain")])
             elif scope["method"] == "POST":
@@ -173,126 +164,75 @@ class HttpReplayApp:
         value = decode(body)
         if value is NOT_JSON:
             return await reply_error(send, 400, "Parse error", JSONRPC_PARSE_ERROR)
-        if isinstance(value, dict) and classify(value) is MessageType.INVALID:
+        kind = classify(value) if isinstance(value, dict) else None  # the one classification of this message
+        if kind is MessageType.INVALID:
             return await reply_error(send, 400, "Invalid Request: not a JSON-RPC message")
         if headers.get("mcp-protocol-version") in MODERN or (isinstance(value, dict) and _body_version(value) is not None):
-            return await self._stateless(value, receive, send, headers)
-        await self._in_session(value, receive, send, headers)
+            return await self._stateless(value, kind, receive, send, headers)
+        await self._in_session(value, kind, receive, send, headers)
 
-    async def _stateless(self, value: Any, receive: Receive, send: SendFn, headers: dict[str, str]) -> None:
-        typ = classify(value) if isinstance(value, dict) else MessageType.INVALID
-        if typ is MessageType.NOTIFICATION:
+    async def _stateless(self, value: Any, kind: MessageType | None, receive: Receive, send: SendFn, headers: dict[str, str]) -> None:
+        if kind is MessageType.NOTIFICATION:
             return await respond(send, 202)
-        if typ is not MessageType.REQUEST:
+        if kind is not MessageType.REQUEST:
             return await reply_error(send, 400, "Body must be a single JSON-RPC request or notification object")
         reason = header_mismatch(value, headers, self.params)
         if reason is not None:
-            return await reply_error(send, 400, reason, HEADER_MISMATCH, value["id"])
+            return await reply_error(send, 400, reason, MCP_HEADER_MISMATCH, value["id"])
         asked = _body_version(value)
         if asked not in MODERN:
             data = {"supported": list(MODERN), "requested": asked}
-            return await reply_error(send, 400, "Unsupported protocol version", UNSUPPORTED_VERSION, value["id"], data)
-        engine = ReplayEngine(self.index, self.config)
-        engine.pass_ = self.stateless
+            return await reply_error(send, 400, "Unsupported protocol version", MCP_UNSUPPORTED_PROTOCOL_VERSION, value["id"], data)
+        engine = ReplayEngine(self.index, self.config, shared_pass=self.stateless)
         self.stateless_used = True
-        if self.stateless_faults is not None:
-            steps = self.stateless_faults.apply(value, engine.receive(value))
-            return await http_faults.answer(self, steps, value["id"], None, receive, send, modern=True)
-        await self._answer(engine.receive(value), value["id"], None, receive, send, modern=True)
+        steps = self.stateless_faults.apply(value, engine.receive(value, kind), kind)
+        await self.router.answer(steps, value["id"], None, receive, send, modern=True)
 
-    async def _in_session(self, value: Any, receive: Receive, send: SendFn, headers: dict[str, str]) -> None:
+    async def _in_session(self, value: Any, kind: MessageType | None, receive: Receive, send: SendFn, headers: dict[str, str]) -> None:
+        init = kind is MessageType.REQUEST and value.get("method") == "initialize"
+        session = await self._session_for(init, send, headers)
+        if session is None:
+            return
+        outputs = session.engine.receive(value, kind)
+        if init and session.id is None and self.plan.sessions and _succeeded(outputs):
+            self.sessions.register(session)
+        if isinstance(value, list):  # a 2025-03-26 batch: its answers as one JSON array, faults left out
+            steps = plain(outputs)
+            answers = [s for s in steps if isinstance(s, Deliver) and isinstance(s.send.msg, list)]
+            self.router.route([s for s in steps if s not in answers], session)
+            if answers:
+                return await respond(send, 200, orjson.dumps(answers[0].send.msg), [("content-type", JSON)])
+            return await self._accepted(send)
+        steps = session.faults.apply(value, outputs, kind)
+        if kind is not MessageType.REQUEST:
+            self.router.route(steps, session)
+            return await self._accepted(send)
+        modern = self.modern_only and not session.engine.legacy_client
+        await self.router.answer(steps, value["id"], session, receive, send, modern=modern)
+
+    async def _session_for(self, init: bool, send: SendFn, headers: dict[str, str]) -> ClientSession | None:
+        """The session a handshake-era POST belongs to, a new one for an `initialize`, else None (answered)."""
         version = headers.get("mcp-protocol-version")
         if version is not None and version not in HANDSHAKE_VERSIONS:
             supported = ", ".join(HANDSHAKE_VERSIONS)
-            return await reply_error(send, 400, f"Bad Request: Unsupported protocol version: {version} (supported versions: {supported})")
+            await reply_error(send, 400, f"Bad Request: Unsupported protocol version: {version} (supported versions: {supported})")
+            return None
         sid = headers.get(SESSION_HEADER)
-        init = isinstance(value, dict) and value.get("method") == "initialize" and classify(value) is MessageType.REQUEST
-        session = self.sessions.get(sid) if sid is not None else None
-        if sid is not None and session is None:
-            return await reply_error(send, 404, "Not Found: Invalid or expired session ID")
-        if session is None and not self.plan.sessions:  # the recorded server minted no session ids
-            session = self.shared = self.shared or Session(None, ReplayEngine(self.index, self.config))
-        elif session is None and init:
-            session = Session(None, ReplayEngine(self.index, self.config))
-        elif session is None:
-            return await reply_error(send, 400, "Bad Request: Missing session ID")
-        assert session is not None
-        if self.faults and session.faults is None:
-            session.faults = FaultPlan(self.faults, http=True)
-        outputs = session.engine.receive(value)
-        steps = session.faults.apply(value, outputs) if session.faults is not None and not isinstance(value, list) else None
-        if init and session.id is None and self.plan.sessions and _succeeded(outputs):
-            session.id = uuid.uuid4().hex
-            self.sessions[session.id] = session
-        if isinstance(value, list):  # a 2025-03-26 batch: its answers as one JSON array
-            answers = [o for o in outputs if isinstance(o, Send) and isinstance(o.msg, list)]
-            self.route([o for o in outputs if o not in answers], session)
-            if answers:
-                return await respond(send, 200, orjson.dumps(answers[0].msg), [("content-type", JSON)])
-        if not isinstance(value, dict) or classify(value) is not MessageType.REQUEST:
-            if steps is not None:
-                http_faults.route_steps(self, steps, session)
-            else:
-                self.route(outputs, session)
-            status, ctype, body = self.plan.accepted
-            return await respond(send, status, body, [("content-type", ctype)] if ctype else [])
-        modern = self.modern_only and not session.engine.legacy_client
-        if steps is not None:
-            return await http_faults.answer(self, steps, value["id"], session, receive, send, modern=modern)
-        await self._answer(outputs, value["id"], session, receive, send, modern=modern)
+        if sid is not None:
+            session = self.sessions.get(sid)
+            if session is None:
+                await reply_error(send, 404, "Not Found: Invalid or expired session ID")
+            return session
+        if not self.plan.sessions:  # the recorded server minted no session ids
+            return self.sessions.shared_session()
+        if init:
+            return self.sessions.new()
+        await reply_error(send, 400, "Bad Request: Missing session ID")
+        return None
 
-    async def _answer(
-        self, outputs: list[Output], rid: Any, session: Session | None, receive: Receive, send: SendFn, *, modern: bool,
-    ) -> None:  # fmt: skip
-        """Answers a request: JSON when one recorded JSON response is all there is, else an event stream."""
-        key = id_key(rid)
-        mine = [o for o in outputs if isinstance(o, Send) and o.request_id is not None and id_key(o.request_id) == key]
-        head = self.plan.head(mine[0]) if mine else None
-        extra = [(SESSION_HEADER, session.id)] if session is not None and session.id else []
-        if len(mine) == 1 and mine[0].final and not (head is not None and head.sse):
-            self.route([o for o in outputs if o is not mine[0]], session)
-            if self.speed is not None and mine[0].after > 0:
-                await anyio.sleep(mine[0].after / self.speed)
-            status = json_status(mine[0], head, modern)
-            return await respond(send, status, orjson.dumps(mine[0].msg), [("content-type", JSON), *extra])
-        outbox = Outbox()
-        if session is not None:
-            session.streams[key] = outbox
-        self.route(outputs, session, (key, outbox))
-        if (
-            mine and not mine[-1].final and mine[-1].exchange is not None and mine[-1].exchange.response is None
-            and head is not None and head.end == "end"
-        ):
-            outbox.close()  # recorded without an answer, and the server closed the stream
-        try:
-            await stream_sse(receive, send, outbox, extra, self.stopping)
-        finally:
-            outbox.close()
-            if session is not None and session.streams.get(key) is outbox:
-                del session.streams[key]
-
-    def route(self, outputs: list[Output], session: Session | None, own: tuple[tuple[str, Any], Outbox] | None = None) -> None:
-        """Puts each message on its stream: its request's, else the session's GET stream."""
-        now = anyio.current_time()
-        for out in outputs:
-            if isinstance(out, Note):
-                self.note(out)
-                continue
-            due = now + out.after / self.speed if self.speed is not None else 0.0
-            key = id_key(out.request_id) if out.request_id is not None else None
-            if own is not None and key == own[0]:
-                target: Outbox | None = own[1]
-            elif session is None:
-                continue  # stateless: nothing outside the request's own stream
-            elif session.single_stream or key is None:
-                target = session.get
-            else:
-                target = session.streams.get(key)
-            if target is None:
-                continue  # its stream is gone (the client closed it)
-            target.put(sse_event(orjson.dumps(out.msg)), due)
-            if out.final and (session is None or target is not session.get):
-                target.close()
+    async def _accepted(self, send: SendFn) -> None:
+        status, ctype, body = self.plan.accepted
+        await respond(send, status, body, [("content-type", ctype)] if ctype else [])
 
     # -- GET and DELETE ------------------------------------------------------------------
 
@@ -318,10 +258,10 @@ class HttpReplayApp:
         session = await self._session_of(send, headers)
         if session is None:
             return
-        self.end_session(session)
+        self.sessions.end(session)
         await respond(send, self.plan.delete_status, b"", [("content-type", JSON)])
 
-    async def _session_of(self, send: SendFn, headers: dict[str, str]) -> Session | None:
+    async def _session_of(self, send: SendFn, headers: dict[str, str]) -> ClientSession | None:
         sid = headers.get(SESSION_HEADER)
         if sid is None:
             await reply_error(send, 400, "Bad Request: Missing session ID")
@@ -331,23 +271,15 @@ class HttpReplayApp:
             await reply_error(send, 404, "Not Found: Invalid or expired session ID")
         return session
 
-    def end_session(self, session: Session) -> None:
-        if session.id is not None and self.sessions.pop(session.id, None) is session:
-            session.end()
-            left = unplayed(session)
-            if left:
-                self.ended.append(left)
-
     # -- the end -------------------------------------------------------------------------
 
     def unplayed_report(self) -> str | None:
         """Strict mode: the recorded requests some session (or the stateless clients) never made."""
-        live = [unplayed(s) for s in [*self.sessions.values(), *([self.shared] if self.shared else [])]]
-        reports = [unplayed_report(self.cassette.name, left) for left in [*self.ended, *live] if left]
+        reports = [UnplayedReport.of(self.cassette.name, left).text() for left in self.sessions.unplayed()]
         if self.stateless_used and self.index.modern:
             left = [e.exchange for e in self.stateless.unplayed()]
             if left:
-                reports.append(unplayed_report(self.cassette.name, left))
+                reports.append(UnplayedReport.of(self.cassette.name, left).text())
         return "\n".join(reports) if reports else None
 
 

@@ -101,12 +101,6 @@ def rpc_error(code: int, message: str, msg_id: Any = None, data: Any = None) -> 
     return orjson.dumps({"jsonrpc": "2.0", "id": msg_id, "error": error})
 
 
-def sse_event(data: bytes | str, event: str = "message") -> bytes:
-    """One SSE event; `data` holds no line breaks (compact JSON, a URI)."""
-    raw = data.encode() if isinstance(data, str) else data
-    return b"event: " + event.encode() + b"\ndata: " + raw + b"\n\n"
-
-
 class Outbox:
     """One event stream's queue: `(due, bytes)` in order; `close()` ends the stream."""
 
