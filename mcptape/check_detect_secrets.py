@@ -42,7 +42,7 @@ class DetectSecrets:
         self._settings.__enter__()
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *exc: Any) -> None:
         self._settings.__exit__(*exc)
 
     def findings(self, text: str) -> Iterator[tuple[str, str]]:

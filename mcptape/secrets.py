@@ -214,7 +214,7 @@ def credential_like(value: str, strength: Strength) -> bool:
         return False
     if strength is Strength.WEAK:
         return random_looking(value, 8)
-    return len(value) >= 6 and not value.isalpha() or random_looking(value, 8)
+    return (len(value) >= 6 and not value.isalpha()) or random_looking(value, 8)
 
 
 _TO_SEPARATOR = re.compile(r"[a-z0-9_.-]{0,40}[\"']?[ \t]{0,3}[=:]")
@@ -316,7 +316,7 @@ class Scanner:
             if after is None:
                 continue
             value = after.group(1)
-            if len(value) < (10 if self.strict else 6) or text[i] == ":" and value.startswith("//"):
+            if len(value) < (10 if self.strict else 6) or (text[i] == ":" and value.startswith("//")):
                 continue  # too short to be a credential, or a URL's scheme
             if self.secret_value(name.rsplit(".", 1)[-1].lstrip("-"), value):
                 yield Span(after.start(1), after.end(1), f"value of {name!r}")
@@ -419,8 +419,8 @@ class PemLines:
             return MARKER + text[end.end() :], True
         if PEM_HINT in text:
             begin = None
-            for begin in PEM_BEGIN.finditer(text):
-                pass
+            for match in PEM_BEGIN.finditer(text):  # the last BEGIN line
+                begin = match
             if begin is not None and PEM_END.search(text, begin.end()) is None:
                 self._open.add(stream)
         return text, False

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from mcptape.cassette import CassetteWriter
 from mcptape.child import Child, exit_status
 from mcptape.errors import RecordError
 from mcptape.model import Source
@@ -63,6 +64,7 @@ class StdioCapture:
                 cassette could not be written (the session itself ran to its end).
         """
         writer = self.recorder.writer
+        assert isinstance(writer, CassetteWriter), "the stdio recorder writes a cassette file"
         try:
             proc = Child.start(self.command, self.env).proc
         except RecordError as exc:

@@ -14,9 +14,9 @@ import click
 
 from mcptape.cassette import Cassette, load
 from mcptape.diff.engine import diff_cassettes
+from mcptape.diff.ignores import CONFIG_NAME, Ignore, parse_config, parse_ignore
 from mcptape.diff.report import RENDERERS
 from mcptape.diff.types import DiffOptions, DiffReport
-from mcptape.diff.ignores import CONFIG_NAME, Ignore, parse_config, parse_ignore
 from mcptape.errors import ConfigError, McpTapeError
 
 FORMATS = sorted([*RENDERERS, "html"])

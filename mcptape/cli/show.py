@@ -94,4 +94,4 @@ def _table(path: Path, cas: Cassette, rows: list[Row], versions: list[str]) -> s
          "" if r.pair is None else (f"#{r.pair}" + (f" {r.latency_ms:.1f}ms" if r.latency_ms is not None else ""))]
         for r in rows
     ]  # fmt: skip
-    return head + "\n" + tabulate(table, headers=["#", "ms", "", "what", "id", "summary", "pair"], tablefmt="simple") + "\n"
+    return str(head + "\n" + tabulate(table, headers=["#", "ms", "", "what", "id", "summary", "pair"], tablefmt="simple") + "\n")

@@ -15,7 +15,17 @@ from mcptape.errors import McpTapeError
 from mcptape.verify.gate import Problem, cassette_paths, gate
 from mcptape.versions import KNOWN
 
-from .diff import EXIT_ERROR, check_ignore, diff_options, emit, exit_2_on_crash, fail, ignores_for, warn, write_markdown
+from .diff import (
+    EXIT_ERROR,
+    check_ignore,
+    diff_options,
+    emit,
+    exit_2_on_crash,
+    fail,
+    ignores_for,
+    warn,
+    write_markdown,
+)
 
 
 class _ServerAfterDashes(click.Command):

@@ -15,7 +15,9 @@ from .types import MISSING, Difference, DiffOptions, DiffReport, Side
 
 
 def _key(d: Difference) -> tuple[Any, ...]:
-    value = lambda v: "<missing>" if v is MISSING else repr(freeze(v))  # noqa: E731
+    def value(v: Any) -> str:
+        return "<missing>" if v is MISSING else repr(freeze(v))
+
     return (d.section, d.change, d.impact, d.exchange, d.path, d.message, value(d.a), value(d.b))
 
 

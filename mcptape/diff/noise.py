@@ -37,7 +37,8 @@ def split(report: DiffReport, places: set[Place], source: str) -> None:
     """Moves the rows of `report` at a learned place to `report.noise` (they no longer count)."""
     if not places:
         return
-    kept, envelope = [], []
+    kept: list[Difference] = []
+    envelope: list[Difference] = []
     for d in report.differences:
         if is_noise(places, d):
             report.noise.append(replace(d, message=f"{d.message} (noise: differs between {source})"))

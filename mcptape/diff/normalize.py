@@ -25,14 +25,35 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcptape.eras import LEGACY, era_of, input_pairs, listen_uris, server_description, strip_envelope
+from mcptape.eras import (
+    LEGACY,
+    era_of,
+    input_pairs,
+    listen_uris,
+    server_description,
+    strip_envelope,
+)
 from mcptape.model import Source
 from mcptape.pairing import Exchange, Item, Session, pair
-from mcptape.versions import META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO
+from mcptape.versions import (
+    META_CLIENT_CAPABILITIES,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+    META_SERVER_INFO,
+)
 from mcptape.wire.jsonrpc import MessageType, id_key, request_meta, request_params
 
 from .canonical import (
-    Call, Canonical, Handshake, Options, canonical_key, freeze, input_entry, notification_entry, sort_inputs, without_meta,
+    Call,
+    Canonical,
+    Handshake,
+    Options,
+    canonical_key,
+    freeze,
+    input_entry,
+    notification_entry,
+    sort_inputs,
+    without_meta,
 )  # fmt: skip
 
 __all__ = ["Call", "Canonical", "Handshake", "Options", "canonical_key", "input_entry", "normalize_events", "normalize_session"]
@@ -124,7 +145,7 @@ class _Normalizer:
             self.negotiated = ex.result is not None
             self.era, self.version = LEGACY, ex.protocol_version or self.version
             return
-        if self.negotiated or self.era != "unknown" and self.version:
+        if self.negotiated or (self.era != "unknown" and self.version):
             return
         if ex.method == "server/discover" and not isinstance(ex.result, dict):
             return  # a probe the server refused (or never answered) says nothing about the session

@@ -137,7 +137,9 @@ class _Compare:
 
     def _properties(self, path: tuple[str, ...], where: str, a: dict[str, Any], b: dict[str, Any]) -> None:
         pa, pb, ra, rb = _props(a), _props(b), _required(a), _required(b)
-        child = lambda n: f"{where}.{n}" if where else n  # noqa: E731
+        def child(n: str) -> str:
+            return f"{where}.{n}" if where else n
+
         for n in sorted(pa.keys() - pb.keys()):
             self.add((*path, "properties", n), Change.REMOVED, Impact.BREAKING, f"{self.what} {child(n)!r} removed", pa[n], MISSING)
         for n in sorted(pb.keys() - pa.keys()):

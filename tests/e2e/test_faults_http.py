@@ -24,8 +24,8 @@ from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, PARSE_ERROR, REQUEST_TI
 
 from mcptape.cassette import load
 from mcptape.replay import ReplayConfig
-from mcptape.replay.http.run import bind
 from mcptape.replay.http.app import HttpReplayApp
+from mcptape.replay.http.run import bind
 from tests.conftest import ROOT, mcptape_cmd
 from tests.sdk_helpers import accept_name
 

@@ -7,7 +7,14 @@ from typing import Any
 import pytest
 
 from mcptape.replay import matcher as m
-from mcptape.replay.matcher import ABSENT, FieldDiff, MatchPolicy, explain_diffs, field_diff, nearest
+from mcptape.replay.matcher import (
+    ABSENT,
+    FieldDiff,
+    MatchPolicy,
+    explain_diffs,
+    field_diff,
+    nearest,
+)
 
 BASE: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1}, "cursor": "c1", "uri": "u://1"}}
 

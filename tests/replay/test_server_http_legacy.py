@@ -11,9 +11,15 @@ import pytest
 
 from mcptape.errors import ConfigError
 from mcptape.replay import ReplayConfig
-from mcptape.replay.http.checks import Guard, ParamHeaders, accepts, decode_header_value, header_mismatch
-from mcptape.replay.http.plan import HttpPlan
 from mcptape.replay.http.app import HttpReplayApp
+from mcptape.replay.http.checks import (
+    Guard,
+    ParamHeaders,
+    accepts,
+    decode_header_value,
+    header_mismatch,
+)
+from mcptape.replay.http.plan import HttpPlan
 from tests.replay.tape import LEGACY_INIT, call, meta, ok, req
 from tests.replay.test_server_http_support import (
     legacy_sse,

@@ -14,8 +14,8 @@ import uvicorn
 
 from mcptape.cassette import Cassette
 from mcptape.model import Transport
-from mcptape.replay.http.run import bind
 from mcptape.replay.http.app import HttpReplayApp
+from mcptape.replay.http.run import bind
 from tests.replay.tape import LEGACY_INIT, call, meta, note, ok, req, tape
 
 SID = "recorded-session"
