@@ -259,15 +259,15 @@ class _Clock:
         return self.now
 
 
-Step = tuple[float, Callable[[], None]]
+TimedCall = tuple[float, Callable[[], None]]
 """A moment of a captured flow: (capture time, record it)."""
 
 
-def _steps(st: HttpFlow, f: CapturedFlow, still_open: list[HttpFlow]) -> list[Step]:
+def _steps(st: HttpFlow, f: CapturedFlow, still_open: list[HttpFlow]) -> list[TimedCall]:
     """The flow's moments, in the order the proxy saw them, each driving the flow's state
     machine as the live addon's hooks would have. A flow that never completed goes to `still_open`."""
     t = f.request_end
-    out: list[Step] = [(t, lambda: st.request(f.path, f.request_headers, f.request_body))]
+    out: list[TimedCall] = [(t, lambda: st.request(f.path, f.request_headers, f.request_body))]
     if f.status is not None and f.is_sse:
         head = max(t, f.response_start or t)
         # a stream whose body the capture did not keep (mitmproxy streamed it) records no events
@@ -326,7 +326,7 @@ def convert(flows: Iterable[CapturedFlow], writer_for: Callable[[Header], LineWr
     clock = _Clock(t0)
     rec = Recorder(writer_for(header), Redactor(config), clock=clock)
     capture = HttpCapture(lambda: rec, IMPORT, legacy)
-    steps: list[Step] = []
+    steps: list[TimedCall] = []
     still_open: list[HttpFlow] = []
     for f in mcp:
         steps.extend(_steps(capture.flow(f.method), f, still_open))

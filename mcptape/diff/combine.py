@@ -36,16 +36,18 @@ def _fold(rows: list[tuple[str, Difference]]) -> list[Difference]:
     return out
 
 
+def _side(name: str, sides: list[Side]) -> Side:
+    """One side standing for many: their era and version where all agree ("mixed" / None where not)."""
+    eras = sorted({s.era for s in sides})
+    versions = sorted({s.protocol_version or "" for s in sides})
+    version = (versions[0] or None) if len(versions) == 1 else None
+    return Side(name, eras[0] if len(eras) == 1 else "mixed", version, sum(s.exchanges for s in sides), sum(s.calls for s in sides))
+
+
 def combine(reports: list[tuple[str, DiffReport]], live: str, options: DiffOptions) -> DiffReport:
     """The one report of a many-cassette verify; side A is the cassettes, side B the live server."""
-    eras = sorted({r.a.era for _, r in reports})
-    versions = sorted({r.a.protocol_version or "" for _, r in reports})
-    a = Side(f"{len(reports)} cassettes", eras[0] if len(eras) == 1 else "mixed", versions[0] or None if len(versions) == 1 else None,
-             sum(r.a.exchanges for _, r in reports), sum(r.a.calls for _, r in reports))  # fmt: skip
-    b_eras = sorted({r.b.era for _, r in reports})
-    b_versions = sorted({r.b.protocol_version or "" for _, r in reports})
-    b = Side(live, b_eras[0] if len(b_eras) == 1 else "mixed", b_versions[0] or None if len(b_versions) == 1 else None,
-             sum(r.b.exchanges for _, r in reports), sum(r.b.calls for _, r in reports))  # fmt: skip
+    a = _side(f"{len(reports)} cassettes", [r.a for _, r in reports])
+    b = _side(live, [r.b for _, r in reports])
     out = DiffReport(a, b, options)
     out.differences = _fold([(n, d) for n, r in reports for d in r.differences])
     out.envelope = _fold([(n, d) for n, r in reports for d in r.envelope])

@@ -133,6 +133,18 @@ class Miss:
     """Exact declarations were asked for and only recordings declared otherwise: the nearest's difference."""
 
 
+def _redactions(session: Session) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """Method -> the request params its recordings redacted (a redacted value matches any)."""
+    redacted: dict[str, tuple[tuple[str, ...], ...]] = {}
+    for ex in session.exchanges:
+        event = ex.request.event
+        paths = redacted_param_paths(event.redacted, batch_position(ex.request.msg, event.msg))
+        if paths:
+            known = redacted.get(ex.method, ())
+            redacted[ex.method] = known + tuple(p for p in paths if p not in known)
+    return redacted
+
+
 class ReplayIndex:
     """A cassette's exchanges, indexed for replay under one `MatchPolicy`."""
 
@@ -151,18 +163,27 @@ class ReplayIndex:
         played (a server that finishes its work at end of input writes them, and the client
         reads them); server requests (the client could not answer them) and error answers
         (a server saying the connection closed) are not."""
-        self.redacted: dict[str, tuple[tuple[str, ...], ...]] = {}
+        self.redacted: dict[str, tuple[tuple[str, ...], ...]] = _redactions(session)
+        """Method -> the request params that recordings of it redacted (not matched)."""
+        self.pings: list[Exchange] = [ex for ex in session.exchanges if ex.method == "ping" and ex.response is not None]
+        """Recorded `ping` answers: played before anything mcptape would make up."""
+        self._index_requests(session)
+        self.modern = any(is_modern(ex.protocol_version) for ex in session.exchanges if ex.method != "initialize")
+        """True when the cassette speaks 2026-07-28 or later (no handshake)."""
+        self.legacy = any(ex.result is not None for ex in self.initialize)
+        """True when the cassette opened with an `initialize` handshake that succeeded."""
+        self.retries: dict[int, list[Exchange]] = {}
+        """Recorded `input_required` retries, by the exchange that started the chain."""
         for ex in session.exchanges:
-            event = ex.request.event
-            paths = redacted_param_paths(event.redacted, batch_position(ex.request.msg, event.msg))
-            if paths:
-                known = self.redacted.get(ex.method, ())
-                self.redacted[ex.method] = known + tuple(p for p in paths if p not in known)
+            if ex.retry_of is not None:
+                self.retries.setdefault(ex.retry_of, []).append(ex)
+        self._file_server_messages(session)
+
+    def _index_requests(self, session: Session) -> None:
+        """Files every request exchange under its key; `initialize` and `server/discover` apart."""
         self.entries: list[Entry] = []
         self.initialize: list[Exchange] = []
         self.discover: list[Exchange] = []
-        self.pings: list[Exchange] = [ex for ex in session.exchanges if ex.method == "ping" and ex.response is not None]
-        """Recorded `ping` answers: played before anything mcptape would make up."""
         by_key: dict[bytes, list[Entry]] = {}
         declarations = recorded_declarations(session)
         for ex in session.exchanges:
@@ -180,15 +201,9 @@ class ReplayIndex:
             self.entries.append(entry)
             by_key.setdefault(entry.key, []).append(entry)
         self.by_key: dict[bytes, tuple[Entry, ...]] = {k: tuple(v) for k, v in by_key.items()}
-        self.modern = any(is_modern(ex.protocol_version) for ex in session.exchanges if ex.method != "initialize")
-        """True when the cassette speaks 2026-07-28 or later (no handshake)."""
-        self.legacy = any(ex.result is not None for ex in self.initialize)
-        """True when the cassette opened with an `initialize` handshake that succeeded."""
-        self.retries: dict[int, list[Exchange]] = {}
-        """Recorded `input_required` retries, by the exchange that started the chain."""
-        for ex in session.exchanges:
-            if ex.retry_of is not None:
-                self.retries.setdefault(ex.retry_of, []).append(ex)
+
+    def _file_server_messages(self, session: Session) -> None:
+        """Files unsolicited server messages under what triggered them."""
         self.after: dict[int, list[Item]] = {}
         """Unsolicited server messages, filed under the request exchange they followed."""
         self.notified: dict[str, list[int]] = {}

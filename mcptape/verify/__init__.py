@@ -14,7 +14,7 @@ other way): the handshake and `_meta` envelope are rewritten.
 from __future__ import annotations
 
 from .outcome import Outcome
-from .plan import Answers, Driver, Step, build_steps, collect_answers, session_era
+from .plan import Answers, Driver, RedriveStep, build_steps, collect_answers, session_era
 from .run import DEFAULT_TIMEOUT, redaction_of, verify
 
 __all__ = [
@@ -22,7 +22,7 @@ __all__ = [
     "Answers",
     "Driver",
     "Outcome",
-    "Step",
+    "RedriveStep",
     "build_steps",
     "collect_answers",
     "redaction_of",

@@ -40,7 +40,7 @@ ERA_METHODS = frozenset({"initialize", "notifications/initialized", "server/disc
 
 
 @dataclass(slots=True)
-class Step:
+class RedriveStep:
     """One client message to send, with the recorded exchange whose answers it may need."""
 
     msg: dict[str, Any]
@@ -116,7 +116,7 @@ def _previous_in_chain(session: Session, ex: Exchange) -> Exchange | None:
     return None
 
 
-def build_steps(session: Session, protocol: str | None = None) -> tuple[list[Step], str, str | None]:
+def build_steps(session: Session, protocol: str | None = None) -> tuple[list[RedriveStep], str, str | None]:
     """The client messages to re-send, in order, rewritten for `protocol` when given."""
     era, version = session_era(session)
     target = protocol or version
@@ -125,15 +125,15 @@ def build_steps(session: Session, protocol: str | None = None) -> tuple[list[Ste
     who = _client_identity(firsts)
     if who.level is None and era == LEGACY:
         who = Identity(who.capabilities, who.info, _observed_log_level(session))
-    steps: list[Step] = []
+    steps: list[RedriveStep] = []
     if target_era == MODERN_ERA and era == LEGACY:
         meta = identity_meta(target, Identity(who.capabilities, who.info))
-        steps.append(Step({"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": meta}}))
+        steps.append(RedriveStep({"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": meta}}))
     if target_era == LEGACY and era == MODERN_ERA:
         info = who.info or {"name": "mcptape-verify", "version": "0"}
         init = {"protocolVersion": legacy_version(target), "capabilities": who.capabilities or {}, "clientInfo": info}
-        steps.append(Step({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}))
-        steps.append(Step({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        steps.append(RedriveStep({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}))
+        steps.append(RedriveStep({"jsonrpc": "2.0", "method": "notifications/initialized"}))
     state = _Rewrite(target, who)
     for ex in firsts:
         msg = copy.deepcopy(ex.msg)
@@ -143,13 +143,13 @@ def build_steps(session: Session, protocol: str | None = None) -> tuple[list[Ste
         if era == target_era:
             if method == "initialize" and protocol:
                 msg.setdefault("params", {})["protocolVersion"] = protocol
-            steps.append(Step(msg, ex.index))
+            steps.append(RedriveStep(msg, ex.index))
         elif method == "logging/setLevel":
             lvl = request_params(msg).get("level")
             if isinstance(lvl, str):
                 state.who = Identity(state.who.capabilities, state.who.info, lvl)
         elif method not in ERA_METHODS and not ex.is_notification:
-            steps.extend(Step(m, ex.index) for m in (state.to_modern(msg) if target_era == MODERN_ERA else state.to_legacy(msg)))
+            steps.extend(RedriveStep(m, ex.index) for m in (state.to_modern(msg) if target_era == MODERN_ERA else state.to_legacy(msg)))
     return steps, target_era, target
 
 
@@ -209,7 +209,7 @@ def _client_identity(exchanges: list[Exchange]) -> Identity:
 class Driver:
     """Sans-IO: what to send next, given what the server said. One request in flight at a time."""
 
-    def __init__(self, steps: list[Step], answers: Answers, era: str, protocol: str | None) -> None:
+    def __init__(self, steps: list[RedriveStep], answers: Answers, era: str, protocol: str | None) -> None:
         self.steps = deque(steps)
         self.answers = answers
         self.era = era

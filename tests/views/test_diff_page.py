@@ -94,5 +94,5 @@ def test_verify_draws_the_same_page_against_a_live_server(browser: webdriver.Chr
     assert browser.find_element(By.ID, "verdict").text.startswith("behaviour differs: 2 breaking")
     removed = browser.find_element(By.CSS_SELECTOR, "#surface-diffs .diff-row[data-path='/tools/weather']")
     assert removed.get_attribute("data-kind") == "breaking" and "removed" in removed.text
-    assert "the live server" in browser.find_element(By.TAG_NAME, "h1").text
+    assert "demo_server.py --v2" in browser.find_element(By.TAG_NAME, "h1").text  # side B: the live command
     screenshot(browser, "verify-demo-v2")
