@@ -31,7 +31,7 @@ js: $(JS_STAMP)
 test-deps:
 	@scripts/install-test-deps
 
-test: $(STAMP) $(JS_STAMP) test-deps
+test: $(STAMP) $(JS_STAMP) test-deps lint
 	$(PY) -m pytest -n 2 -q
 
 test-quick: $(STAMP)

@@ -44,7 +44,9 @@ def _fmt(value: float, unit: str) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(prog="python -m bench")
     ap.add_argument("--quick", action="store_true", help="fewer and smaller runs (about a minute)")
-    ap.add_argument("--smoke", action="store_true", help="tiny runs that only prove every suite works (seconds)")
+    ap.add_argument(
+        "--smoke", action="store_true", help="tiny runs that only prove every suite works (seconds)"
+    )
     ap.add_argument("--only", action="append", help="run only these suites")
     ap.add_argument("-o", "--output", default=str(Path(__file__).with_name("results.json")))
     args = ap.parse_args()

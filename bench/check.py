@@ -14,23 +14,101 @@ from .common import Row, pick
 
 HEADER = {"mcptape_cassette": 1, "mcptape_version": "0.1.0", "transport": "stdio", "target": {"command": ["srv"]},
           "recorded_at": "2026-12-01T00:00:00.000Z", "redaction": {"enabled": True, "marker": "[REDACTED]"}}  # fmt: skip
-PROSE = ["lorem", "ipsum", "dolor", "sit", "amet", "consectetur", "adipiscing", "elit", "sed", "do", "eiusmod", "tempor", "incididunt", "ut", "labore", "et", "dolore", "magna", "aliqua", "enim", "ad", "minim", "veniam", "quis", "nostrud", "exercitation", "ullamco", "laboris", "nisi", "aliquip", "ex", "ea", "commodo", "consequat", "duis", "aute", "irure", "in", "reprehenderit", "voluptate", "velit", "esse", "cillum", "fugiat", "nulla", "pariatur"]
-RARE = ["token", "key=value", "auth:", "url=https://example.invalid/path?page=2", "id:42", "QUJDREVGR0hJSktMTU5PUFFSU1RVVg=="]
+PROSE = [
+    "lorem",
+    "ipsum",
+    "dolor",
+    "sit",
+    "amet",
+    "consectetur",
+    "adipiscing",
+    "elit",
+    "sed",
+    "do",
+    "eiusmod",
+    "tempor",
+    "incididunt",
+    "ut",
+    "labore",
+    "et",
+    "dolore",
+    "magna",
+    "aliqua",
+    "enim",
+    "ad",
+    "minim",
+    "veniam",
+    "quis",
+    "nostrud",
+    "exercitation",
+    "ullamco",
+    "laboris",
+    "nisi",
+    "aliquip",
+    "ex",
+    "ea",
+    "commodo",
+    "consequat",
+    "duis",
+    "aute",
+    "irure",
+    "in",
+    "reprehenderit",
+    "voluptate",
+    "velit",
+    "esse",
+    "cillum",
+    "fugiat",
+    "nulla",
+    "pariatur",
+]
+RARE = [
+    "token",
+    "key=value",
+    "auth:",
+    "url=https://example.invalid/path?page=2",
+    "id:42",
+    "QUJDREVGR0hJSktMTU5PUFFSU1RVVg==",
+]
 """A log's words: prose, and one in a hundred a word the secret rules look at twice."""
 
 
 def cassette(megabytes: int, string_mb: int = 1) -> bytes:
     """A cassette of `megabytes` MB whose results each hold one string of `string_mb` MB of log-like text."""
     rng = random.Random(14)
-    words = (rng.choice(RARE) if rng.random() < 0.01 else rng.choice(PROSE) for _ in range(string_mb * 1_000_000 // 5))
+    words = (
+        rng.choice(RARE) if rng.random() < 0.01 else rng.choice(PROSE)
+        for _ in range(string_mb * 1_000_000 // 5)
+    )
     chunk = " ".join(words)[: string_mb * 1_000_000]
     lines = [orjson.dumps(HEADER)]
     for i in range(max(1, megabytes // (2 * string_mb))):
-        call = {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "log", "arguments": {}}}
-        lines.append(orjson.dumps({"seq": 2 * i + 1, "t": i, "kind": "message", "from": "client", "msg": call}))
-        result = {"jsonrpc": "2.0", "id": i, "result": {"content": [{"type": "text", "text": chunk}]}}
-        lines.append(orjson.dumps({"seq": 2 * i + 2, "t": i, "kind": "message", "from": "server", "msg": result}))
-        lines.append(orjson.dumps({"seq": 2 * i + 3, "t": i, "kind": "stderr", "from": "server", "text": chunk}))
+        call = {
+            "jsonrpc": "2.0",
+            "id": i,
+            "method": "tools/call",
+            "params": {"name": "log", "arguments": {}},
+        }
+        lines.append(
+            orjson.dumps(
+                {"seq": 2 * i + 1, "t": i, "kind": "message", "from": "client", "msg": call}
+            )
+        )
+        result = {
+            "jsonrpc": "2.0",
+            "id": i,
+            "result": {"content": [{"type": "text", "text": chunk}]},
+        }
+        lines.append(
+            orjson.dumps(
+                {"seq": 2 * i + 2, "t": i, "kind": "message", "from": "server", "msg": result}
+            )
+        )
+        lines.append(
+            orjson.dumps(
+                {"seq": 2 * i + 3, "t": i, "kind": "stderr", "from": "server", "text": chunk}
+            )
+        )
     lines.append(orjson.dumps({"seq": 10**9, "t": 0, "kind": "end"}))
     return b"\n".join(lines) + b"\n"
 

@@ -52,7 +52,9 @@ class StdioPeer:
     """A server process spoken to line by line over its pipes (no SDK, minimal client cost)."""
 
     def __init__(self, cmd: list[str], env: dict[str, str] | None = None) -> None:
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        self.proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+        )
         assert self.proc.stdin and self.proc.stdout
         self.w = self.proc.stdin
         self.r = self.proc.stdout
@@ -78,7 +80,14 @@ class StdioPeer:
         self.w.flush()
 
     def handshake(self) -> None:
-        self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}})
+        self.request(
+            "initialize",
+            {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "1"},
+            },
+        )
         self.notify("notifications/initialized")
 
     def close(self) -> None:
@@ -90,7 +99,9 @@ class StdioPeer:
             self.proc.wait()
 
 
-def round_trips(peer: StdioPeer, n: int, method: str = "tools/call", params: dict[str, Any] | None = None) -> list[float]:
+def round_trips(
+    peer: StdioPeer, n: int, method: str = "tools/call", params: dict[str, Any] | None = None
+) -> list[float]:
     """Latencies (seconds) of n sequential requests."""
     params = params if params is not None else {"name": "echo", "arguments": {"message": "hi"}}
     lat = []

@@ -36,13 +36,36 @@ def build(n: int, every: int, variant: bool) -> bytes:
     def emit(who: str, msg: Any) -> None:
         nonlocal seq
         seq += 1
-        lines.append(orjson.dumps({"seq": seq, "t": seq / 1000, "kind": "message", "from": who, "msg": msg}))
+        lines.append(
+            orjson.dumps({"seq": seq, "t": seq / 1000, "kind": "message", "from": who, "msg": msg})
+        )
 
     off = 100_000 if variant else 0
-    emit("client", {"jsonrpc": "2.0", "id": off, "method": "initialize",
-                    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "b", "version": "1"}}})
-    emit("server", {"jsonrpc": "2.0", "id": off, "result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
-                                                             "serverInfo": {"name": "bench", "version": "1"}}})
+    emit(
+        "client",
+        {
+            "jsonrpc": "2.0",
+            "id": off,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "b", "version": "1"},
+            },
+        },
+    )
+    emit(
+        "server",
+        {
+            "jsonrpc": "2.0",
+            "id": off,
+            "result": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "bench", "version": "1"},
+            },
+        },
+    )
     emit("client", {"jsonrpc": "2.0", "method": "notifications/initialized"})
     tools = [{"name": f"tool{i}", "description": f"Tool number {i}", "inputSchema": {"type": "object", "properties": {
         "x": {"type": "integer"}, "note": {"type": "string"}}, "required": ["x"]}} for i in range(50)]  # fmt: skip
@@ -50,13 +73,52 @@ def build(n: int, every: int, variant: bool) -> bytes:
     emit("server", {"jsonrpc": "2.0", "id": off + 1, "result": {"tools": tools}})
     for i in range(n):
         rid, token = off + 2 + i, f"tok-{variant}-{i}"
-        emit("client", {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
-                        "params": {"name": f"tool{i % 50}", "arguments": {"x": i, "note": "lorem ipsum " * 4}, "_meta": {"progressToken": token}}})
-        emit("server", {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": 1, "total": 2}})
-        emit("server", {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": f"working on {i}"}})
-        emit("server", {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": 2, "total": 2}})
+        emit(
+            "client",
+            {
+                "jsonrpc": "2.0",
+                "id": rid,
+                "method": "tools/call",
+                "params": {
+                    "name": f"tool{i % 50}",
+                    "arguments": {"x": i, "note": "lorem ipsum " * 4},
+                    "_meta": {"progressToken": token},
+                },
+            },
+        )
+        emit(
+            "server",
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/progress",
+                "params": {"progressToken": token, "progress": 1, "total": 2},
+            },
+        )
+        emit(
+            "server",
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/message",
+                "params": {"level": "info", "data": f"working on {i}"},
+            },
+        )
+        emit(
+            "server",
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/progress",
+                "params": {"progressToken": token, "progress": 2, "total": 2},
+            },
+        )
         if i % (every * 3) == 1:
-            emit("server", {"jsonrpc": "2.0", "id": rid, "error": {"code": -32001 if variant else -32000, "message": "no"}})
+            emit(
+                "server",
+                {
+                    "jsonrpc": "2.0",
+                    "id": rid,
+                    "error": {"code": -32001 if variant else -32000, "message": "no"},
+                },
+            )
             continue
         text = f"result {i}" + (" (changed)" if variant and i % every == 0 else "")
         emit("server", {"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": text}], "isError": False,
@@ -73,7 +135,11 @@ def run_once(pa: Path, pb: Path) -> tuple[dict[str, float], Any]:
     report = diff_cassettes(a, b)
     t2 = time.perf_counter()
     times = {"load": t1 - t0, "diff": t2 - t1, "load+diff": t2 - t0}
-    for name, render in (("text", render_text), ("markdown", render_markdown), ("json", render_json)):
+    for name, render in (
+        ("text", render_text),
+        ("markdown", render_markdown),
+        ("json", render_json),
+    ):
         r0 = time.perf_counter()
         render(report)
         times[f"render {name}"] = time.perf_counter() - r0
@@ -96,7 +162,9 @@ def main(n: int = 10_000, every: int = 40, rounds: int = 3) -> dict[str, float]:
     best = min(runs, key=lambda t: t["load+diff"])
     print(f"{n} exchanges per cassette ({size / 1e6:.1f} MB in all), {len(report.differences)} differences "
           f"({report.counts()}), {len(report.envelope)} envelope rows")  # fmt: skip
-    print(f"  rounds (load+diff): {', '.join(f'{t['load+diff'] * 1000:.0f} ms' for t in runs)}; best:")
+    print(
+        f"  rounds (load+diff): {', '.join(f'{t["load+diff"] * 1000:.0f} ms' for t in runs)}; best:"
+    )
     for k, v in best.items():
         print(f"  {k:16} {v * 1000:8.1f} ms")
     verdict = "OK" if best["load+diff"] < 2.0 else "SLOW"

@@ -49,12 +49,19 @@ class LegacyHttpClient:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.http = httpx.Client(timeout=30, headers={"accept": "application/json, text/event-stream"})
+        self.http = httpx.Client(
+            timeout=30, headers={"accept": "application/json, text/event-stream"}
+        )
         self.next_id = 0
         init = self.post({"method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {},
                                                                "clientInfo": {"name": "bench", "version": "1"}}})  # fmt: skip
         self.session = init.headers.get("mcp-session-id")
-        self.http.headers.update({"mcp-protocol-version": "2025-11-25", **({"mcp-session-id": self.session} if self.session else {})})
+        self.http.headers.update(
+            {
+                "mcp-protocol-version": "2025-11-25",
+                **({"mcp-session-id": self.session} if self.session else {}),
+            }
+        )
         self.http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
 
     def post(self, body: dict[str, Any]) -> httpx.Response:
@@ -64,7 +71,11 @@ class LegacyHttpClient:
         return resp
 
     def call(self) -> dict[str, Any]:
-        return _answer(self.post({"method": "tools/call", "params": {"name": "echo", "arguments": {"message": "hi"}}}))
+        return _answer(
+            self.post(
+                {"method": "tools/call", "params": {"name": "echo", "arguments": {"message": "hi"}}}
+            )
+        )
 
     def close(self) -> None:
         self.http.close()
@@ -87,7 +98,9 @@ def http_suite(level: int) -> list[Row]:
     n, runs = pick(level, (20, 1), (200, 3), (500, 5))
     tmp = Path(tempfile.mkdtemp(prefix="mcptape-bench-"))
     port, proxy = _free_port(), _free_port()
-    server = subprocess.Popen([*DEMO_SERVER, "http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [*DEMO_SERVER, "http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     rows: list[Row] = []
     try:
         _wait_port(port, server)
@@ -113,7 +126,11 @@ def http_suite(level: int) -> list[Row]:
 
 def _serve(cassette: Path, port: int, n: int, runs: int, level: int) -> list[Row]:
     """`mcptape serve` (repeats on) against the SDK server it was recorded from, and many sessions at once."""
-    proc = subprocess.Popen(mcptape("serve", "--allow-repeats", "-q", "--port", "0", str(cassette)), stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        mcptape("serve", "--allow-repeats", "-q", "--port", "0", str(cassette)),
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stderr
         url = None
@@ -124,7 +141,10 @@ def _serve(cassette: Path, port: int, n: int, runs: int, level: int) -> list[Row
                 break
         if url is None:
             raise RuntimeError("mcptape serve printed no URL")
-        med = interleaved(runs, {"sdk": lambda: _rps(f"http://127.0.0.1:{port}/mcp", n), "serve": lambda: _rps(url, n)})
+        med = interleaved(
+            runs,
+            {"sdk": lambda: _rps(f"http://127.0.0.1:{port}/mcp", n), "serve": lambda: _rps(url, n)},
+        )
         ratio = med["serve"] / med["sdk"]
         sessions = pick(level, 10, 100, 100)
         ok, secs = _concurrent(url, sessions)
@@ -144,10 +164,15 @@ def _concurrent(url: str, sessions: int) -> tuple[int, float]:
     import anyio
 
     async def one(results: list[bool]) -> None:
-        async with httpx.AsyncClient(timeout=60, headers={"accept": "application/json, text/event-stream"}) as http:
+        async with httpx.AsyncClient(
+            timeout=60, headers={"accept": "application/json, text/event-stream"}
+        ) as http:
             r = await http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
                 "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "b", "version": "1"}}})  # fmt: skip
-            headers = {"mcp-session-id": r.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+            headers = {
+                "mcp-session-id": r.headers["mcp-session-id"],
+                "mcp-protocol-version": "2025-11-25",
+            }
             good = r.status_code == 200
             for i in range(5):
                 r = await http.post(url, headers=headers, json={"jsonrpc": "2.0", "id": 100 + i, "method": "tools/call",

@@ -53,7 +53,9 @@ def recorder_overhead(level: int) -> list[Row]:
             "recorded": lambda s=server, h=handshake, lat=lat: _rt_rps(mcptape("record", "-q", "-o", str(tmp / "r.jsonl"), "--", *s), n, h, lat["recorded"]),
         })  # fmt: skip
         ratio = med["recorded"] / med["direct"]
-        added = statistics.median(p99(r) for r in lat["recorded"]) - statistics.median(p99(d) for d in lat["direct"])
+        added = statistics.median(p99(r) for r in lat["recorded"]) - statistics.median(
+            p99(d) for d in lat["direct"]
+        )
         floor = med["passthrough"] / med["direct"]
         rows.append(Row(
             f"record stdio: round trips/s vs {label}", med["recorded"], med["direct"], "req/s",

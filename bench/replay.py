@@ -82,7 +82,13 @@ def replay_stdio(level: int) -> list[Row]:
     n, runs = pick(level, (50, 1), (500, 3), (2000, 5))
     cas = cassette(tmp, n)
     replay = mcptape("replay", "-q", str(cas))
-    seq = interleaved(runs, {"trivial": lambda: _sequential(TRIVIAL_SERVER, n), "replay": lambda: _sequential(replay, n)})
+    seq = interleaved(
+        runs,
+        {
+            "trivial": lambda: _sequential(TRIVIAL_SERVER, n),
+            "replay": lambda: _sequential(replay, n),
+        },
+    )
     pn = pick(level, 500, 20_000, 50_000)
     big = cassette(tmp, pn)
     pipe = statistics.median(_pipelined(mcptape("replay", "-q", str(big)), pn) for _ in range(runs))
@@ -107,7 +113,10 @@ def _engine_us_per_request(path: Path, n_req: int) -> float:
     engine = ReplayEngine(ReplayIndex(cas))
     engine.receive({"jsonrpc": "2.0", "id": 0, "method": "initialize",
                     "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "b", "version": "1"}}})  # fmt: skip
-    msgs = [{"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call", "params": call(i, f"x{i}")} for i in range(n_req)]
+    msgs = [
+        {"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call", "params": call(i, f"x{i}")}
+        for i in range(n_req)
+    ]
     t0 = time.perf_counter()
     for m in msgs:
         engine.receive(m)
@@ -125,7 +134,9 @@ def _load_and_index(path: Path) -> tuple[float, int]:
         "t0 = time.perf_counter(); index = ReplayIndex(load(sys.argv[1])); dt = time.perf_counter() - t0\n"
         "print(dt, rss() - r0)\n"
     )
-    out = subprocess.run([PY, "-c", code, str(path)], capture_output=True, text=True, check=True).stdout.split()
+    out = subprocess.run(
+        [PY, "-c", code, str(path)], capture_output=True, text=True, check=True
+    ).stdout.split()
     return float(out[0]), int(out[1])
 
 
@@ -133,7 +144,11 @@ def _parse_only(path: Path) -> float:
     """The floor for loading: orjson parsing every line of the same file, in a fresh process."""
     code = ("import sys, time, orjson\nd = open(sys.argv[1], 'rb').read()\nt0 = time.perf_counter()\n"
             "x = [orjson.loads(l) for l in d.split(b'\\n')[1:] if l]\nprint(time.perf_counter() - t0)\n")  # fmt: skip
-    return float(subprocess.run([PY, "-c", code, str(path)], capture_output=True, text=True, check=True).stdout)
+    return float(
+        subprocess.run(
+            [PY, "-c", code, str(path)], capture_output=True, text=True, check=True
+        ).stdout
+    )
 
 
 def scaling(level: int) -> list[Row]:
@@ -142,7 +157,13 @@ def scaling(level: int) -> list[Row]:
     small, large = cassette(tmp, 1_000), cassette(tmp, big_n)
     runs = pick(level, 1, 2, 3)
     limit = 1.5 * big_n / 100_000  # the 100k target, scaled to the size measured
-    per = interleaved(runs, {"1k": lambda: _engine_us_per_request(small, 1_000), "100k": lambda: _engine_us_per_request(large, 1_000)})
+    per = interleaved(
+        runs,
+        {
+            "1k": lambda: _engine_us_per_request(small, 1_000),
+            "100k": lambda: _engine_us_per_request(large, 1_000),
+        },
+    )
     ratio = per["100k"] / per["1k"]
     loads: list[tuple[float, int]] = []
     floors: list[float] = []
@@ -195,7 +216,12 @@ anyio.run(main)
     n, runs = pick(level, (20, 1), (200, 3), (1000, 5))
 
     def run(mode: str) -> float:
-        out = subprocess.run([PY, "-c", code, mode, str(n), str(cas), DEMO_SERVER[1]], capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [PY, "-c", code, mode, str(n), str(cas), DEMO_SERVER[1]],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         return float(out.stdout.strip())
 
     med = interleaved(runs, {"stdio": lambda: run("stdio"), "memory": lambda: run("memory")})
@@ -222,4 +248,3 @@ def diff(level: int) -> list[Row]:
     limit = 2 * n / 10_000
     return [Row(f"diff: two {n:,}-exchange cassettes, load + diff", secs, None, "s", f"< {limit:.2g} s", secs < limit,
                 note=f"{len(report.differences)} differences found")]  # fmt: skip
-

@@ -8,5 +8,9 @@ out = sys.stdout.buffer
 for line in sys.stdin.buffer:
     msg = orjson.loads(line)
     if "id" in msg and "method" in msg:
-        out.write(b'{"jsonrpc":"2.0","id":' + orjson.dumps(msg["id"]) + b',"result":{"content":[{"type":"text","text":"ok"}],"isError":false}}\n')
+        out.write(
+            b'{"jsonrpc":"2.0","id":'
+            + orjson.dumps(msg["id"])
+            + b',"result":{"content":[{"type":"text","text":"ok"}],"isError":false}}\n'
+        )
         out.flush()

@@ -56,7 +56,9 @@ def _page(n: int, tmp: Path) -> tuple[Path, float]:
     cassette.write_bytes(build(n, 40, False))
     page = tmp / "big.html"
     t0 = time.perf_counter()
-    subprocess.run(mcptape("show", str(cassette), "--format", "html", "-o", str(page)), check=True, timeout=600)
+    subprocess.run(
+        mcptape("show", str(cassette), "--format", "html", "-o", str(page)), check=True, timeout=600
+    )
     return page, time.perf_counter() - t0
 
 

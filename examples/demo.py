@@ -41,7 +41,10 @@ def main() -> None:
     step("1. record a session (SDK client -> mcptape record -> SDK server)",
          [*client, "--", *mcptape, "record", "-q", "-o", v1, "--", *server])  # fmt: skip
     step("2. show its timeline", [*mcptape, "show", v1])
-    step("3a. replay it: the same client, no server behind it", [*client, "--", *mcptape, "replay", "-q", v1])
+    step(
+        "3a. replay it: the same client, no server behind it",
+        [*client, "--", *mcptape, "replay", "-q", v1],
+    )
     step("3b. replay a golden cassette of the reference server-everything (no node needed)",
          [PY, "scripts/golden_session.py", "everything", "auto", "--", *mcptape, "replay", "-q",
           "cassettes/everything/2025-11-25/stdio.jsonl"])  # fmt: skip
@@ -49,7 +52,11 @@ def main() -> None:
          [*mcptape, "diff", f"{golden}/2025-11-25/stdio.jsonl", f"{golden}/2026-07-28/stdio.jsonl"])  # fmt: skip
     step("4b. record release 2 of the demo server",
          [*client, "--", *mcptape, "record", "-q", "-o", v2, "--", *server, "--v2"])  # fmt: skip
-    step("4c. diff release 1 against release 2 (exit 1: behaviour changed)", [*mcptape, "diff", v1, v2], ok=(1,))
+    step(
+        "4c. diff release 1 against release 2 (exit 1: behaviour changed)",
+        [*mcptape, "diff", v1, v2],
+        ok=(1,),
+    )
     print("\ndemo: done. Cassettes are in", _short(str(OUT)))
 
 

@@ -24,7 +24,11 @@ async def answer(_ctx: Any, params: Any) -> ElicitResult:
 
 
 def text(result: Any) -> str:
-    parts = getattr(result, "content", None) or getattr(result, "contents", None) or getattr(result, "messages", [])
+    parts = (
+        getattr(result, "content", None)
+        or getattr(result, "contents", None)
+        or getattr(result, "messages", [])
+    )
     out = []
     for p in parts:
         p = getattr(p, "content", p)
@@ -43,7 +47,10 @@ async def session(command: list[str], mode: str) -> None:
         async def progress(p: float, total: float | None, message: str | None) -> None:
             print(f"  progress {p}/{total} {message or ''}")
 
-        print("add(1, 2) =", text(await client.call_tool("add", {"a": 1, "b": 2}, progress_callback=progress)))
+        print(
+            "add(1, 2) =",
+            text(await client.call_tool("add", {"a": 1, "b": 2}, progress_callback=progress)),
+        )
         try:
             await client.call_tool("fail", {})
         except MCPError as exc:

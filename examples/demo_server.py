@@ -29,7 +29,9 @@ warnings.simplefilter("ignore", MCPDeprecationWarning)
 
 V2 = os.environ.get("DEMO_SERVER_VARIANT") == "v2" or "--v2" in sys.argv
 
-mcp = MCPServer(name="mcptape-demo", version="2.0.0" if V2 else "1.0.0", instructions="A demo server.")
+mcp = MCPServer(
+    name="mcptape-demo", version="2.0.0" if V2 else "1.0.0", instructions="A demo server."
+)
 
 
 @mcp.tool(description="Add two integers." if not V2 else "Add two integers and return the sum.")

@@ -59,7 +59,9 @@ async def session(url: str) -> None:
 def main() -> None:
     out = sys.argv[1] if len(sys.argv) > 1 else "cassettes/http-demo.jsonl"
     port = free_port()
-    server = subprocess.Popen([sys.executable, str(HERE / "demo_server.py"), "http", str(port)], stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [sys.executable, str(HERE / "demo_server.py"), "http", str(port)], stderr=subprocess.DEVNULL
+    )
     try:
         wait_port(port)
         recorder = subprocess.Popen(

@@ -43,7 +43,9 @@ async def test_add_reports_progress(mcptape) -> None:  # type: ignore[no-untyped
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         steps.append(message)
 
-    result = await mcptape.client.call_tool("add", {"a": 20, "b": 22}, progress_callback=on_progress)
+    result = await mcptape.client.call_tool(
+        "add", {"a": 20, "b": 22}, progress_callback=on_progress
+    )
     assert result.content[0].text == "42"
     assert steps == ["adding", "done"]
 

@@ -22,7 +22,13 @@ SERVER = [sys.executable, str(ROOT / "examples" / "demo_server.py")]
 
 def verify(*extra: str) -> int:
     cmd = [sys.executable, "-m", "mcptape", "verify", str(CASSETTE), "--", *SERVER, *extra]
-    print("$ mcptape verify", CASSETTE.relative_to(ROOT), "-- python examples/demo_server.py", *extra, flush=True)
+    print(
+        "$ mcptape verify",
+        CASSETTE.relative_to(ROOT),
+        "-- python examples/demo_server.py",
+        *extra,
+        flush=True,
+    )
     return subprocess.run(cmd).returncode
 
 

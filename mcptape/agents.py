@@ -46,7 +46,11 @@ class Config:
 
     @property
     def host(self) -> str:
-        return "VS Code" if self.servers_path[-1] == "servers" else "Claude Desktop / Cursor / mcp.json"
+        return (
+            "VS Code"
+            if self.servers_path[-1] == "servers"
+            else "Claude Desktop / Cursor / mcp.json"
+        )
 
 
 @dataclass
@@ -97,7 +101,9 @@ def parse(text: str, where: str) -> Config:
     try:
         value = json.loads(plain)
     except json.JSONDecodeError as exc:
-        raise ConfigError(f"{where}:{exc.lineno}: not valid JSON ({exc.msg}); fix the file and try again") from None
+        raise ConfigError(
+            f"{where}:{exc.lineno}: not valid JSON ({exc.msg}); fix the file and try again"
+        ) from None
     if not isinstance(value, dict):
         raise ConfigError(f"{where}:1: an MCP config is a JSON object")
     if isinstance(value.get("mcpServers"), dict):
@@ -115,7 +121,9 @@ def parse(text: str, where: str) -> Config:
 
 
 def dump(config: Config, value: dict[str, Any] | None = None, newline: bool = True) -> str:
-    text = json.dumps(config.value if value is None else value, indent=config.indent, ensure_ascii=False)
+    text = json.dumps(
+        config.value if value is None else value, indent=config.indent, ensure_ascii=False
+    )
     return text + ("\n" if newline else "")
 
 
@@ -123,7 +131,11 @@ def kind(entry: Any) -> str:
     """`stdio`, `http`, `wrapped` (already recording) or `unknown`."""
     if not isinstance(entry, dict):
         return "unknown"
-    if entry.get("type") in ("http", "sse", "streamable-http", "streamableHttp") or "url" in entry or "serverUrl" in entry:
+    if (
+        entry.get("type") in ("http", "sse", "streamable-http", "streamableHttp")
+        or "url" in entry
+        or "serverUrl" in entry
+    ):
         return "http"
     if isinstance(entry.get("command"), str):
         return "wrapped" if is_wrapped(entry) else "stdio"
@@ -206,13 +218,22 @@ def wrap(
         target = f"{cassettes}/{template.replace('{server}', server_file_name(name))}"
         wrapped = dict(entry)
         wrapped["command"] = mcptape[0]
-        wrapped["args"] = [*mcptape[1:], *MARK, target, "--", absolute, *[str(a) for a in entry.get("args") or []]]
+        wrapped["args"] = [
+            *mcptape[1:],
+            *MARK,
+            target,
+            "--",
+            absolute,
+            *[str(a) for a in entry.get("args") or []],
+        ]
         servers[name] = wrapped
         out.changed.append(name)
         out.notes.append(f"{name}: records to {target}")
     out.text = dump(config) if out.changed else text
     if out.changed and config.commented:
-        out.notes.append("comments and trailing commas are not kept in the wrapped file; unwrap restores them")
+        out.notes.append(
+            "comments and trailing commas are not kept in the wrapped file; unwrap restores them"
+        )
     return out
 
 
@@ -244,7 +265,9 @@ def unwrap(text: str, where: str, backup: str | None) -> Outcome:
             servers[name] = before.servers[name]
         else:
             servers[name] = original_of(entry)
-            out.notes.append(f"{name}: rebuilt from its wrapped command (its command stays absolute)")
+            out.notes.append(
+                f"{name}: rebuilt from its wrapped command (its command stays absolute)"
+            )
         out.changed.append(name)
     if backup is not None and before is not None and config.value == before.value:
         out.text = backup
@@ -252,7 +275,9 @@ def unwrap(text: str, where: str, backup: str | None) -> Outcome:
     elif out.changed:
         out.text = dump(config)
         if backup is not None:
-            out.notes.append("the file changed since wrap: other edits kept, so it is not byte for byte the backup")
+            out.notes.append(
+                "the file changed since wrap: other edits kept, so it is not byte for byte the backup"
+            )
     else:
         out.text = text
     return out

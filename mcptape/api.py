@@ -39,7 +39,15 @@ from mcptape.tape import (
     validate_record_mode,
 )
 
-__all__ = ["RecordMode", "Redaction", "ServerStartError", "Tape", "cassette_path", "use_cassette", "validate_record_mode"]
+__all__ = [
+    "RecordMode",
+    "Redaction",
+    "ServerStartError",
+    "Tape",
+    "cassette_path",
+    "use_cassette",
+    "validate_record_mode",
+]
 
 
 def _decide(path: Path, mode: RecordMode, server: Sequence[str] | None, url: str | None) -> bool:
@@ -55,7 +63,9 @@ def _decide(path: Path, mode: RecordMode, server: Sequence[str] | None, url: str
     # once and new_episodes record a missing cassette; rewrite (all) always records
     recording = mode.rewrites or not exists
     if recording and not server and not url:
-        raise ConfigError(f"{path}: recording needs the real server: server=[command, ...] or url=...")
+        raise ConfigError(
+            f"{path}: recording needs the real server: server=[command, ...] or url=..."
+        )
     return recording
 
 
@@ -110,7 +120,9 @@ class use_cassette:
         self.url = url
         self.live = live
         if isinstance(ignore, str) or isinstance(match_on, str):
-            raise ConfigError("ignore and match_on take lists: ignore=['/arguments/when'], match_on=['method', 'name']")
+            raise ConfigError(
+                "ignore and match_on take lists: ignore=['/arguments/when'], match_on=['method', 'name']"
+            )
         if match_on is not None:
             from mcptape.matching import resolve_matchers
 
@@ -126,10 +138,16 @@ class use_cassette:
     def _make(self) -> Tape:
         if self.live:
             if not self.server and not self.url:
-                raise ConfigError(f"{self.path}: recording is off, so the real server is needed: server=[...] or url=...")
-            return Tape(self.path, self.mode, False, self.server, self.url, live=True, **self.options)
+                raise ConfigError(
+                    f"{self.path}: recording is off, so the real server is needed: server=[...] or url=..."
+                )
+            return Tape(
+                self.path, self.mode, False, self.server, self.url, live=True, **self.options
+            )
         recording = _decide(self.path, self.mode, self.server, self.url)
-        if recording:  # the recorder replaces an old cassette only with a session the server answered
+        if (
+            recording
+        ):  # the recorder replaces an old cassette only with a session the server answered
             self.path.parent.mkdir(parents=True, exist_ok=True)
         return Tape(self.path, self.mode, recording, self.server, self.url, **self.options)
 
@@ -161,7 +179,12 @@ class use_cassette:
         self._tape = tape
         return tape
 
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         tape, self._tape = self._tape, None
         if tape is not None and tape._exit is not None:
             cm, tape._exit = tape._exit, None
@@ -177,7 +200,11 @@ async def _open(tape: Tape, stack: contextlib.AsyncExitStack) -> Any:
             raise
         reason = _leaf(exc)
         stderr = tape.server_stderr().strip()
-        said = "; its stderr:\n" + "\n".join("  " + line for line in stderr.splitlines()[-20:]) if stderr else "; it printed nothing on stderr"
+        said = (
+            "; its stderr:\n" + "\n".join("  " + line for line in stderr.splitlines()[-20:])
+            if stderr
+            else "; it printed nothing on stderr"
+        )
         what = "recording" if tape.recording else "recording off"
         raise ServerStartError(f"{tape.path}: the real server ({tape.describe_server()}) did not start or closed "
                                f"the connection ({what}): {reason}{said}") from None  # fmt: skip
@@ -189,12 +216,16 @@ def _leaf(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
-def cassette_path(directory: str | os.PathLike[str], name: str, within: str | os.PathLike[str] | None = None) -> Path:
+def cassette_path(
+    directory: str | os.PathLike[str], name: str, within: str | os.PathLike[str] | None = None
+) -> Path:
     """`directory/name` (`.jsonl` added), refusing names that would escape `within` (default: `directory`)."""
     base = Path(directory).resolve()
     target = (base / name).resolve()
     fence = Path(within).resolve() if within is not None else base
     if not target.is_relative_to(fence):
         where = "the cassette directory" if within is None else "the rootdir"
-        raise ConfigError(f"cassette name {json.dumps(name)} escapes {where} {fence}: give a path inside it, or an absolute path")
+        raise ConfigError(
+            f"cassette name {json.dumps(name)} escapes {where} {fence}: give a path inside it, or an absolute path"
+        )
     return target if target.name.endswith(".jsonl") else target.with_name(target.name + ".jsonl")

@@ -36,7 +36,11 @@ class Background:
         if not self._ready.wait(timeout) or self.url is None:
             code = self.stop()
             said = "".join(self.lines).strip() or "nothing"
-            state = f"exited with {code}" if code is not None else f"did not listen within {timeout:.0f} s"
+            state = (
+                f"exited with {code}"
+                if code is not None
+                else f"did not listen within {timeout:.0f} s"
+            )
             raise BackgroundError(f"{what} {state}; it printed: {said}")
 
     def _drain(self) -> None:

@@ -49,7 +49,13 @@ def new_header(transport: Transport, target: dict[str, Any], redaction: dict[str
     """A header for a recording that starts now, `target` as given: a recorder redacts it
     first (`mcptape.capture.recorder.recording_header`)."""
     now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    return Header(transport=transport, target=target, recorded_at=now, mcptape_version=__version__, redaction=redaction)
+    return Header(
+        transport=transport,
+        target=target,
+        recorded_at=now,
+        mcptape_version=__version__,
+        redaction=redaction,
+    )
 
 
 def load(path: str | os.PathLike[str]) -> Cassette:
@@ -79,21 +85,30 @@ def loads(data: bytes, name: str = "<memory>", path: Path | None = None) -> Cass
     if complete:
         lines.pop()
     if not lines or not any(ln.strip() for ln in lines):
-        raise CassetteError(f"{name}: empty file, not an mcptape cassette (record one with `mcptape record`)")
+        raise CassetteError(
+            f"{name}: empty file, not an mcptape cassette (record one with `mcptape record`)"
+        )
     warnings: list[str] = []
     try:
         head = orjson.loads(lines[0])
     except orjson.JSONDecodeError:
         raise CassetteError(f"{name}:1: not an mcptape cassette (line 1 is not JSON)") from None
     if not isinstance(head, dict) or HEADER_MARKER not in head:
-        raise CassetteError(f"{name}:1: not an mcptape cassette (no {HEADER_MARKER!r} header on line 1)")
+        raise CassetteError(
+            f"{name}:1: not an mcptape cassette (no {HEADER_MARKER!r} header on line 1)"
+        )
     check_version(head, f"{name}:1")
     with paused_gc():
         return _parse_events(lines, head, complete, name, path, warnings)
 
 
 def _parse_events(
-    lines: list[bytes], head: dict[str, Any], complete: bool, name: str, path: Path | None, warnings: list[str]
+    lines: list[bytes],
+    head: dict[str, Any],
+    complete: bool,
+    name: str,
+    path: Path | None,
+    warnings: list[str],
 ) -> Cassette:
     raw: list[dict[str, Any]] = []
     linenos: list[int] = []
@@ -110,12 +125,16 @@ def _parse_events(
                 truncated = f"{name}:{lineno}: last line is truncated (the recorder was stopped mid-write); read {len(raw)} events before it"
                 warnings.append(truncated)
                 break
-            raise CassetteError(f"{name}:{lineno}: corrupt line (not JSON); fix or delete that line") from None
+            raise CassetteError(
+                f"{name}:{lineno}: corrupt line (not JSON); fix or delete that line"
+            ) from None
         if not isinstance(obj, dict) or "kind" not in obj or "seq" not in obj:
             raise CassetteError(f"{name}:{lineno}: not a cassette event (needs 'seq' and 'kind')")
         problem = event_problem(obj)
         if problem is not None:
-            raise CassetteError(f"{name}:{lineno}: malformed event: {problem}; fix or delete that line")
+            raise CassetteError(
+                f"{name}:{lineno}: malformed event: {problem}; fix or delete that line"
+            )
         raw.append(obj)
         linenos.append(lineno)
     problem = header_problem(head)
@@ -129,8 +148,14 @@ def _parse_events(
     for lineno, obj in zip(linenos, raw, strict=True):
         try:
             events.append(Event.from_json(obj))
-        except (KeyError, ValueError, TypeError) as exc:  # what `event_problem` does not know (a newer field)
-            raise CassetteError(f"{name}:{lineno}: malformed event: {exc}; fix or delete that line") from None
+        except (
+            KeyError,
+            ValueError,
+            TypeError,
+        ) as exc:  # what `event_problem` does not know (a newer field)
+            raise CassetteError(
+                f"{name}:{lineno}: malformed event: {exc}; fix or delete that line"
+            ) from None
     if not events or events[-1].kind != "end":
         warnings.append(
             f"{name}: the recording was cut short (no end marker; the recorder was killed?); "
@@ -147,7 +172,9 @@ def metadata_ok(obj: dict[str, Any]) -> bool:
     if http is None:
         return True
     exchange, session = http.get("exchange"), http.get("session")
-    return (exchange is None or (isinstance(exchange, int) and not isinstance(exchange, bool))) and isinstance(session, (str, type(None)))
+    return (
+        exchange is None or (isinstance(exchange, int) and not isinstance(exchange, bool))
+    ) and isinstance(session, (str, type(None)))
 
 
 def dumps_event(event: Event) -> bytes:
@@ -219,7 +246,6 @@ class CassetteBuffer:
         return b"".join(self._parts)
 
 
-
 PARTIAL = ".partial"
 """What a recording in progress adds to its cassette's name (`demo.jsonl.partial`, then
 `demo.jsonl.partial-2`, ... while others exist): a recorder killed mid-session leaves it there."""
@@ -241,7 +267,9 @@ class CassetteWriter:
     `CassetteError` at once.
     """
 
-    def __init__(self, path: str | os.PathLike[str], header: Header, *, fresh: bool = False) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], header: Header, *, fresh: bool = False
+    ) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
         try:
@@ -250,7 +278,9 @@ class CassetteWriter:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.partial, self._fd = _open_sibling(self.path, fresh)
         except OSError as exc:
-            raise CassetteError(f"{self.path}: cannot write the cassette: {exc.strerror or exc}") from None
+            raise CassetteError(
+                f"{self.path}: cannot write the cassette: {exc.strerror or exc}"
+            ) from None
         if fresh:
             self.path = self.partial.with_name(self.partial.name.removesuffix(PARTIAL))
         self._before = _identity(self.path)
@@ -266,7 +296,9 @@ class CassetteWriter:
                 n = os.write(self._fd, view)
                 view = view[n:]
         except OSError as exc:
-            raise CassetteError(f"{self.partial}: cannot write the cassette: {exc.strerror}") from None
+            raise CassetteError(
+                f"{self.partial}: cannot write the cassette: {exc.strerror}"
+            ) from None
 
     def write(self, event: Event) -> None:
         self.write_line(dumps_event(event))
@@ -308,7 +340,9 @@ class CassetteWriter:
                 else:
                     os.replace(self.partial, self.path)
         except OSError as exc:
-            raise CassetteError(f"{self.partial}: cannot move the recording into place: {exc.strerror or exc}") from None
+            raise CassetteError(
+                f"{self.partial}: cannot move the recording into place: {exc.strerror or exc}"
+            ) from None
         return self.path
 
     def keep(self) -> Path:

@@ -38,6 +38,7 @@ __all__ = ["CHECKS", "Finding", "Report", "check_bytes"]
 CHECKS: tuple[str, ...] = ("format", "pairing", "protocol", "secrets")
 """The checks `check_bytes` runs; `skip` leaves some out."""
 
+
 @dataclass(frozen=True, slots=True)
 class Finding:
     """One problem: where (line 0 for the whole file) and what."""
@@ -64,7 +65,9 @@ class Report:
         self.warnings.append(Finding(line, check, what))
 
 
-def check_bytes(data: bytes, skip: frozenset[str] = frozenset(), detect_secrets: bool = False) -> Report:
+def check_bytes(
+    data: bytes, skip: frozenset[str] = frozenset(), detect_secrets: bool = False
+) -> Report:
     """Checks one cassette's bytes; see the module docstring. With `detect_secrets`, the
     detect-secrets backend scans too (raises `DetectSecretsMissing` when it is not installed)."""
     report = Report()
@@ -76,9 +79,16 @@ def check_bytes(data: bytes, skip: frozenset[str] = frozenset(), detect_secrets:
         report.add(0, "format", "empty file, not an mcptape cassette")
         return report
     parsed = _parse_lines(lines, complete, report)
-    if not parsed or parsed[0][0] != 1 or not isinstance(parsed[0][1], dict) or HEADER_MARKER not in parsed[0][1]:
+    if (
+        not parsed
+        or parsed[0][0] != 1
+        or not isinstance(parsed[0][1], dict)
+        or HEADER_MARKER not in parsed[0][1]
+    ):
         if not any(f.line == 1 for f in report.findings):
-            report.add(1, "format", f"not an mcptape cassette (no {HEADER_MARKER!r} header on line 1)")
+            report.add(
+                1, "format", f"not an mcptape cassette (no {HEADER_MARKER!r} header on line 1)"
+            )
         return report
     try:
         check_version(parsed[0][1], "line 1")
@@ -113,7 +123,9 @@ def _parse_lines(lines: list[bytes], complete: bool, report: Report) -> list[tup
                 report.add(1, "format", "not an mcptape cassette (line 1 is not JSON)")
                 return []  # another tool's file: its other lines say nothing more
             if lineno == len(lines) and not complete:
-                report.warn(lineno, "format", "last line is truncated (the recorder was stopped mid-write)")
+                report.warn(
+                    lineno, "format", "last line is truncated (the recorder was stopped mid-write)"
+                )
             else:
                 report.add(lineno, "format", "corrupt line (not JSON)")
     return parsed
@@ -123,7 +135,9 @@ def _schema(parsed: list[tuple[int, Any]], report: Report) -> None:
     try:
         import jsonschema
     except ImportError:
-        report.warn(0, "format", "JSON Schema not checked: install jsonschema (pip install jsonschema)")
+        report.warn(
+            0, "format", "JSON Schema not checked: install jsonschema (pip install jsonschema)"
+        )
         return
     from mcptape.schema import cassette_schema
 
@@ -133,10 +147,16 @@ def _schema(parsed: list[tuple[int, Any]], report: Report) -> None:
         for part in ("header", "event")
     }
     for lineno, obj in parsed:
-        error = jsonschema.exceptions.best_match(validators["header" if lineno == 1 else "event"].iter_errors(obj))
+        error = jsonschema.exceptions.best_match(
+            validators["header" if lineno == 1 else "event"].iter_errors(obj)
+        )
         if error is not None:
             where = error.json_path.removeprefix("$").lstrip(".") or "the line"
-            report.add(lineno, "format", f"not valid against the cassette schema: {where}: {_short(error.message)}")
+            report.add(
+                lineno,
+                "format",
+                f"not valid against the cassette schema: {where}: {_short(error.message)}",
+            )
 
 
 def _events(parsed: list[tuple[int, Any]]) -> list[tuple[int, Event]]:
@@ -168,10 +188,14 @@ class _Endings:
     """Lines where the server exited or closed its output."""
 
     @classmethod
-    def of(cls, events: list[tuple[int, Event]], session: Session, line_of: dict[int, int]) -> _Endings:
+    def of(
+        cls, events: list[tuple[int, Event]], session: Session, line_of: dict[int, int]
+    ) -> _Endings:
         return cls(
             cut_short=not events or events[-1][1].kind is not Kind.END,
-            failed=frozenset(_exchange(ev) for ev in session.others if _phase(ev) in ("disconnect", "error")),
+            failed=frozenset(
+                _exchange(ev) for ev in session.others if _phase(ev) in ("disconnect", "error")
+            ),
             refused=frozenset(_exchange(ev) for _, ev in events if _http_error(ev)),
             exits=tuple(line_of[id(ev)] for ev in session.others if _server_gone(ev)),
         )
@@ -182,7 +206,10 @@ class _Endings:
             return True
         if ex.http_exchange is not None and ex.http_exchange in self.refused:
             return True
-        return any(i.src is Source.CLIENT and i.msg.get("method") == "notifications/cancelled" for i in ex.items)
+        return any(
+            i.src is Source.CLIENT and i.msg.get("method") == "notifications/cancelled"
+            for i in ex.items
+        )
 
     def reason(self, ex: Exchange, line: int) -> str | None:
         """Why an unanswered request went unanswered, when the recording says so."""
@@ -212,11 +239,17 @@ def _server_gone(ev: Event) -> bool:
     return ev.kind is Kind.EXIT or (ev.kind is Kind.EOF and ev.src is Source.SERVER)
 
 
-def _pairing(events: list[tuple[int, Event]], session: Session, line_of: dict[int, int], report: Report) -> None:
+def _pairing(
+    events: list[tuple[int, Event]], session: Session, line_of: dict[int, int], report: Report
+) -> None:
     endings = _Endings.of(events, session, line_of)
     for item in session.orphans:
         if item.type in (MessageType.RESULT, MessageType.ERROR) and item.msg.get("id") is not None:
-            report.add(line_of[id(item.event)], "pairing", f"a response (id {item.msg.get('id')!r}) that answers no request")
+            report.add(
+                line_of[id(item.event)],
+                "pairing",
+                f"a response (id {item.msg.get('id')!r}) that answers no request",
+            )
     for ex in session.exchanges:
         if endings.excused(ex):
             continue
@@ -228,13 +261,17 @@ def _pairing(events: list[tuple[int, Event]], session: Session, line_of: dict[in
         else:
             report.warn(line, "pairing", f"{what}: {reason}")
     if endings.cut_short:
-        report.warn(0, "pairing", "the recording was cut short (no end marker; the recorder was killed?)")
+        report.warn(
+            0, "pairing", "the recording was cut short (no end marker; the recorder was killed?)"
+        )
 
 
 # -- protocol -----------------------------------------------------------------------------
 
 
-def _protocol(events: list[tuple[int, Event]], session: Session, line_of: dict[int, int], report: Report) -> None:
+def _protocol(
+    events: list[tuple[int, Event]], session: Session, line_of: dict[int, int], report: Report
+) -> None:
     for lineno, ev in events:
         if ev.kind is not Kind.MESSAGE or ev.msg is None:
             continue  # (a message event without `msg` is a schema finding)
@@ -246,12 +283,18 @@ def _protocol(events: list[tuple[int, Event]], session: Session, line_of: dict[i
         from mcp_types import methods
         from pydantic import ValidationError
     except ImportError:
-        report.warn(0, "protocol", "messages not checked against the MCP schema: install mcp-types (pip install mcp-types)")
+        report.warn(
+            0,
+            "protocol",
+            "messages not checked against the MCP schema: install mcp-types (pip install mcp-types)",
+        )
         return
     validator = _McpValidator(methods, ValidationError, report, line_of)
     for ex in session.exchanges:
         validator.exchange(ex)
-    latest = next((ex.protocol_version for ex in reversed(session.exchanges) if ex.protocol_version), None)
+    latest = next(
+        (ex.protocol_version for ex in reversed(session.exchanges) if ex.protocol_version), None
+    )
     for _, item in session.unsolicited:
         validator.server_message(item, latest)
 
@@ -265,11 +308,20 @@ def _envelope(msg: Any) -> str | None:
     if typ is MessageType.INVALID:
         return "not a JSON-RPC request, notification or response"
     msg_id = msg.get("id")
-    if "id" in msg and (isinstance(msg_id, bool) or not isinstance(msg_id, (int, str))) and not (typ is MessageType.ERROR and msg_id is None):
+    if (
+        "id" in msg
+        and (isinstance(msg_id, bool) or not isinstance(msg_id, (int, str)))
+        and not (typ is MessageType.ERROR and msg_id is None)
+    ):
         return f"bad JSON-RPC id {msg_id!r} (a string or an integer)"
     if typ is MessageType.ERROR:
         err = msg.get("error")
-        if not isinstance(err, dict) or isinstance(err.get("code"), bool) or not isinstance(err.get("code"), int) or not isinstance(err.get("message"), str):
+        if (
+            not isinstance(err, dict)
+            or isinstance(err.get("code"), bool)
+            or not isinstance(err.get("code"), int)
+            or not isinstance(err.get("message"), str)
+        ):
             return "bad JSON-RPC error object (needs an integer code and a string message)"
     return None
 
@@ -277,10 +329,14 @@ def _envelope(msg: Any) -> str | None:
 class _McpValidator:
     """Validates messages of known methods with mcp-types' per-revision models."""
 
-    def __init__(self, methods: Any, error_type: type[Exception], report: Report, line_of: dict[int, int]) -> None:
+    def __init__(
+        self, methods: Any, error_type: type[Exception], report: Report, line_of: dict[int, int]
+    ) -> None:
         self.m, self.error_type, self.report, self.line_of = methods, error_type, report, line_of
 
-    def _run(self, item: Item, what: str, version: str | None, fn: Any, *args: Any, **kw: Any) -> None:
+    def _run(
+        self, item: Item, what: str, version: str | None, fn: Any, *args: Any, **kw: Any
+    ) -> None:
         if version is None:
             return
         try:
@@ -290,7 +346,11 @@ class _McpValidator:
             first = errors[0] if errors else {"loc": (), "msg": str(exc)}
             loc = ".".join(str(p) for p in first.get("loc", ())) or "(top)"
             more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-            self.report.add(self.line_of[id(item.event)], "protocol", f"{what} is not valid MCP {version}: {loc}: {_short(str(first['msg']))}{more}")
+            self.report.add(
+                self.line_of[id(item.event)],
+                "protocol",
+                f"{what} is not valid MCP {version}: {loc}: {_short(str(first['msg']))}{more}",
+            )
         except (KeyError, ValueError, RuntimeError, TypeError):
             return  # a method or revision mcp-types does not describe: nothing to check against
 
@@ -298,9 +358,19 @@ class _McpValidator:
         v, req = ex.protocol_version, ex.request
         params = req.msg.get("params")
         if req.type is MessageType.REQUEST:
-            self._run(req, f"{ex.method} request", v, self.m.validate_client_request, ex.method, v, params)
+            self._run(
+                req, f"{ex.method} request", v, self.m.validate_client_request, ex.method, v, params
+            )
         else:
-            self._run(req, f"{ex.method} notification", v, self.m.validate_client_notification, ex.method, v, params)
+            self._run(
+                req,
+                f"{ex.method} notification",
+                v,
+                self.m.validate_client_notification,
+                ex.method,
+                v,
+                params,
+            )
         pending: dict[Any, str] = {}
         for item in ex.items:
             if item.src is Source.SERVER:
@@ -310,22 +380,43 @@ class _McpValidator:
             elif item.type is MessageType.RESULT and isinstance(item.msg.get("result"), dict):
                 method = pending.get(orjson.dumps(item.msg.get("id")))
                 if method:
-                    self._run(item, f"client answer to {method}", v, self.m.validate_client_result, method, v, item.msg["result"])
+                    self._run(
+                        item,
+                        f"client answer to {method}",
+                        v,
+                        self.m.validate_client_result,
+                        method,
+                        v,
+                        item.msg["result"],
+                    )
         resp = ex.response
         if resp is not None and resp.type is MessageType.RESULT:
             result = resp.msg.get("result")
             if not isinstance(result, dict):
-                self.report.add(self.line_of[id(resp.event)], "protocol", f"{ex.method} result is not an object")
+                self.report.add(
+                    self.line_of[id(resp.event)], "protocol", f"{ex.method} result is not an object"
+                )
             else:
                 surface = self._result_surface(ex.method, v, result)
-                self._run(resp, f"{ex.method} result", v, self.m.validate_server_result, ex.method, v, result, surface=surface)
+                self._run(
+                    resp,
+                    f"{ex.method} result",
+                    v,
+                    self.m.validate_server_result,
+                    ex.method,
+                    v,
+                    result,
+                    surface=surface,
+                )
 
     def _result_surface(self, method: str, version: str | None, result: dict[str, Any]) -> Any:
         """A result that is not `input_required` is checked against the method's own type alone
         (in the union, `InputRequiredResult`, which takes any `resultType`, would accept it)."""
         target = self.m.SERVER_RESULTS.get((method, version))
         if isinstance(target, UnionType) and result.get("resultType") != "input_required":
-            own = [t for t in get_args(target) if getattr(t, "__name__", "") != "InputRequiredResult"]
+            own = [
+                t for t in get_args(target) if getattr(t, "__name__", "") != "InputRequiredResult"
+            ]
             if len(own) == 1:
                 target = own[0]
         return {(method, version): target} if target is not None else {}
@@ -333,9 +424,25 @@ class _McpValidator:
     def server_message(self, item: Item, version: str | None) -> None:
         method, params = item.msg.get("method"), item.msg.get("params")
         if item.type is MessageType.NOTIFICATION:
-            self._run(item, f"{method} notification", version, self.m.parse_server_notification, method, version, params)
+            self._run(
+                item,
+                f"{method} notification",
+                version,
+                self.m.parse_server_notification,
+                method,
+                version,
+                params,
+            )
         elif item.type is MessageType.REQUEST:
-            self._run(item, f"{method} server request", version, self.m.parse_server_request, method, version, params)
+            self._run(
+                item,
+                f"{method} server request",
+                version,
+                self.m.parse_server_request,
+                method,
+                version,
+                params,
+            )
 
 
 # -- secrets ------------------------------------------------------------------------------
@@ -358,7 +465,11 @@ class SecretScan:
             for where, what in self.line(lineno, obj):
                 if where not in seen:  # one finding per place
                     seen.add(where)
-                    report.add(lineno, "secrets", f"possible secret not redacted (mcptape): {what} at {where}")
+                    report.add(
+                        lineno,
+                        "secrets",
+                        f"possible secret not redacted (mcptape): {what} at {where}",
+                    )
 
     def line(self, lineno: int, obj: Any) -> Iterator[tuple[str, str]]:
         if not isinstance(obj, dict):
@@ -382,7 +493,10 @@ class SecretScan:
         was_open = self.pem.is_open(stream)
         self.pem.line(stream, text)
         if was_open and MARKER not in text and text.strip():
-            yield "/text", f"{PEM_NAME} (a line of a key begun on an earlier line: {_preview(text.strip())})"
+            yield (
+                "/text",
+                f"{PEM_NAME} (a line of a key begun on an earlier line: {_preview(text.strip())})",
+            )
 
     def walk(self, value: Any, path: str) -> Iterator[tuple[str, str]]:
         if isinstance(value, dict):
@@ -419,7 +533,9 @@ def _detect_secrets(parsed: list[tuple[int, Any]], report: Report) -> None:
     """The detect-secrets backend: its findings at places mcptape's table found nothing."""
     from mcptape.check_detect_secrets import DetectSecrets
 
-    already = {(f.line, f.what.rsplit(" at ", 1)[-1]) for f in report.findings if f.check == "secrets"}
+    already = {
+        (f.line, f.what.rsplit(" at ", 1)[-1]) for f in report.findings if f.check == "secrets"
+    }
     with DetectSecrets() as backend:
         for lineno, obj in parsed:
             if lineno == 1 and isinstance(obj, dict):
@@ -430,7 +546,11 @@ def _detect_secrets(parsed: list[tuple[int, Any]], report: Report) -> None:
                 found = next(backend.findings(text), None)
                 if found is not None:
                     plugin, secret = found
-                    report.add(lineno, "secrets", f"possible secret not redacted (detect-secrets): {plugin} ({_preview(secret)}) at {where}")
+                    report.add(
+                        lineno,
+                        "secrets",
+                        f"possible secret not redacted (detect-secrets): {plugin} ({_preview(secret)}) at {where}",
+                    )
 
 
 def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:

@@ -34,7 +34,9 @@ class DetectSecrets:
             from detect_secrets.core.scan import scan_line
             from detect_secrets.settings import default_settings
         except ImportError:
-            raise DetectSecretsMissing("--detect-secrets needs detect-secrets: pip install 'mcptape[secrets]'") from None
+            raise DetectSecretsMissing(
+                "--detect-secrets needs detect-secrets: pip install 'mcptape[secrets]'"
+            ) from None
         self._scan_line = scan_line
         self._settings: AbstractContextManager[Any] = default_settings()
 

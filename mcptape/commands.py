@@ -22,7 +22,11 @@ PYTHONS = frozenset({"python", "python3", f"python3.{sys.version_info.minor}"})
 def _looks_like_path(arg: str) -> bool:
     if not arg or arg.startswith("-") or "://" in arg or "=" in arg:
         return False
-    return "/" in arg or os.sep in arg or Path(arg).suffix in {".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".jar"}
+    return (
+        "/" in arg
+        or os.sep in arg
+        or Path(arg).suffix in {".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".jar"}
+    )
 
 
 def _find(arg: str, bases: Sequence[Path]) -> str | None:
@@ -35,7 +39,9 @@ def _find(arg: str, bases: Sequence[Path]) -> str | None:
     return None
 
 
-def resolve_command(command: Sequence[str], bases: Sequence[str | os.PathLike[str]] = ()) -> list[str]:
+def resolve_command(
+    command: Sequence[str], bases: Sequence[str | os.PathLike[str]] = ()
+) -> list[str]:
     """`command` with `python` as the running interpreter and relative paths found under `bases`."""
     folders = [Path(b) for b in bases]
     out: list[str] = []

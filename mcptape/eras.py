@@ -86,7 +86,9 @@ def reserved(key: str) -> bool:
 def legacy_version(asked: Any) -> str:
     """What a server of the 2026-07-28 release that also speaks the handshake answers to
     `initialize`: the client's version when it is a handshake version, else the latest one."""
-    return asked if isinstance(asked, str) and asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
+    return (
+        asked if isinstance(asked, str) and asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
+    )
 
 
 def servable(versions: list[str], cross_era: bool = True) -> dict[str, str]:
@@ -125,8 +127,13 @@ def server_description(method: str, result: Any) -> tuple[Any, dict[str, Any]]:
 def initialize_result(discover: dict[str, Any], asked: Any) -> dict[str, Any]:
     """The `initialize` result a server with this `server/discover` result gives a legacy client."""
     info, fields = server_description("server/discover", discover)
-    out: dict[str, Any] = {"protocolVersion": legacy_version(asked), "capabilities": fields.get("capabilities", {})}
-    out["serverInfo"] = info if isinstance(info, dict) else {"name": "mcptape-replay", "version": "0"}
+    out: dict[str, Any] = {
+        "protocolVersion": legacy_version(asked),
+        "capabilities": fields.get("capabilities", {}),
+    }
+    out["serverInfo"] = (
+        info if isinstance(info, dict) else {"name": "mcptape-replay", "version": "0"}
+    )
     if "instructions" in fields:
         out["instructions"] = fields["instructions"]
     return out
@@ -164,12 +171,19 @@ class Identity:
     @classmethod
     def of_meta(cls, meta: dict[str, Any]) -> Identity:
         level = meta.get(META_LOG_LEVEL)
-        return cls(meta.get(META_CLIENT_CAPABILITIES), meta.get(META_CLIENT_INFO), level if isinstance(level, str) else None)
+        return cls(
+            meta.get(META_CLIENT_CAPABILITIES),
+            meta.get(META_CLIENT_INFO),
+            level if isinstance(level, str) else None,
+        )
 
 
 def identity_meta(version: str | None, who: Identity) -> dict[str, Any]:
     """The reserved `_meta` keys a 2026-07-28 request carries for this client."""
-    meta: dict[str, Any] = {META_PROTOCOL_VERSION: version or MODERN[0], META_CLIENT_CAPABILITIES: who.capabilities or {}}
+    meta: dict[str, Any] = {
+        META_PROTOCOL_VERSION: version or MODERN[0],
+        META_CLIENT_CAPABILITIES: who.capabilities or {},
+    }
     if who.info is not None:
         meta[META_CLIENT_INFO] = who.info
     if who.level is not None:
@@ -190,7 +204,12 @@ def strip_identity(params: Any) -> Any:
 
 def set_level(level: str, msg_id: Any = 0) -> dict[str, Any]:
     """The legacy `logging/setLevel` request that stands for a per-request log level."""
-    return {"jsonrpc": "2.0", "id": msg_id, "method": "logging/setLevel", "params": {"level": level}}
+    return {
+        "jsonrpc": "2.0",
+        "id": msg_id,
+        "method": "logging/setLevel",
+        "params": {"level": level},
+    }
 
 
 # -- results ------------------------------------------------------------------------------------
@@ -224,7 +243,16 @@ def strip_envelope(result: Any) -> tuple[Any, dict[str, Any]]:
     return out, taken
 
 
-CACHEABLE = frozenset({"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"})
+CACHEABLE = frozenset(
+    {
+        "server/discover",
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+    }
+)
 """Methods whose 2026-07-28 results must carry the caching hints."""
 
 
@@ -271,19 +299,30 @@ def input_requests(result: Any) -> dict[str, dict[str, Any]]:
     if not is_input_required(result):
         return {}
     requests = result.get("inputRequests")
-    return {str(k): v for k, v in requests.items() if isinstance(v, dict)} if isinstance(requests, dict) else {}
+    return (
+        {str(k): v for k, v in requests.items() if isinstance(v, dict)}
+        if isinstance(requests, dict)
+        else {}
+    )
 
 
 def input_pairs(result: Any, retry_params: Any) -> list[InputPair]:
     """Each input request of an `input_required` result with the answer the retry carried."""
     responses = retry_params.get("inputResponses") if isinstance(retry_params, dict) else None
     return [
-        InputPair(key, req.get("method"), req.get("params"), responses.get(key) if isinstance(responses, dict) else None)
+        InputPair(
+            key,
+            req.get("method"),
+            req.get("params"),
+            responses.get(key) if isinstance(responses, dict) else None,
+        )
         for key, req in input_requests(result).items()
     ]
 
 
-def retry_params(params: dict[str, Any], result: dict[str, Any], responses: dict[str, Any]) -> dict[str, Any]:
+def retry_params(
+    params: dict[str, Any], result: dict[str, Any], responses: dict[str, Any]
+) -> dict[str, Any]:
     """The params of the retry of a request that got `input_required`: the answers, the state echoed."""
     out = dict(params)
     out["inputResponses"] = responses

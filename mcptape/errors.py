@@ -1,11 +1,11 @@
 """mcptape's exceptions: one small tree, translated to one-line messages at the CLI seam.
 
-    McpTapeError                 base: every error mcptape raises on purpose
-     +-- CassetteError           a cassette cannot be read or written (names file and line)
-     |    +-- CassetteVersionError   written by a newer mcptape: upgrade
-     +-- ConfigError             a bad option value (exit code 2 on the CLI)
-     +-- RecordError             the recorder cannot go on (child did not start, disk full)
-     +-- NoMatchError            the replay has no recorded answer for a request
+McpTapeError                 base: every error mcptape raises on purpose
+ +-- CassetteError           a cassette cannot be read or written (names file and line)
+ |    +-- CassetteVersionError   written by a newer mcptape: upgrade
+ +-- ConfigError             a bad option value (exit code 2 on the CLI)
+ +-- RecordError             the recorder cannot go on (child did not start, disk full)
+ +-- NoMatchError            the replay has no recorded answer for a request
 """
 
 from __future__ import annotations

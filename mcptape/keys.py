@@ -27,7 +27,9 @@ from mcptape.versions import (
     TRACE_KEYS,
 )
 
-VOLATILE_META: frozenset[str] = frozenset({"progressToken", META_CLIENT_INFO, META_PROTOCOL_VERSION, *TRACE_KEYS})
+VOLATILE_META: frozenset[str] = frozenset(
+    {"progressToken", META_CLIENT_INFO, META_PROTOCOL_VERSION, *TRACE_KEYS}
+)
 """`_meta` keys that never take part in matching."""
 
 VOLATILE_PARAMS: frozenset[str] = frozenset({"requestState"})
@@ -50,14 +52,20 @@ def parse_pointer(pointer: str) -> tuple[str, ...]:
     return parts[1:] if parts and parts[0] == "params" else parts
 
 
-def strip_params(params: Any, ignore: Iterable[tuple[str, ...]] = (), method: str | None = None) -> Any:
+def strip_params(
+    params: Any, ignore: Iterable[tuple[str, ...]] = (), method: str | None = None
+) -> Any:
     """A copy of params without the volatile parts (of any request, or of `method`'s) and the ignored paths."""
     if not isinstance(params, dict):
         return params
     out = {k: v for k, v in params.items() if k not in VOLATILE_PARAMS}
     meta = out.get("_meta")
     if isinstance(meta, dict):
-        drop = VOLATILE_META | VOLATILE_META_BY_METHOD.get(method, frozenset()) if method else VOLATILE_META
+        drop = (
+            VOLATILE_META | VOLATILE_META_BY_METHOD.get(method, frozenset())
+            if method
+            else VOLATILE_META
+        )
         meta = {k: v for k, v in meta.items() if k not in drop}
         if meta:
             out["_meta"] = meta
@@ -96,7 +104,9 @@ def request_key(msg: dict[str, Any], ignore: Iterable[tuple[str, ...]] = ()) -> 
     return orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
 
 
-def redacted_param_paths(redacted: Iterable[str], position: int | None = None) -> list[tuple[str, ...]]:
+def redacted_param_paths(
+    redacted: Iterable[str], position: int | None = None
+) -> list[tuple[str, ...]]:
     """The params paths among a recorded event's redacted JSON pointers: `/params/...`, or for
     the message at `position` in a JSON-RPC batch, `/<position>/params/...`."""
     prefix: tuple[str, ...] = ("params",) if position is None else (str(position), "params")

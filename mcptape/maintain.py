@@ -56,7 +56,9 @@ def read(path: str | os.PathLike[str]) -> CassetteLines:
         raise CassetteError(f"{p}: cannot read: {exc.strerror or exc}") from None
     cassette = loads(data, name=str(p), path=p)
     if cassette.truncated is not None:
-        raise CassetteError(f"{cassette.truncated}: rewriting would drop it; fix or delete that line first")
+        raise CassetteError(
+            f"{cassette.truncated}: rewriting would drop it; fix or delete that line first"
+        )
     rows = [ln for ln in data.split(b"\n") if ln.strip()]
     lines = [ln.strip() for ln in rows[1:]]
     if len(lines) != len(cassette.events):  # migrated from an older format: write the events anew
@@ -71,6 +73,8 @@ def _join(head: bytes, lines: Iterable[bytes]) -> bytes:
 # -- prune ----------------------------------------------------------------------------------------
 
 _SEQ = re.compile(rb'^\{"seq":\d+')
+
+
 def parse_run_log(text: str) -> list[UnplayedReport]:
     """Every unplayed-exchanges report in a run log (`replay --report` JSON or the text
     `replay --strict` prints, amid any output): see `UnplayedReport.find_all`."""
@@ -98,7 +102,11 @@ def unused_exchanges(cassette: Cassette, reports: Sequence[UnplayedReport]) -> l
     mine = [r for r in reports if same_cassette(r.cassette, cassette.path)]
     if not mine:
         names = sorted({r.cassette for r in reports})
-        about = f"it reports on {', '.join(names)}" if names else "it holds no unplayed-exchanges report (replay with --strict or --report FILE)"
+        about = (
+            f"it reports on {', '.join(names)}"
+            if names
+            else "it holds no unplayed-exchanges report (replay with --strict or --report FILE)"
+        )
         raise ConfigError(f"the run log has no report for {cassette.name}: {about}")
     requests = {ex.request.event.seq: ex for ex in pair(cassette.events).exchanges}
     unused: set[int] | None = None
@@ -133,7 +141,9 @@ def not_kept(cassette: Cassette, patterns: Sequence[str]) -> list[Exchange]:
     unknown = [p for p, hit in used.items() if not hit]
     if unknown:
         have = sorted({ex.method for ex in exchanges} | {ex.name for ex in exchanges if ex.name})
-        raise ConfigError(f"--keep {unknown[0]!r} matches no method, tool, prompt or resource of {cassette.name} (it has: {', '.join(have)})")
+        raise ConfigError(
+            f"--keep {unknown[0]!r} matches no method, tool, prompt or resource of {cassette.name} (it has: {', '.join(have)})"
+        )
     kept |= {ex.retry_of for ex in exchanges if ex.index in kept and ex.retry_of is not None}
     return [
         ex for ex in exchanges
@@ -197,7 +207,9 @@ def _union(*groups: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(x for g in groups for x in g))
 
 
-def redaction_for(header: dict[str, Any], keys: Sequence[str] = (), patterns: Sequence[str] = ()) -> tuple[RedactConfig, dict[str, Any]]:
+def redaction_for(
+    header: dict[str, Any], keys: Sequence[str] = (), patterns: Sequence[str] = ()
+) -> tuple[RedactConfig, dict[str, Any]]:
     """The rules to apply (the default ones, the secret names the header lists, the new ones) and
     the header's new description of what the cassette has been through.
 
@@ -208,14 +220,18 @@ def redaction_for(header: dict[str, Any], keys: Sequence[str] = (), patterns: Se
     old: dict[str, Any] = recorded if isinstance(recorded, dict) else {}
     old_keys = [k for k in old.get("keys") or () if isinstance(k, str)]
     old_patterns = [p for p in old.get("patterns") or () if isinstance(p, str)]
-    config = RedactConfig(True, _union(DEFAULT_KEYS, old_keys, keys), _union(DEFAULT_PATTERNS, patterns))
-    described = RedactConfig(True, config.keys, _union(DEFAULT_PATTERNS, old_patterns, patterns)).describe()
+    config = RedactConfig(
+        True, _union(DEFAULT_KEYS, old_keys, keys), _union(DEFAULT_PATTERNS, patterns)
+    )
+    described = RedactConfig(
+        True, config.keys, _union(DEFAULT_PATTERNS, old_patterns, patterns)
+    ).describe()
     return config, {**old, **described}
 
 
 def redact_event(red: Redactor, ev: Event) -> Event:
     """The event with `red` applied to its message, text and HTTP metadata (the same object when nothing changed)."""
-    msg, paths = (red.message(ev.msg) if ev.kind is Kind.MESSAGE else (ev.msg, []))
+    msg, paths = red.message(ev.msg) if ev.kind is Kind.MESSAGE else (ev.msg, [])
     if ev.text is None:
         text = None
     elif ev.kind in (Kind.STDERR, Kind.RAW) and ev.http is None:
@@ -258,7 +274,9 @@ def _strings(red: Redactor, value: Any) -> Any:
     return value
 
 
-def redact(tape: CassetteLines, keys: Sequence[str] = (), patterns: Sequence[str] = ()) -> tuple[bytes, int]:
+def redact(
+    tape: CassetteLines, keys: Sequence[str] = (), patterns: Sequence[str] = ()
+) -> tuple[bytes, int]:
     """The cassette with the rules of `redaction_for` applied, and its header describing them.
 
     Returns (new bytes, how many events changed).
@@ -287,7 +305,19 @@ def redact(tape: CassetteLines, keys: Sequence[str] = (), patterns: Sequence[str
 HEADER_ORDER = (HEADER_MARKER, "mcptape_version", "transport", "target", "recorded_at", "redaction")
 REDACTION_ORDER = ("enabled", "marker", "keys", "patterns")
 EVENT_ORDER = ("seq", "t", "kind", "from", "msg", "text", "b64", "size", "http", "info", "redacted")
-HTTP_ORDER = ("exchange", "session", "legacy", "stream", "phase", "method", "path", "status", "headers", "content_type", "sse")
+HTTP_ORDER = (
+    "exchange",
+    "session",
+    "legacy",
+    "stream",
+    "phase",
+    "method",
+    "path",
+    "status",
+    "headers",
+    "content_type",
+    "sse",
+)
 SSE_ORDER = ("id", "event", "retry", "data", "comment")
 
 
@@ -323,5 +353,8 @@ def fmt(tape: CassetteLines, renumber: bool = False) -> bytes:
     """The cassette in canonical form: compact JSON, one line per event, keys in a fixed order;
     with `renumber`, `seq` is 1..n. Every value (messages included) is unchanged."""
     head = orjson.dumps(canonical_header(orjson.loads(tape.head)))
-    lines = [orjson.dumps(canonical_event(orjson.loads(ln), i if renumber else None)) for i, ln in enumerate(tape.lines, start=1)]
+    lines = [
+        orjson.dumps(canonical_event(orjson.loads(ln), i if renumber else None))
+        for i, ln in enumerate(tape.lines, start=1)
+    ]
     return _join(head, lines)

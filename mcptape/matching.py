@@ -29,7 +29,15 @@ from mcptape.errors import ConfigError
 from mcptape.replay import matcher as _m
 from mcptape.replay.matcher import DEFAULT_MATCHERS, Matcher, MatchPolicy, Subject
 
-__all__ = ["MatchPolicy", "Matcher", "Subject", "match_policy", "matcher_names", "register_matcher", "resolve_matchers"]
+__all__ = [
+    "MatchPolicy",
+    "Matcher",
+    "Subject",
+    "match_policy",
+    "matcher_names",
+    "register_matcher",
+    "resolve_matchers",
+]
 
 UserMatcher = Callable[[Subject, Subject], Any]
 
@@ -52,7 +60,9 @@ def _adapt(label: str, fn: UserMatcher) -> Matcher:
             result = fn(recorded, incoming)
         except AssertionError as exc:
             return f"{label}: {exc}" if str(exc) else f"{label} refused"
-        except Exception as exc:  # a bug in the user's matcher: a reason that names it, not a dead replay
+        except (
+            Exception
+        ) as exc:  # a bug in the user's matcher: a reason that names it, not a dead replay
             return f"{label} raised {type(exc).__name__}: {exc}"
         if result is None or result is True:
             return None
@@ -96,15 +106,23 @@ def resolve_matchers(match_on: Iterable[str | UserMatcher]) -> tuple[Matcher, ..
                                   "(register others with mcptape.register_matcher)")  # fmt: skip
             out.append(found)
         elif callable(item):
-            out.append(item if item in _BUILTIN.values() else _adapt(getattr(item, "__name__", "matcher"), item))
+            out.append(
+                item
+                if item in _BUILTIN.values()
+                else _adapt(getattr(item, "__name__", "matcher"), item)
+            )
         else:
             raise ConfigError(f"match_on takes matcher names or functions; got {item!r}")
     if not out:
-        raise ConfigError("match_on is empty: name at least one matcher, e.g. match_on=['method', 'params']")
+        raise ConfigError(
+            "match_on is empty: name at least one matcher, e.g. match_on=['method', 'params']"
+        )
     return tuple(out)
 
 
-def match_policy(match_on: Sequence[str | UserMatcher] | None = None, ignore: Sequence[str] = ()) -> MatchPolicy:
+def match_policy(
+    match_on: Sequence[str | UserMatcher] | None = None, ignore: Sequence[str] = ()
+) -> MatchPolicy:
     """The policy for `match_on` (None: the default, method + params) and ignore pointers."""
     matchers = DEFAULT_MATCHERS if match_on is None else resolve_matchers(match_on)
     return MatchPolicy(tuple(ignore), matchers)

@@ -13,7 +13,9 @@ from typing import Any
 from mcptape.errors import CassetteVersionError
 from mcptape.model import FORMAT_VERSION, HEADER_MARKER
 
-Converter = Callable[[dict[str, Any], list[dict[str, Any]]], tuple[dict[str, Any], list[dict[str, Any]]]]
+Converter = Callable[
+    [dict[str, Any], list[dict[str, Any]]], tuple[dict[str, Any], list[dict[str, Any]]]
+]
 
 CONVERTERS: dict[int, Converter] = {}
 """format version -> converter to the next version."""
@@ -32,7 +34,9 @@ def check_version(header: dict[str, Any], where: str) -> int:
     return version
 
 
-def migrate(header: dict[str, Any], events: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def migrate(
+    header: dict[str, Any], events: list[dict[str, Any]]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Brings an older cassette up to `FORMAT_VERSION`."""
     version = header[HEADER_MARKER]
     while version < FORMAT_VERSION:

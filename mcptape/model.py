@@ -85,7 +85,14 @@ class Header:
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> Header:
-        known = {HEADER_MARKER, "mcptape_version", "transport", "target", "recorded_at", "redaction"}
+        known = {
+            HEADER_MARKER,
+            "mcptape_version",
+            "transport",
+            "target",
+            "recorded_at",
+            "redaction",
+        }
         return cls(
             format=obj[HEADER_MARKER],
             mcptape_version=str(obj.get("mcptape_version", "")),

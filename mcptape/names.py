@@ -30,7 +30,9 @@ def fields_of(template: str) -> list[str]:
     try:
         names = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
     except ValueError as exc:
-        raise ConfigError(f"-o {json.dumps(template)}: {exc} (write {{{{ and }}}} for literal braces)") from None
+        raise ConfigError(
+            f"-o {json.dumps(template)}: {exc} (write {{{{ and }}}} for literal braces)"
+        ) from None
     unknown = [f for f in names if f not in FIELDS]
     if unknown:
         raise ConfigError(f"-o {json.dumps(template)}: unknown field {{{unknown[0]}}}; "
@@ -38,7 +40,9 @@ def fields_of(template: str) -> list[str]:
     return names
 
 
-def expand(template: str, server: str, *, now: datetime | None = None, pid: int | None = None) -> Path:
+def expand(
+    template: str, server: str, *, now: datetime | None = None, pid: int | None = None
+) -> Path:
     """The cassette path `template` names for this launch (absolute)."""
     names = fields_of(template)
     if not names:
@@ -53,6 +57,8 @@ def expand(template: str, server: str, *, now: datetime | None = None, pid: int 
     n = 1
     while True:
         path = Path(template.format(**values, n=n)).absolute()
-        if not path.exists() and not path.with_name(path.name + ".partial").exists():  # nor being recorded
+        if (
+            not path.exists() and not path.with_name(path.name + ".partial").exists()
+        ):  # nor being recorded
             return path
         n += 1

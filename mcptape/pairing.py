@@ -213,7 +213,11 @@ class _Pairer:
             return self.inflight.get((sess, *id_key(params.get("requestId"))))
         if ev.http and not ev.http.get("legacy"):
             return None  # on HTTP, a message outside a request's stream is unsolicited (GET stream)
-        live = [ex for (s, *_), ex in self.inflight.items() if s == sess and ex.method != "subscriptions/listen"]
+        live = [
+            ex
+            for (s, *_), ex in self.inflight.items()
+            if s == sess and ex.method != "subscriptions/listen"
+        ]
         return live[-1] if live else None
 
     def _minted(self, http_exchange: Any, rid: Any, is_error: bool = False) -> Exchange | None:

@@ -64,7 +64,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="recording off: tests talk to the real servers; cassettes are neither read nor written "
         "(pytest-recording's --disable-recording)",
     )
-    parser.addini("mcptape_record_mode", "default record mode (none, once, new_episodes, rewrite, all)", default="none")
+    parser.addini(
+        "mcptape_record_mode",
+        "default record mode (none, once, new_episodes, rewrite, all)",
+        default="none",
+    )
     parser.addini("mcptape_cassette_dir", "cassette folder, relative to the rootdir (default: cassettes/ beside each test file); "
                   "cassettes go to <folder>/<module>/<test>.jsonl", default="")  # fmt: skip
 
@@ -103,7 +107,11 @@ def test_name(node: Any) -> str:
 @pytest.fixture
 def mcptape_record_mode(request: pytest.FixtureRequest) -> RecordMode:
     """The record mode: --mcptape-record-mode, else the ini option `mcptape_record_mode`, else `none`."""
-    value = request.config.getoption("--mcptape-record-mode") or request.config.getini("mcptape_record_mode") or "none"
+    value = (
+        request.config.getoption("--mcptape-record-mode")
+        or request.config.getini("mcptape_record_mode")
+        or "none"
+    )
     try:
         return validate_record_mode(str(value).strip())
     except McpTapeError as exc:
@@ -142,17 +150,27 @@ def _options(request: pytest.FixtureRequest, config: dict[str, Any]) -> dict[str
     merged = dict(config)
     unknown = set(merged) - set(MARKER_KEYS)
     if unknown:
-        raise McpTapeError(f"mcptape_config: unknown option(s) {', '.join(sorted(unknown))}; known: {', '.join(MARKER_KEYS)}")
+        raise McpTapeError(
+            f"mcptape_config: unknown option(s) {', '.join(sorted(unknown))}; known: {', '.join(MARKER_KEYS)}"
+        )
     for marker in reversed(list(request.node.iter_markers("mcptape"))):
         unknown = set(marker.kwargs) - set(MARKER_KEYS)
         if unknown or marker.args:
             got = ", ".join(sorted(unknown)) if unknown else "positional arguments"
-            raise McpTapeError(f"@pytest.mark.mcptape: unknown {got}; it takes keyword arguments {', '.join(MARKER_KEYS)}")
+            raise McpTapeError(
+                f"@pytest.mark.mcptape: unknown {got}; it takes keyword arguments {', '.join(MARKER_KEYS)}"
+            )
         merged.update(marker.kwargs)
     return merged
 
 
-def _make_cm(request: pytest.FixtureRequest, mode: RecordMode, folder: Path, default_name: str, config: dict[str, Any]) -> use_cassette:
+def _make_cm(
+    request: pytest.FixtureRequest,
+    mode: RecordMode,
+    folder: Path,
+    default_name: str,
+    config: dict[str, Any],
+) -> use_cassette:
     opts = _options(request, config)
     rootdir = Path(request.config.rootpath)
     bases = [Path(request.node.path).parent, rootdir]
@@ -175,7 +193,13 @@ def mcptape(
     """This test's cassette as a `Tape`; in an async test `mcptape.client` is a connected `mcp.Client`."""
     error: str | None = None
     try:
-        cm = _make_cm(request, mcptape_record_mode, mcptape_cassette_dir, mcptape_cassette_name, mcptape_config)
+        cm = _make_cm(
+            request,
+            mcptape_record_mode,
+            mcptape_cassette_dir,
+            mcptape_cassette_name,
+            mcptape_config,
+        )
         tape = cm.__enter__()
     except McpTapeError as exc:
         error = str(exc)

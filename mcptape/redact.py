@@ -42,7 +42,9 @@ DEFAULT_KEYS: tuple[str, ...] = tuple(sorted(SECRET_NAMES))
 DEFAULT_PATTERNS: tuple[str, ...] = (*(s.pattern.pattern for s in SHAPES), PEM_BEGIN.pattern)
 """The token shapes of the table, as the cassette header describes them."""
 
-_SCHEMA_WORDS = frozenset({"type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const", "format", "properties", "items"})
+_SCHEMA_WORDS = frozenset(
+    {"type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const", "format", "properties", "items"}
+)
 """A member named `password` whose value is an object with these keys is a JSON Schema (a tool's
 `inputSchema`), not a secret: it is walked, not replaced."""
 
@@ -60,7 +62,12 @@ class RedactConfig:
 
     def describe(self) -> dict[str, Any]:
         """What the cassette header records about redaction."""
-        return {"enabled": self.enabled, "marker": REDACTED, "keys": list(self.keys), "patterns": list(self.patterns)}
+        return {
+            "enabled": self.enabled,
+            "marker": REDACTED,
+            "keys": list(self.keys),
+            "patterns": list(self.patterns),
+        }
 
 
 @dataclass
@@ -143,8 +150,14 @@ class Redactor:
             return False
         strength = self.scanner.strength(name)
         if strength is Strength.STRONG:
-            return not (isinstance(value, dict) and _SCHEMA_WORDS.intersection(value)) and value not in ([], {})
-        return strength is Strength.WEAK and isinstance(value, str) and self.scanner.secret_value(name, value)
+            return not (
+                isinstance(value, dict) and _SCHEMA_WORDS.intersection(value)
+            ) and value not in ([], {})
+        return (
+            strength is Strength.WEAK
+            and isinstance(value, str)
+            and self.scanner.secret_value(name, value)
+        )
 
     def _walk(self, value: Any, path: str, paths: list[str]) -> Any:
         if isinstance(value, dict):
@@ -224,7 +237,9 @@ class Redactor:
             elif eq and value and bare and "://" not in name and self.is_secret_key(bare):
                 out.append(f"{name}={REDACTED}")
             else:
-                value_next = not eq and arg.startswith("-") and bool(bare) and self.is_secret_key(bare)
+                value_next = (
+                    not eq and arg.startswith("-") and bool(bare) and self.is_secret_key(bare)
+                )
                 out.append(_userinfo(self.url(arg)[0]) if "://" in arg else self.text(arg))
         return out
 

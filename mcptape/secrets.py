@@ -73,7 +73,11 @@ def _userinfo_matches(text: str) -> Iterator[re.Match[str]]:
     word as a scheme): the character before must be a scheme's, the rest is matched in place."""
     pos = text.find("://")
     while pos >= 0:
-        m = _USERINFO_TAIL.match(text, pos + 1) if pos and (text[pos - 1].isalnum() or text[pos - 1] in "+.-") else None
+        m = (
+            _USERINFO_TAIL.match(text, pos + 1)
+            if pos and (text[pos - 1].isalnum() or text[pos - 1] in "+.-")
+            else None
+        )
         if m is not None:
             yield m
         pos = text.find("://", m.end() if m is not None else pos + 3)
@@ -135,7 +139,9 @@ SECRET_ENDINGS: frozenset[str] = frozenset({
 """A name whose last word, or last two words joined, is one of these is a secret (`GITHUB_TOKEN`,
 `OpenAI-Api-Key`, `db_password`), unless one of its words is in `EXEMPT_WORDS`."""
 
-WEAK_NAMES: frozenset[str] = frozenset({"pass", "auth", "pw", "pwd", "key", "sig", "signature", "pat", "pin"})
+WEAK_NAMES: frozenset[str] = frozenset(
+    {"pass", "auth", "pw", "pwd", "key", "sig", "signature", "pat", "pin"}
+)
 """Short or ambiguous names: their value is a secret only if it looks like a credential."""
 
 WEAK_ENDINGS: frozenset[str] = frozenset({"key", "auth", "signature", "sig", "pass", "pwd"})
@@ -221,7 +227,9 @@ _TO_SEPARATOR = re.compile(r"[a-z0-9_.-]{0,40}[\"']?[ \t]{0,3}[=:]")
 """From the end of a name word (in lowercased text) to the separator of an assignment."""
 _NAME_BEFORE = re.compile(r"[ \t]{0,3}[\"']?([A-Za-z0-9_.-]{0,63}[A-Za-z_])")
 """Matched on the reversed text before a separator: the name, reversed (bounded, so linear)."""
-_VALUE_AFTER = re.compile(r"[ \t]{0,3}[\"']?([^\s\"'&,;<>(){}\[\]=:?]{1,512}(?::[^\s\"'&,;<>(){}\[\]=:?]{1,512})?={0,2})")
+_VALUE_AFTER = re.compile(
+    r"[ \t]{0,3}[\"']?([^\s\"'&,;<>(){}\[\]=:?]{1,512}(?::[^\s\"'&,;<>(){}\[\]=:?]{1,512})?={0,2})"
+)
 """The value after a separator: no `=`, `:` or `?` in it (but one `user:password` colon), bounded,
 so that a string of many separators is still scanned in linear time."""
 _B64_RUN = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{20}[A-Za-z0-9+/]*={0,2}")
@@ -260,13 +268,19 @@ class Scanner:
         self.strict = strict
         words = {*NAME_WORDS, *(max(re.split(r"[-_. ]", n.lower()), key=len) for n in extra_names)}
         self.name_words = tuple(sorted(w for w in words if w))
-        literals = {*self.name_words, *(h for shape in self.shapes for h in shape.hints), PEM_HINT, "://"}
+        literals = {
+            *self.name_words,
+            *(h for shape in self.shapes for h in shape.hints),
+            PEM_HINT,
+            "://",
+        }
         if any(not shape.hints for shape in self.shapes):
             literals.add("")  # (a custom pattern has no hint: every string may match it)
-        self._quick = re.compile("|".join(re.escape(w) for w in sorted(literals, key=len, reverse=True)), re.IGNORECASE)
+        self._quick = re.compile(
+            "|".join(re.escape(w) for w in sorted(literals, key=len, reverse=True)), re.IGNORECASE
+        )
         """Every rule but base64 needs one of these literals: a short string without any is clean."""
         self._decoded: dict[str, str | None] = {}
-
 
     def strength(self, name: str) -> Strength:
         return name_strength(name, self.extra_names)
@@ -278,14 +292,20 @@ class Scanner:
             if strength is Strength.NONE or "REDACTED" in value:
                 return False
             # (a cookie header, `sid=...; HttpOnly`: the value of each `name=value` part counts)
-            parts = [value, *(p.partition("=")[2].strip() for p in value.split(";"))] if "=" in value else [value]
+            parts = (
+                [value, *(p.partition("=")[2].strip() for p in value.split(";"))]
+                if "=" in value
+                else [value]
+            )
             return any(random_looking(p) for p in parts)
         return credential_like(value, strength)
 
     def spans(self, text: str, decode: bool = True) -> list[Span]:
         """The secret parts of `text`, sorted, not overlapping."""
-        if len(text) < 4096 and self._quick.search(text) is None and (
-            not decode or len(text) < 20 or _B64_RUN.search(text) is None
+        if (
+            len(text) < 4096
+            and self._quick.search(text) is None
+            and (not decode or len(text) < 20 or _B64_RUN.search(text) is None)
         ):
             return []
         found: list[Span] = []
@@ -316,7 +336,9 @@ class Scanner:
             if after is None:
                 continue
             value = after.group(1)
-            if len(value) < (10 if self.strict else 6) or (text[i] == ":" and value.startswith("//")):
+            if len(value) < (10 if self.strict else 6) or (
+                text[i] == ":" and value.startswith("//")
+            ):
                 continue  # too short to be a credential, or a URL's scheme
             if self.secret_value(name.rsplit(".", 1)[-1].lstrip("-"), value):
                 yield Span(after.start(1), after.end(1), f"value of {name!r}")

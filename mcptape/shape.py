@@ -70,7 +70,10 @@ def _object_map(v: Any) -> bool:
 
 
 def _headers(v: Any) -> bool:
-    return isinstance(v, dict) and all(isinstance(x, str) or (isinstance(x, list) and all(isinstance(y, str) for y in x)) for x in v.values())
+    return isinstance(v, dict) and all(
+        isinstance(x, str) or (isinstance(x, list) and all(isinstance(y, str) for y in x))
+        for x in v.values()
+    )
 
 
 def _strings(v: Any) -> bool:
@@ -109,11 +112,22 @@ META: dict[str, Check] = {
 }  # fmt: skip
 """The `_meta` members mcptape reads (2026-07-28 carries the handshake's fields there)."""
 INFO_FIELDS: dict[str, Check] = {"name": _str, "version": _str, "title": _str}
-NAMED: dict[str, Check] = {"name": _str, "uri": _str, "description": _str, "inputSchema": _obj, "outputSchema": _obj}
+NAMED: dict[str, Check] = {
+    "name": _str,
+    "uri": _str,
+    "description": _str,
+    "inputSchema": _obj,
+    "outputSchema": _obj,
+}
 
 
 TRANSPORTS = frozenset(("stdio", "streamable-http", "sse", "memory"))
-HEADER: dict[str, Check] = {"mcptape_version": _str, "target": _obj, "recorded_at": _str, "redaction": _obj}
+HEADER: dict[str, Check] = {
+    "mcptape_version": _str,
+    "target": _obj,
+    "recorded_at": _str,
+    "redaction": _obj,
+}
 
 
 def header_problem(obj: dict[str, Any]) -> str | None:
@@ -129,7 +143,12 @@ def header_problem(obj: dict[str, Any]) -> str | None:
         return _wrong("target.command", target["command"], _strings)
     if "url" in target and not _str(target["url"]):
         return _wrong("target.url", target["url"], _str)
-    return _fields("redaction", redaction, {"enabled": _bool, "marker": _str, "keys": _strings, "patterns": _strings}, null=False)
+    return _fields(
+        "redaction",
+        redaction,
+        {"enabled": _bool, "marker": _str, "keys": _strings, "patterns": _strings},
+        null=False,
+    )
 
 
 def event_problem(obj: dict[str, Any]) -> str | None:
@@ -144,7 +163,14 @@ def event_problem(obj: dict[str, Any]) -> str | None:
     src = obj.get("from")
     if src is not None and (not isinstance(src, str) or src not in SOURCES):
         return f"from is {_show(src)}; expected client or server"
-    for name, check in (("text", _str), ("b64", _str), ("size", _int), ("http", _obj), ("info", _obj), ("redacted", _strings)):
+    for name, check in (
+        ("text", _str),
+        ("b64", _str),
+        ("size", _int),
+        ("http", _obj),
+        ("info", _obj),
+        ("redacted", _strings),
+    ):
         if obj.get(name) is not None and not check(obj[name]):
             return _wrong(name, obj[name], check)
     b64 = obj.get("b64")
@@ -155,7 +181,11 @@ def event_problem(obj: dict[str, Any]) -> str | None:
             return "b64 is not valid base64"
     http = obj.get("http")
     if http is not None:
-        problem = _fields("http", http, HTTP, null=False) or (_fields("http.sse", http["sse"], SSE, null=False) if isinstance(http.get("sse"), dict) else None)
+        problem = _fields("http", http, HTTP, null=False) or (
+            _fields("http.sse", http["sse"], SSE, null=False)
+            if isinstance(http.get("sse"), dict)
+            else None
+        )
         if problem:
             return problem
     info = obj.get("info")
@@ -212,17 +242,25 @@ def _meta(where: str, body: dict[str, Any]) -> str | None:
     problem = _fields(f"{where}._meta", meta, META)
     if problem:
         return problem
-    return _info(f"{where}._meta.{META_SERVER_INFO}", meta.get(META_SERVER_INFO)) or _info(f"{where}._meta.{META_CLIENT_INFO}", meta.get(META_CLIENT_INFO))
+    return _info(f"{where}._meta.{META_SERVER_INFO}", meta.get(META_SERVER_INFO)) or _info(
+        f"{where}._meta.{META_CLIENT_INFO}", meta.get(META_CLIENT_INFO)
+    )
 
 
 def _info(where: str, value: Any) -> str | None:
     return _fields(where, value, INFO_FIELDS) if isinstance(value, dict) else None
 
 
-def _fields(where: str, obj: dict[str, Any], checks: dict[str, Check], *, null: bool = True) -> str | None:
+def _fields(
+    where: str, obj: dict[str, Any], checks: dict[str, Check], *, null: bool = True
+) -> str | None:
     """The first of `checks` that `obj` fails (a missing member passes; null too, with `null`)."""
     for name, check in checks.items():
-        if name in obj and (obj[name] is not None or not (null or name in NULLABLE)) and not check(obj[name]):
+        if (
+            name in obj
+            and (obj[name] is not None or not (null or name in NULLABLE))
+            and not check(obj[name])
+        ):
             return _wrong(f"{where}.{name}", obj[name], check)
     return None
 

@@ -116,7 +116,16 @@ class Tape:
                                   "(server=[...]); for an HTTP server (url=...) use tape.url")  # fmt: skip
             if self.live:
                 return list(self.server)
-            return [*py, "record", "-q", "-o", str(self.path), *self.redaction.flags(), "--", *self.server]
+            return [
+                *py,
+                "record",
+                "-q",
+                "-o",
+                str(self.path),
+                *self.redaction.flags(),
+                "--",
+                *self.server,
+            ]
         return [*py, "replay", *self._replay_flags(), str(self.path)]
 
     @property
@@ -140,7 +149,9 @@ class Tape:
                 assert self.url_upstream is not None
                 argv = [*py, "record", "--http", "--upstream", self.url_upstream, "--listen", "127.0.0.1:0",
                         "-o", str(self.path), *self.redaction.flags()]  # fmt: skip
-                self._background = Background(argv, what=f"the recording proxy for {self.url_upstream}")
+                self._background = Background(
+                    argv, what=f"the recording proxy for {self.url_upstream}"
+                )
             else:
                 argv = [*py, "serve", "-q", "--port", "0", *self._replay_flags(), str(self.path)]
                 self._background = Background(argv, what=f"mcptape serve {self.path}")
@@ -183,13 +194,19 @@ class Tape:
             return self.url
         if self.record_mode is RecordMode.NEW_EPISODES:
             if not self.server:
-                raise ConfigError(f"{self.path}: record mode 'new_episodes' needs the real server's command: server=[...]")
+                raise ConfigError(
+                    f"{self.path}: record mode 'new_episodes' needs the real server's command: server=[...]"
+                )
             if self.faults:
-                raise ConfigError("faults are not supported with record mode 'new_episodes': use 'none' or 'once'")
+                raise ConfigError(
+                    "faults are not supported with record mode 'new_episodes': use 'none' or 'once'"
+                )
             from mcptape.replay.engine import ReplayConfig
             from mcptape.replay.episodes import EpisodesTransport
 
-            config = ReplayConfig(self._policy(), self.allow_repeats, self.hints, exact_clients=self.strict)
+            config = ReplayConfig(
+                self._policy(), self.allow_repeats, self.hints, exact_clients=self.strict
+            )
             episodes = EpisodesTransport(self.path, self.server, config=config)
             self._transports.append(episodes)
             return episodes
@@ -207,7 +224,9 @@ class Tape:
     def _config(self) -> Any:
         from mcptape.replay.engine import ReplayConfig
 
-        return ReplayConfig(self._policy(), self.allow_repeats, self.hints, exact_clients=self.strict)
+        return ReplayConfig(
+            self._policy(), self.allow_repeats, self.hints, exact_clients=self.strict
+        )
 
     def _stdio(self, command: list[str]) -> Any:
         import os
@@ -262,7 +281,9 @@ class Tape:
             return [(e.seq, e.exchange.method, e.exchange.name) for e in index.entries]
         left = set.intersection(*({x.index for x in e.unplayed()} for e in engines))
         first = engines[0]
-        return [(x.request.event.seq, x.method, x.name) for x in first.unplayed() if x.index in left]
+        return [
+            (x.request.event.seq, x.method, x.name) for x in first.unplayed() if x.index in left
+        ]
 
     @property
     def all_played(self) -> bool:
@@ -295,7 +316,9 @@ class Tape:
 
             raise UnplayedExchangesError(background.stderr.strip())
         if code not in (0, None) and self.recording:
-            raise McpTapeError(f"{self.path}: the recording proxy exited with {code}: {background.stderr.strip()}")
+            raise McpTapeError(
+                f"{self.path}: the recording proxy exited with {code}: {background.stderr.strip()}"
+            )
 
     def server_stderr(self) -> str:
         """What the real server printed on stderr so far (recording or live, over stdio)."""

@@ -96,8 +96,12 @@ def main() -> int:
     for d in report["differences"]:
         level = "error" if d["kind"] == "breaking" else "warning"
         where = ", ".join(d.get("cassettes", [])) or report["a"]["name"]
-        print(f"::{level} title=mcptape {d['kind']}: {_escape(d['exchange'])}::{_escape(d['path'] + ' ' + d['message'])} ({_escape(where)})")
-    failed = (fail_on == "breaking" and breaking > 0) or (fail_on == "differences" and proc.returncode == 1)
+        print(
+            f"::{level} title=mcptape {d['kind']}: {_escape(d['exchange'])}::{_escape(d['path'] + ' ' + d['message'])} ({_escape(where)})"
+        )
+    failed = (fail_on == "breaking" and breaking > 0) or (
+        fail_on == "differences" and proc.returncode == 1
+    )
     return 1 if failed else 0
 
 

@@ -45,7 +45,12 @@ def main(argv: list[str]) -> None:
     command = argv[argv.index("--") + 1 :]
     port, proxy_port = free_port(), free_port()
     server_cmd = [c.replace("{port}", str(port)) for c in command]
-    server = subprocess.Popen(server_cmd, env=dict(os.environ, PORT=str(port)), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        server_cmd,
+        env=dict(os.environ, PORT=str(port)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         wait_port(port, server)
         recorder = subprocess.Popen([sys.executable, "-m", "mcptape", "record", "--http", "-q", "-o", out,

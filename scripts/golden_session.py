@@ -37,12 +37,25 @@ async def everything(c: Client) -> None:
     await attempt("tools/list", c.list_tools())
     await attempt("echo", c.call_tool("echo", {"message": "hello from mcptape"}))
     await attempt("get-sum", c.call_tool("get-sum", {"a": 2, "b": 40}))
-    await attempt("get-structured-content", c.call_tool("get-structured-content", {"location": "New York"}))
-    await attempt("long-running", c.call_tool("trigger-long-running-operation", {"duration": 0.2, "steps": 2}, progress_callback=progress))
+    await attempt(
+        "get-structured-content", c.call_tool("get-structured-content", {"location": "New York"})
+    )
+    await attempt(
+        "long-running",
+        c.call_tool(
+            "trigger-long-running-operation",
+            {"duration": 0.2, "steps": 2},
+            progress_callback=progress,
+        ),
+    )
     await attempt("unknown tool", c.call_tool("no-such-tool", {}))
     await attempt("resources/list", c.list_resources())
-    await attempt("resources/read", c.read_resource("demo://resource/static/document/architecture.md"))
-    await attempt("missing resource", c.read_resource("demo://resource/static/document/no-such-doc.md"))
+    await attempt(
+        "resources/read", c.read_resource("demo://resource/static/document/architecture.md")
+    )
+    await attempt(
+        "missing resource", c.read_resource("demo://resource/static/document/no-such-doc.md")
+    )
     await attempt("prompts/list", c.list_prompts())
     await attempt("simple-prompt", c.get_prompt("simple-prompt", {}))
     await attempt("args-prompt", c.get_prompt("args-prompt", {"city": "Paris", "state": "France"}))
@@ -69,7 +82,9 @@ PROFILES = {"everything": everything, "demo": demo}
 
 
 async def run(profile: str, mode: str, target: Any) -> None:
-    async with Client(target, mode=mode, elicitation_callback=answer, log_level="info", cache=None) as c:
+    async with Client(
+        target, mode=mode, elicitation_callback=answer, log_level="info", cache=None
+    ) as c:
         print(f"{profile}: protocol {c.protocol_version}")
         await PROFILES[profile](c)
 

@@ -119,7 +119,10 @@ def members() -> dict[str, Any]:
 
 
 def member_secrets() -> list[str]:
-    return [SECRETS[n] for n in ("member_list", "member_dict", "passphrase", "aws_member", "api_token", "deep")]
+    return [
+        SECRETS[n]
+        for n in ("member_list", "member_dict", "passphrase", "aws_member", "api_token", "deep")
+    ]
 
 
 FALSE_POSITIVES: dict[str, Any] = {
@@ -139,7 +142,11 @@ def leaked(data: bytes, secrets: list[str]) -> list[str]:
     """The planted secrets found in `data` (as they are, or JSON-escaped)."""
     out = []
     for secret in secrets:
-        forms = {secret.encode(), secret.replace("/", "\\/").encode(), secret.replace("+", "%2B").encode()}
+        forms = {
+            secret.encode(),
+            secret.replace("/", "\\/").encode(),
+            secret.replace("+", "%2B").encode(),
+        }
         if any(f in data for f in forms):
             out.append(secret)
     return out

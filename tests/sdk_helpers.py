@@ -39,7 +39,9 @@ async def demo_session(client: Client) -> Outcome:
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         out.progress.append((progress, total, message))
 
-    out.results.append(_plain(await client.call_tool("add", {"a": 1, "b": 2}, progress_callback=on_progress)))
+    out.results.append(
+        _plain(await client.call_tool("add", {"a": 1, "b": 2}, progress_callback=on_progress))
+    )
     try:
         await client.call_tool("fail", {})
         out.results.append("no error")

@@ -21,7 +21,6 @@ from tests.e2e.test_record_http import start  # noqa: F401 - the fixture
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 
-
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A cassette of the demo server: add(20, 22), then echo("hi"); recorded once per module."""
@@ -43,7 +42,9 @@ def add_cassette(recorded: Path, tmp_path: Path) -> Path:
     return target
 
 
-async def test_tape_url_serves_the_cassette_over_http_and_stops_with_the_tape(add_cassette: Path) -> None:
+async def test_tape_url_serves_the_cassette_over_http_and_stops_with_the_tape(
+    add_cassette: Path,
+) -> None:
     with mcptape.use_cassette(add_cassette) as tape:
         url = tape.url
         assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
@@ -55,7 +56,10 @@ async def test_tape_url_serves_the_cassette_over_http_and_stops_with_the_tape(ad
 
 
 async def test_strict_reaches_tape_url(add_cassette: Path) -> None:
-    with pytest.raises(mcptape.UnplayedExchangesError, match="never played"), mcptape.use_cassette(add_cassette, strict=True) as tape:
+    with (
+        pytest.raises(mcptape.UnplayedExchangesError, match="never played"),
+        mcptape.use_cassette(add_cassette, strict=True) as tape,
+    ):
         async with Client(tape.url) as client:
             await client.list_tools()
 
@@ -63,7 +67,9 @@ async def test_strict_reaches_tape_url(add_cassette: Path) -> None:
 def test_strict_reaches_tape_command(add_cassette: Path) -> None:
     with mcptape.use_cassette(add_cassette, strict=True) as tape:
         assert "--strict" in tape.command
-        proc = subprocess.run(tape.command, input="", capture_output=True, check=False, text=True, timeout=120)
+        proc = subprocess.run(
+            tape.command, input="", capture_output=True, check=False, text=True, timeout=120
+        )
     assert proc.returncode == 1 and "never played" in proc.stderr
 
 
@@ -82,7 +88,11 @@ async def test_recording_an_http_server_from_use_cassette(tmp_path: Path, start:
         assert (await tape.client.call_tool("add", {"a": 1, "b": 2})).content[0].text == "3"
     recorded = load(cassette)
     assert recorded.header.transport.value == "streamable-http"
-    assert any(e.msg and e.msg.get("method") == "tools/call" for e in recorded.events if e.kind == "message")
+    assert any(
+        e.msg and e.msg.get("method") == "tools/call"
+        for e in recorded.events
+        if e.kind == "message"
+    )
     async with mcptape.use_cassette(cassette, url="http://127.0.0.1:9/none") as tape:
         assert not tape.recording
         assert (await tape.client.call_tool("add", {"a": 1, "b": 2})).content[0].text == "3"
@@ -97,7 +107,9 @@ async def test_named_and_registered_matchers(add_cassette: Path) -> None:
 
     def same_a(recorded: mcptape.Subject, incoming: mcptape.Subject) -> bool:
         seen.append((recorded.method, incoming.method))
-        return recorded.params.get("arguments", {}).get("a") == incoming.params.get("arguments", {}).get("a")
+        return recorded.params.get("arguments", {}).get("a") == incoming.params.get(
+            "arguments", {}
+        ).get("a")
 
     mcptape.register_matcher("same_a", same_a)
     async with mcptape.use_cassette(add_cassette, match_on=["method", "name", "same_a"]) as tape:
@@ -115,9 +127,18 @@ async def test_named_and_registered_matchers(add_cassette: Path) -> None:
 
 def test_built_in_matchers_reach_tape_command_custom_ones_say_why_not(add_cassette: Path) -> None:
     with mcptape.use_cassette(add_cassette, match_on=["method", "name"]) as tape:
-        assert tape.command[-5:] == ["--match-on", "method", "--match-on", "name", str(add_cassette)]
+        assert tape.command[-5:] == [
+            "--match-on",
+            "method",
+            "--match-on",
+            "name",
+            str(add_cassette),
+        ]
     custom = mcptape.use_cassette(add_cassette, match_on=["method", lambda a, b: True])
-    with custom as tape, pytest.raises(ConfigError, match="custom matchers run in this process only"):
+    with (
+        custom as tape,
+        pytest.raises(ConfigError, match="custom matchers run in this process only"),
+    ):
         tape.command  # noqa: B018
 
 
@@ -125,10 +146,16 @@ async def test_redaction_rules_when_recording(tmp_path: Path) -> None:
     cassette = tmp_path / "r.jsonl"
     async with mcptape.use_cassette(cassette, "once", server=demo_server_cmd(), redact_keys=["city"],
                                     redact_patterns=[r"tenant-\d+"]) as tape:  # fmt: skip
-        assert (await tape.client.call_tool("echo", {"message": "for tenant-42"})).content[0].text == "for tenant-42"
+        assert (await tape.client.call_tool("echo", {"message": "for tenant-42"})).content[
+            0
+        ].text == "for tenant-42"
         assert (await tape.client.call_tool("weather", {"city": "Paris"})).content
     assert "tenant-42" not in cassette.read_text()
-    calls = [e.msg["params"] for e in load(cassette).events if e.msg and e.msg.get("method") == "tools/call"]
+    calls = [
+        e.msg["params"]
+        for e in load(cassette).events
+        if e.msg and e.msg.get("method") == "tools/call"
+    ]
     assert calls[1]["arguments"]["city"] == REDACTED, "the member stays, its value is redacted"
 
 
@@ -148,10 +175,10 @@ async def test_play_counts_and_all_played(add_cassette: Path) -> None:
 def test_live_uses_the_server_and_leaves_the_cassette_alone(tmp_path: Path) -> None:
     cassette = tmp_path / "never.jsonl"
     with mcptape.use_cassette(cassette, live=True, server=demo_server_cmd()) as tape:
+
         async def call(client: Any) -> Any:
             return await client.call_tool("add", {"a": 2, "b": 2})
 
         assert tape.run(call).content[0].text == "4"
         assert tape.command == demo_server_cmd()
     assert not cassette.exists()
-

@@ -22,7 +22,16 @@ def test_bench_smoke_runs_every_suite_and_writes_results(tmp_path: Path) -> None
     doc = json.loads(out.read_text())
     assert doc["level"] == "smoke"
     targets = [r["target"] for r in doc["rows"]]
-    for prefix in ("record stdio", "replay stdio", "replay scaling", "in-process replay", "diff", "record http", "serve http", "views"):
+    for prefix in (
+        "record stdio",
+        "replay stdio",
+        "replay scaling",
+        "in-process replay",
+        "diff",
+        "record http",
+        "serve http",
+        "views",
+    ):
         assert any(t.startswith(prefix) for t in targets), prefix
     for row in doc["rows"]:
         assert row["value"] > 0, row

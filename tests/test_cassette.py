@@ -24,8 +24,20 @@ from mcptape.model import Event, Kind, Source, Transport
 
 def sample_events() -> list[Event]:
     return [
-        Event(1, 0.001, Kind.MESSAGE, Source.CLIENT, msg={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
-        Event(2, 0.002, Kind.MESSAGE, Source.SERVER, msg={"jsonrpc": "2.0", "id": 1, "result": {"tools": []}}),
+        Event(
+            1,
+            0.001,
+            Kind.MESSAGE,
+            Source.CLIENT,
+            msg={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        ),
+        Event(
+            2,
+            0.002,
+            Kind.MESSAGE,
+            Source.SERVER,
+            msg={"jsonrpc": "2.0", "id": 1, "result": {"tools": []}},
+        ),
         Event(3, 0.003, Kind.RAW, Source.SERVER, b64="//4="),
         Event(4, 0.004, Kind.STDERR, Source.SERVER, text="log line"),
         Event(5, 0.005, Kind.EXIT, Source.SERVER, info={"code": 0}),
@@ -79,11 +91,16 @@ def test_missing_end_marker_warns(tmp_path: Path) -> None:
         (b"\n\n", "empty file"),
         (b"hello\n", ":1: not an mcptape cassette (line 1 is not JSON)"),
         (b'{"log": {"version": "1.2"}}\n', ":1: not an mcptape cassette"),
-        (b'{"mcptape_cassette": 1, "transport": "stdio"}\nnot json\n{"seq":2,"t":0,"kind":"end"}\n', ":2: corrupt line"),
+        (
+            b'{"mcptape_cassette": 1, "transport": "stdio"}\nnot json\n{"seq":2,"t":0,"kind":"end"}\n',
+            ":2: corrupt line",
+        ),
         (b'{"mcptape_cassette": 1, "transport": "stdio"}\n[1,2]\n', ":2: not a cassette event"),
     ],
 )
-def test_bad_files_give_one_line_errors_naming_file_and_line(tmp_path: Path, content: bytes, message: str) -> None:
+def test_bad_files_give_one_line_errors_naming_file_and_line(
+    tmp_path: Path, content: bytes, message: str
+) -> None:
     p = tmp_path / "bad.jsonl"
     p.write_bytes(content)
     with pytest.raises(CassetteError) as info:
@@ -120,7 +137,9 @@ def test_writer_on_unwritable_path_fails_at_once(tmp_path: Path) -> None:
 
 
 def test_writer_refuses_a_path_that_is_not_a_regular_file() -> None:
-    with pytest.raises(CassetteError, match="/dev/full: cannot write the cassette: not a regular file"):
+    with pytest.raises(
+        CassetteError, match="/dev/full: cannot write the cassette: not a regular file"
+    ):
         CassetteWriter("/dev/full", new_header(Transport.STDIO, {}, {}))
     assert not Path("/dev/full.partial").exists()
 
@@ -142,7 +161,10 @@ except CassetteError as exc:
     print(exc)
 """
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert proc.stdout.strip() == f"{tmp_path / 'c.jsonl.partial'}: cannot write the cassette: File too large", proc.stderr
+    assert (
+        proc.stdout.strip()
+        == f"{tmp_path / 'c.jsonl.partial'}: cannot write the cassette: File too large"
+    ), proc.stderr
 
 
 def test_a_recording_takes_the_cassettes_place_only_when_committed(tmp_path: Path) -> None:

@@ -11,7 +11,9 @@ from mcptape.errors import RecordError
 
 
 def test_a_missing_command_is_one_clear_error() -> None:
-    with pytest.raises(RecordError, match=r"cannot start '/nonexistent/server': No such file or directory"):
+    with pytest.raises(
+        RecordError, match=r"cannot start '/nonexistent/server': No such file or directory"
+    ):
         Child.start(["/nonexistent/server"])
 
 

@@ -73,27 +73,49 @@ def blocks(doc: Path) -> list[Block]:
         if lang in SHELL | PYTHON:
             prev = next((lines[k] for k in range(i - 1, -1, -1) if lines[k].strip()), "")
             note = n.group(1) if (n := NOTE.match(prev.strip())) else ""
-            out.append(Block(doc, i + 1, "python" if lang in PYTHON else "sh", "\n".join(lines[i + 1 : end]) + "\n", note))
+            out.append(
+                Block(
+                    doc,
+                    i + 1,
+                    "python" if lang in PYTHON else "sh",
+                    "\n".join(lines[i + 1 : end]) + "\n",
+                    note,
+                )
+            )
         i = end + 1
     return out
 
 
 def sandbox(tmp: Path) -> dict[str, str]:
     shutil.copytree(ROOT / "examples", tmp / "examples")
-    shutil.copytree(ROOT / "cassettes", tmp / "cassettes", ignore=shutil.ignore_patterns("demo*.jsonl"))
+    shutil.copytree(
+        ROOT / "cassettes", tmp / "cassettes", ignore=shutil.ignore_patterns("demo*.jsonl")
+    )
     shutil.copy(DEMO_SERVER, tmp / "server.py")
     # what `make demo` leaves in cassettes/: a session of the demo server
-    shutil.copy(ROOT / "examples" / "cassettes" / "test_with_mcptape" / "test_add_reports_progress.jsonl", tmp / "cassettes" / "demo.jsonl")
-    (tmp / "pytest.ini").write_text("[pytest]\ntestpaths = tests\nasyncio_default_fixture_loop_scope = function\n")
+    shutil.copy(
+        ROOT / "examples" / "cassettes" / "test_with_mcptape" / "test_add_reports_progress.jsonl",
+        tmp / "cassettes" / "demo.jsonl",
+    )
+    (tmp / "pytest.ini").write_text(
+        "[pytest]\ntestpaths = tests\nasyncio_default_fixture_loop_scope = function\n"
+    )
     (tmp / "home").mkdir()
     (tmp / "_run_example.py").write_text(RUN_PY)
     bin_dir = str(Path(sys.executable).parent)
-    return {**os.environ, "PATH": f"{bin_dir}:{os.environ.get('PATH', '/usr/bin:/bin')}", "HOME": str(tmp / "home")}
+    return {
+        **os.environ,
+        "PATH": f"{bin_dir}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+        "HOME": str(tmp / "home"),
+    }
 
 
 def fail(block: Block, what: str, proc: subprocess.CompletedProcess[str]) -> None:
     out = (proc.stdout + proc.stderr).strip()
-    pytest.fail(f"{block.where}: {what} (exit {proc.returncode}):\n{block.text}--- output ---\n{out[-4000:]}", pytrace=False)
+    pytest.fail(
+        f"{block.where}: {what} (exit {proc.returncode}):\n{block.text}--- output ---\n{out[-4000:]}",
+        pytrace=False,
+    )
 
 
 def run_block(block: Block, tmp: Path, env: dict[str, str]) -> None:
@@ -106,9 +128,15 @@ def run_block(block: Block, tmp: Path, env: dict[str, str]) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(block.text)
         for args in (["--mcptape-record-mode=once"], []):
-            proc = sh([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(target), *args])
+            proc = sh(
+                [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(target), *args]
+            )
             if proc.returncode != 0:
-                fail(block, f"pytest {' '.join(args) or '(replay)'} failed on it, saved as {target.relative_to(tmp)}", proc)
+                fail(
+                    block,
+                    f"pytest {' '.join(args) or '(replay)'} failed on it, saved as {target.relative_to(tmp)}",
+                    proc,
+                )
         return
     if block.lang == "sh":
         proc = sh(["bash", "-e", "-o", "pipefail", "-c", block.text])
@@ -129,9 +157,15 @@ def test_the_examples_of_each_doc_run(doc: Path, tmp_path: Path) -> None:
             assert reason, f"{block.where}: `<!-- example: not run: REASON -->` needs a reason"
             continue
         if block.note and not block.note.startswith("test file "):
-            pytest.fail(f"{block.where}: unknown note `{block.note}`; use `not run: REASON` or `test file PATH`", pytrace=False)
+            pytest.fail(
+                f"{block.where}: unknown note `{block.note}`; use `not run: REASON` or `test file PATH`",
+                pytrace=False,
+            )
         if block.lang == "python" and "def test_" in block.text and not block.note:
-            pytest.fail(f"{block.where}: a block of tests needs `<!-- example: test file PATH -->` before it", pytrace=False)
+            pytest.fail(
+                f"{block.where}: a block of tests needs `<!-- example: test file PATH -->` before it",
+                pytrace=False,
+            )
         run_block(block, tmp_path, env)
 
 
@@ -140,7 +174,10 @@ def test_blocks_are_found_with_their_lines_and_notes(tmp_path: Path) -> None:
     doc.write_text("# t\n\n<!-- example: not run: it serves forever -->\n```sh\nmcptape serve x\n```\n\n```json\n{}\n```\n"
                    "```python\nprint(1)\n```\n")  # fmt: skip
     found = blocks(doc)
-    assert [(b.line, b.lang, b.note) for b in found] == [(4, "sh", "not run: it serves forever"), (11, "python", "")]
+    assert [(b.line, b.lang, b.note) for b in found] == [
+        (4, "sh", "not run: it serves forever"),
+        (11, "python", ""),
+    ]
     assert found[1].text == "print(1)\n"
 
 
@@ -153,4 +190,8 @@ def test_a_failing_block_names_its_file_line_and_output(tmp_path: Path) -> None:
         run_block(block, tmp_path, env)
     message = str(info.value)
     assert f"{doc}:3 (sh block): the example failed (exit 2)" in message
-    assert "no such cassette" in message and "before" in message and "never\n" not in message.split("--- output ---")[1]
+    assert (
+        "no such cassette" in message
+        and "before" in message
+        and "never\n" not in message.split("--- output ---")[1]
+    )

@@ -35,7 +35,12 @@ DISCOVER = {
     "cacheScope": "public",
     "_meta": {META_SERVER_INFO: INFO},
 }
-INITIALIZE = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}, "resources": {}}, "serverInfo": INFO, "instructions": "be nice"}
+INITIALIZE = {
+    "protocolVersion": "2025-06-18",
+    "capabilities": {"tools": {}, "resources": {}},
+    "serverInfo": INFO,
+    "instructions": "be nice",
+}
 
 
 def test_eras_of_versions() -> None:
@@ -59,8 +64,13 @@ def test_an_initialize_result_becomes_a_discover_result() -> None:
     out = discover_result(INITIALIZE)
     assert out["supportedVersions"] == ["2026-07-28"]
     assert out["resultType"] == "complete"
-    assert server_description("server/discover", out) == server_description("initialize", INITIALIZE)
-    assert server_description("initialize", INITIALIZE) == (INFO, {"capabilities": {"tools": {}, "resources": {}}, "instructions": "be nice"})
+    assert server_description("server/discover", out) == server_description(
+        "initialize", INITIALIZE
+    )
+    assert server_description("initialize", INITIALIZE) == (
+        INFO,
+        {"capabilities": {"tools": {}, "resources": {}}, "instructions": "be nice"},
+    )
 
 
 def test_the_2026_envelope_comes_off_a_result_and_is_kept_apart() -> None:
@@ -79,29 +89,51 @@ def test_input_required_stays_behaviour() -> None:
 
 
 def test_identity_goes_into_meta_and_back() -> None:
-    who = Identity.of_initialize({"capabilities": {"roots": {}}, "clientInfo": {"name": "c"}}, "info")
+    who = Identity.of_initialize(
+        {"capabilities": {"roots": {}}, "clientInfo": {"name": "c"}}, "info"
+    )
     meta = identity_meta("2026-07-28", who)
     assert meta == {META_PROTOCOL_VERSION: "2026-07-28", META_CLIENT_CAPABILITIES: {"roots": {}},
                     META_CLIENT_INFO: {"name": "c"}, META_LOG_LEVEL: "info"}  # fmt: skip
     assert Identity.of_meta(meta) == who
-    assert strip_identity({"name": "x", "_meta": {**meta, "progressToken": 1}}) == {"name": "x", "_meta": {"progressToken": 1}}
+    assert strip_identity({"name": "x", "_meta": {**meta, "progressToken": 1}}) == {
+        "name": "x",
+        "_meta": {"progressToken": 1},
+    }
     assert strip_identity({"name": "x", "_meta": meta}) == {"name": "x"}
-    assert set_level("debug", 7) == {"jsonrpc": "2.0", "id": 7, "method": "logging/setLevel", "params": {"level": "debug"}}
+    assert set_level("debug", 7) == {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "logging/setLevel",
+        "params": {"level": "debug"},
+    }
 
 
 def test_input_requests_pair_with_the_retry_answers_and_the_retry_echoes_the_state() -> None:
     result = {"resultType": "input_required", "requestState": "s1",
               "inputRequests": {"ask": {"method": "elicitation/create", "params": {"message": "name?"}}}}  # fmt: skip
     pairs = input_pairs(result, {"inputResponses": {"ask": {"action": "accept"}}})
-    assert [(p.key, p.method, p.params, p.answer) for p in pairs] == [("ask", "elicitation/create", {"message": "name?"}, {"action": "accept"})]
+    assert [(p.key, p.method, p.params, p.answer) for p in pairs] == [
+        ("ask", "elicitation/create", {"message": "name?"}, {"action": "accept"})
+    ]
     assert input_pairs(result, None)[0].answer is None
     assert input_pairs({"resultType": "complete"}, {}) == []
-    retry = retry_params({"name": "t", "requestState": "old"}, result, {"ask": {"action": "accept"}})
-    assert retry == {"name": "t", "requestState": "s1", "inputResponses": {"ask": {"action": "accept"}}}
-    assert "requestState" not in retry_params({"name": "t", "requestState": "old"}, {"inputRequests": {}}, {})
+    retry = retry_params(
+        {"name": "t", "requestState": "old"}, result, {"ask": {"action": "accept"}}
+    )
+    assert retry == {
+        "name": "t",
+        "requestState": "s1",
+        "inputResponses": {"ask": {"action": "accept"}},
+    }
+    assert "requestState" not in retry_params(
+        {"name": "t", "requestState": "old"}, {"inputRequests": {}}, {}
+    )
 
 
 def test_listen_filters_name_the_subscribed_uris() -> None:
-    assert listen_uris({"notifications": {"toolsListChanged": True, "resourceSubscriptions": ["file:///a"]}}) == ["file:///a"]
+    assert listen_uris(
+        {"notifications": {"toolsListChanged": True, "resourceSubscriptions": ["file:///a"]}}
+    ) == ["file:///a"]
     assert listen_uris({"notifications": {"toolsListChanged": True}}) == []
     assert listen_uris(None) == []

@@ -127,7 +127,10 @@ def imports(module: str) -> Iterator[str]:
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
             target = _resolve(module, path, node)
-            names = [f"{target}.{a.name}" if f"{target}.{a.name}" in MODULES else target for a in node.names]
+            names = [
+                f"{target}.{a.name}" if f"{target}.{a.name}" in MODULES else target
+                for a in node.names
+            ]
         else:
             continue
         for name in names:
@@ -205,7 +208,9 @@ def test_the_known_exceptions_still_exist(known: frozenset[str] | tuple[str, str
         assert known in _cycles(), f"the cycle {sorted(known)} is gone: remove it from KNOWN_CYCLES"
     else:
         importer, imported = known
-        assert imported in GRAPH[importer], f"{importer} no longer imports {imported}: remove it from KNOWN_UPWARD"
+        assert imported in GRAPH[importer], (
+            f"{importer} no longer imports {imported}: remove it from KNOWN_UPWARD"
+        )
 
 
 def test_the_test_sees_imports() -> None:

@@ -27,9 +27,13 @@ def test_names_resolve_to_the_engines_own_matchers() -> None:
     ("returns", "reason"),
     [(True, None), (None, None), (False, "mine refused"), ("a differs", "mine: a differs")],
 )
-def test_a_users_matcher_may_return_a_bool_none_or_a_reason(returns: Any, reason: str | None) -> None:
+def test_a_users_matcher_may_return_a_bool_none_or_a_reason(
+    returns: Any, reason: str | None
+) -> None:
     (inline,) = resolve_matchers([lambda rec, inc: returns])
-    assert inline(subject(), subject()) == (None if reason is None else reason.replace("mine", "<lambda>"))
+    assert inline(subject(), subject()) == (
+        None if reason is None else reason.replace("mine", "<lambda>")
+    )
     mcptape.register_matcher("mine", lambda rec, inc: returns)
     (named,) = resolve_matchers(["mine"])
     assert named(subject(), subject()) == reason
@@ -38,7 +42,9 @@ def test_a_users_matcher_may_return_a_bool_none_or_a_reason(returns: Any, reason
 def test_assertions_and_bugs_in_a_matcher_become_reasons() -> None:
     def strict_a(rec: mcptape.Subject, inc: mcptape.Subject) -> None:
         if rec.params["a"] != inc.params["a"]:
-            raise AssertionError("a differs")  # vcrpy's way (a bare assert here would be rewritten by pytest)
+            raise AssertionError(
+                "a differs"
+            )  # vcrpy's way (a bare assert here would be rewritten by pytest)
 
     mcptape.register_matcher("strict_a", strict_a)
     (m,) = resolve_matchers(["strict_a"])
@@ -48,7 +54,9 @@ def test_assertions_and_bugs_in_a_matcher_become_reasons() -> None:
 
 
 def test_bad_names_say_what_is_known() -> None:
-    with pytest.raises(ConfigError, match=r"unknown matcher 'nope' in match_on; known: method, params"):
+    with pytest.raises(
+        ConfigError, match=r"unknown matcher 'nope' in match_on; known: method, params"
+    ):
         resolve_matchers(["nope"])
     with pytest.raises(ConfigError, match="is empty"):
         resolve_matchers([])

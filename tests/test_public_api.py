@@ -16,5 +16,7 @@ def test_all_is_sorted_and_resolves() -> None:
 
 def test_import_is_cheap() -> None:
     code = "import sys, mcptape; print(sorted(m for m in ('anyio', 'mcp', 'mitmproxy', 'deepdiff', 'pydantic') if m in sys.modules))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "[]"

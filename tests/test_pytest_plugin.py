@@ -17,7 +17,7 @@ from tests.conftest import DEMO_SERVER, ROOT
 pytest_plugins = ["pytester"]
 GOLDEN = ROOT / "cassettes" / "python-sdk"
 
-TEST_FILE = f'''
+TEST_FILE = f"""
 import pytest
 
 SERVER = [{sys.executable!r}, {str(DEMO_SERVER)!r}]
@@ -38,7 +38,7 @@ async def test_add(mcptape):
 async def test_echo(mcptape):
     result = await mcptape.client.call_tool("echo", {{"message": ECHO}})
     assert result.content[0].text == ECHO
-'''
+"""
 
 
 def write_tests(pytester: pytest.Pytester, echo: str = "hi") -> None:
@@ -46,7 +46,9 @@ def write_tests(pytester: pytest.Pytester, echo: str = "hi") -> None:
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "anyio", *args, timeout=180)
+    return pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-p", "anyio", *args, timeout=180
+    )
 
 
 def cassettes(pytester: pytest.Pytester) -> Path:
@@ -58,18 +60,28 @@ def test_once_records_missing_cassettes_then_none_replays_them(pytester: pytest.
     write_tests(pytester)
     missing = run(pytester)
     missing.assert_outcomes(errors=2)
-    missing.stdout.fnmatch_lines(["*cassette not found and record mode is 'none'*--mcptape-record-mode=once*"])
+    missing.stdout.fnmatch_lines(
+        ["*cassette not found and record mode is 'none'*--mcptape-record-mode=once*"]
+    )
 
     run(pytester, "--mcptape-record-mode=once").assert_outcomes(passed=2)
     recorded = load(cassettes(pytester) / "test_add.jsonl")
-    assert any(e.msg and e.msg.get("method") == "tools/call" for e in recorded.events if e.kind == "message")
+    assert any(
+        e.msg and e.msg.get("method") == "tools/call"
+        for e in recorded.events
+        if e.kind == "message"
+    )
 
     # Replay: the server command is broken now, so passing proves nothing reached a real server.
     pytester.path.joinpath("test_tools.py").write_text(
-        pytester.path.joinpath("test_tools.py").read_text().replace(str(DEMO_SERVER), "/no/such/server.py")
+        pytester.path.joinpath("test_tools.py")
+        .read_text()
+        .replace(str(DEMO_SERVER), "/no/such/server.py")
     )
     run(pytester).assert_outcomes(passed=2)
-    assert load(cassettes(pytester) / "test_add.jsonl").events == recorded.events, "replay does not touch the cassette"
+    assert load(cassettes(pytester) / "test_add.jsonl").events == recorded.events, (
+        "replay does not touch the cassette"
+    )
 
 
 @pytest.mark.e2e
@@ -109,22 +121,33 @@ def test_a_server_that_fails_to_start_never_costs_a_cassette(pytester: pytest.Py
 
     result = run(pytester, "--mcptape-record-mode=all", "-k", "add")
     assert result.ret != 0
-    result.stdout.fnmatch_lines([f"*the server answered nothing (it exited with code 2), so {cassette} was left as it was*"])
+    result.stdout.fnmatch_lines(
+        [f"*the server answered nothing (it exited with code 2), so {cassette} was left as it was*"]
+    )
     assert cassette.read_bytes() == good
-    assert sorted(p.name for p in cassette.parent.iterdir()) == ["test_add.jsonl"], "no recording left behind"
+    assert sorted(p.name for p in cassette.parent.iterdir()) == ["test_add.jsonl"], (
+        "no recording left behind"
+    )
 
     result = run(pytester, "--mcptape-record-mode=once", "-k", "echo")
     assert result.ret != 0
-    assert sorted(p.name for p in cassette.parent.iterdir()) == ["test_add.jsonl"], "no cassette for a failed recording"
-    run(pytester, "-k", "echo").stdout.fnmatch_lines(["*cassette not found and record mode is 'none'*"])
-    run(pytester, "--mcptape-record-mode=once", "-k", "add").assert_outcomes(passed=1)  # replays the kept cassette
+    assert sorted(p.name for p in cassette.parent.iterdir()) == ["test_add.jsonl"], (
+        "no cassette for a failed recording"
+    )
+    run(pytester, "-k", "echo").stdout.fnmatch_lines(
+        ["*cassette not found and record mode is 'none'*"]
+    )
+    run(pytester, "--mcptape-record-mode=once", "-k", "add").assert_outcomes(
+        passed=1
+    )  # replays the kept cassette
     assert cassette.read_bytes() == good
 
 
 def test_golden_cassette_replays_through_the_marker(pytester: pytest.Pytester) -> None:
     target = pytester.path / "golden.jsonl"
     shutil.copy(GOLDEN / "2026-07-28" / "stdio.jsonl", target)
-    pytester.makepyfile(test_golden=f'''
+    pytester.makepyfile(
+        test_golden=f"""
 import pytest
 
 @pytest.fixture
@@ -141,7 +164,8 @@ async def test_golden(mcptape):
     tools = await mcptape.client.list_tools()
     assert "add" in [t.name for t in tools.tools]
     assert mcptape.command[-1] == {str(target)!r}
-''')
+"""
+    )
     run(pytester).assert_outcomes(passed=1)
 
 
@@ -173,31 +197,43 @@ def test_new_episodes_replays_what_matches_and_appends_the_rest(pytester: pytest
     write_tests(pytester, echo="hi")
     run(pytester, "--mcptape-record-mode=once", "-k", "echo").assert_outcomes(passed=1)
     before = load(cassettes(pytester) / "test_echo.jsonl")
-    pytester.makepyfile(test_tools=TEST_FILE.replace("ECHO", repr("hi")).replace(
-        '''    result = await mcptape.client.call_tool("echo", {"message": 'hi'})
+    pytester.makepyfile(
+        test_tools=TEST_FILE.replace("ECHO", repr("hi")).replace(
+            """    result = await mcptape.client.call_tool("echo", {"message": 'hi'})
     assert result.content[0].text == 'hi'
-''',
-        '''    result = await mcptape.client.call_tool("echo", {"message": 'hi'})
+""",
+            """    result = await mcptape.client.call_tool("echo", {"message": 'hi'})
     assert result.content[0].text == 'hi'
     result = await mcptape.client.call_tool("echo", {"message": 'new episode'})
     assert result.content[0].text == 'new episode'
-''',
-    ))
+""",
+        )
+    )
     run(pytester, "--mcptape-record-mode=new_episodes", "-k", "echo").assert_outcomes(passed=1)
     after = load(cassettes(pytester) / "test_echo.jsonl")
     assert after.warnings == []
     old = [e.msg for e in before.events if e.kind == "message"]
     new = [e.msg for e in after.events if e.kind == "message"]
     assert new[: len(old)] == old, "the old exchanges stay as they were"
-    tail_kinds = [e.kind for e in before.events if e.seq > max(x.seq for x in before.events if x.kind == "message")]
-    assert [e.kind for e in after.events[-len(tail_kinds) :]] == tail_kinds, "the process events stay last"
+    tail_kinds = [
+        e.kind
+        for e in before.events
+        if e.seq > max(x.seq for x in before.events if x.kind == "message")
+    ]
+    assert [e.kind for e in after.events[-len(tail_kinds) :]] == tail_kinds, (
+        "the process events stay last"
+    )
     assert [e.seq for e in after.events] == list(range(1, len(after.events) + 1))
     texts = [str(m) for m in new[len(old) :]]
     assert any("new episode" in t for t in texts)
-    assert not any("initialize" in t or "server/discover" in t for t in texts), "the handshake is not appended"
+    assert not any("initialize" in t or "server/discover" in t for t in texts), (
+        "the handshake is not appended"
+    )
     # and now the new exchange replays with no server at all
     pytester.path.joinpath("test_tools.py").write_text(
-        pytester.path.joinpath("test_tools.py").read_text().replace(str(DEMO_SERVER), "/no/such/server.py")
+        pytester.path.joinpath("test_tools.py")
+        .read_text()
+        .replace(str(DEMO_SERVER), "/no/such/server.py")
     )
     run(pytester, "-k", "echo").assert_outcomes(passed=1)
 

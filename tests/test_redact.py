@@ -14,7 +14,11 @@ def test_secret_keys_are_redacted_and_paths_reported() -> None:
     msg = {"params": {"arguments": {"api_key": "abc123", "password": "hunter2", "city": "Paris"},
                       "_meta": {"progressToken": "tok-1"}, "requestState": "v1.xyz", "cursor": "c2"}}  # fmt: skip
     out, paths = R.message(msg)
-    assert out["params"]["arguments"] == {"api_key": REDACTED, "password": REDACTED, "city": "Paris"}
+    assert out["params"]["arguments"] == {
+        "api_key": REDACTED,
+        "password": REDACTED,
+        "city": "Paris",
+    }
     assert out["params"]["_meta"]["progressToken"] == "tok-1"
     assert out["params"]["requestState"] == "v1.xyz" and out["params"]["cursor"] == "c2"
     assert sorted(paths) == ["/params/arguments/api_key", "/params/arguments/password"]
@@ -34,15 +38,24 @@ def test_secret_keys_are_redacted_and_paths_reported() -> None:
     ],
 )
 def test_token_shapes_are_redacted_inside_any_string(secret: str) -> None:
-    out, paths = R.message({"result": {"content": [{"type": "text", "text": f"here: {secret} end"}]}})
+    out, paths = R.message(
+        {"result": {"content": [{"type": "text", "text": f"here: {secret} end"}]}}
+    )
     text = out["result"]["content"][0]["text"]
     assert secret not in text and REDACTED in text and text.endswith(" end")
     assert paths == ["/result/content/0/text"]
 
 
 def test_suffix_rule_and_case() -> None:
-    out, _ = R.message({"GITHUB_TOKEN": "x1", "OpenAI-Api-Key": "x2", "client_secret": "x3", "tokens_used": 5})
-    assert out == {"GITHUB_TOKEN": REDACTED, "OpenAI-Api-Key": REDACTED, "client_secret": REDACTED, "tokens_used": 5}
+    out, _ = R.message(
+        {"GITHUB_TOKEN": "x1", "OpenAI-Api-Key": "x2", "client_secret": "x3", "tokens_used": 5}
+    )
+    assert out == {
+        "GITHUB_TOKEN": REDACTED,
+        "OpenAI-Api-Key": REDACTED,
+        "client_secret": REDACTED,
+        "tokens_used": 5,
+    }
 
 
 def test_unchanged_message_is_not_copied() -> None:
@@ -64,8 +77,18 @@ def test_extra_keys_and_patterns() -> None:
 
 
 def test_headers_and_urls() -> None:
-    h, names = R.headers({"Authorization": "Bearer abcdefghijkl", "Content-Type": "application/json", "X-Api-Key": "k"})
-    assert h == {"Authorization": REDACTED, "Content-Type": "application/json", "X-Api-Key": REDACTED}
+    h, names = R.headers(
+        {
+            "Authorization": "Bearer abcdefghijkl",
+            "Content-Type": "application/json",
+            "X-Api-Key": "k",
+        }
+    )
+    assert h == {
+        "Authorization": REDACTED,
+        "Content-Type": "application/json",
+        "X-Api-Key": REDACTED,
+    }
     assert names == ["Authorization", "X-Api-Key"]
     url, qnames = R.url("/mcp?access_token=abc&x=1")
     assert "abc" not in url and "x=1" in url and qnames == ["access_token"]

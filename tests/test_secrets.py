@@ -37,7 +37,9 @@ def test_pagination_protocol_and_lookalike_names_are_not_secret(name: str) -> No
     assert name_strength(name) is Strength.NONE
 
 
-@pytest.mark.parametrize("name", ["pass", "auth", "pw", "sig", "ssh_key", "basic_auth", "X-Amz-Signature"])
+@pytest.mark.parametrize(
+    "name", ["pass", "auth", "pw", "sig", "ssh_key", "basic_auth", "X-Amz-Signature"]
+)
 def test_short_words_are_weak_a_secret_only_with_a_credential_like_value(name: str) -> None:
     assert name_strength(name) is Strength.WEAK
     out, _ = R.message({name: "yes", "n": {name: "oauth"}, "r": {name: "Zq8xP2vL9mK4wR7t"}})
@@ -47,18 +49,26 @@ def test_short_words_are_weak_a_secret_only_with_a_credential_like_value(name: s
 def test_false_positives_stay_intact() -> None:
     out, paths = R.message({"result": dict(FALSE_POSITIVES)})
     assert out == {"result": FALSE_POSITIVES} and paths == []
-    assert Scanner(strict=True).spans(" ".join(f"{k}={v}" for k, v in FALSE_POSITIVES.items())) == []
+    assert (
+        Scanner(strict=True).spans(" ".join(f"{k}={v}" for k, v in FALSE_POSITIVES.items())) == []
+    )
 
 
 def test_secret_members_of_any_type_are_replaced_whole() -> None:
     out, paths = R.message(members())
     assert leaked(repr(out).encode(), member_secrets()) == []
     assert out["password"] == REDACTED and out["credentials"] == REDACTED, "a list, an object"
-    assert "/nested/level59/0" in paths[-2] or any(p.endswith("/client_secret") for p in paths), "deep"
+    assert "/nested/level59/0" in paths[-2] or any(p.endswith("/client_secret") for p in paths), (
+        "deep"
+    )
 
 
 def test_a_json_schema_under_a_secret_name_is_a_schema_not_a_secret() -> None:
-    schema = {"type": "object", "properties": {"password": {"type": "string", "description": "yours"}}, "required": ["password"]}
+    schema = {
+        "type": "object",
+        "properties": {"password": {"type": "string", "description": "yours"}},
+        "required": ["password"],
+    }
     assert R.message({"inputSchema": schema}) == ({"inputSchema": schema}, [])
 
 

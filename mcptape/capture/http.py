@@ -42,7 +42,15 @@ from mcptape.redact import DEFAULT_KEYS, DEFAULT_PATTERNS, RedactConfig, Redacto
 from .mitm_addon import McpTape
 
 
-def record_http(upstream: str, listen: str, out_path: Path, config: RedactConfig, *, quiet: bool = False, fresh: bool = False) -> int:
+def record_http(
+    upstream: str,
+    listen: str,
+    out_path: Path,
+    config: RedactConfig,
+    *,
+    quiet: bool = False,
+    fresh: bool = False,
+) -> int:
     """Records the HTTP MCP server at `upstream` through a reverse proxy on `listen` until a signal.
 
     `fresh`: `out_path` is a default name, numbered when taken (see `CassetteWriter`).
@@ -57,11 +65,15 @@ def record_http(upstream: str, listen: str, out_path: Path, config: RedactConfig
     upstream, authorization = split_credentials(upstream)
     parts = urlsplit(upstream)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(f"--upstream {upstream!r}: give an http:// or https:// URL, e.g. http://127.0.0.1:8000/mcp")
+        raise ConfigError(
+            f"--upstream {upstream!r}: give an http:// or https:// URL, e.g. http://127.0.0.1:8000/mcp"
+        )
     try:
         parts.port  # noqa: B018 - raises on a port that is not a number in 0..65535
     except ValueError:
-        raise ConfigError(f"--upstream {upstream!r}: the port must be a number in 0..65535") from None
+        raise ConfigError(
+            f"--upstream {upstream!r}: the port must be a number in 0..65535"
+        ) from None
     host, port = parse_listen(listen)
     Redactor(config)  # raises ConfigError on a bad pattern
     _check_listen(host, port)
@@ -84,7 +96,7 @@ def split_credentials(url: str) -> tuple[str, str | None]:
     userinfo, host = netloc.rsplit("@", 1)
     user, _, password = userinfo.partition(":")
     token = base64.b64encode(f"{unquote(user)}:{unquote(password)}".encode()).decode()
-    return f"{head}://{host}{rest[len(netloc):]}", f"Basic {token}"
+    return f"{head}://{host}{rest[len(netloc) :]}", f"Basic {token}"
 
 
 class _Credentials:
@@ -108,7 +120,9 @@ def parse_listen(listen: str) -> tuple[str, int]:
     try:
         port = int(port_text)
     except ValueError:
-        raise ConfigError(f"--listen {listen!r}: give HOST:PORT, e.g. 127.0.0.1:8080 (port 0 picks a free one)") from None
+        raise ConfigError(
+            f"--listen {listen!r}: give HOST:PORT, e.g. 127.0.0.1:8080 (port 0 picks a free one)"
+        ) from None
     if not 0 <= port <= 65535:
         raise ConfigError(f"--listen {listen!r}: the port must be 0..65535")
     return host, port
@@ -161,11 +175,24 @@ class _Announce:
         self.url = f"http://{host}:{port}{path}"
         if not self.quiet:
             print(f"mcptape: proxying {self.url} -> {self.upstream}", file=sys.stderr, flush=True)
-            print(f"mcptape: recording to {self.tape.path} (Ctrl-C to stop)", file=sys.stderr, flush=True)
+            print(
+                f"mcptape: recording to {self.tape.path} (Ctrl-C to stop)",
+                file=sys.stderr,
+                flush=True,
+            )
 
 
 class _Proxy:
-    def __init__(self, upstream: str, host: str, port: int, out_path: Path, config: RedactConfig, quiet: bool, fresh: bool) -> None:
+    def __init__(
+        self,
+        upstream: str,
+        host: str,
+        port: int,
+        out_path: Path,
+        config: RedactConfig,
+        quiet: bool,
+        fresh: bool,
+    ) -> None:
         self.upstream = upstream
         self.host = host
         self.port = port
@@ -184,10 +211,17 @@ class _Proxy:
             mode=[f"reverse:{parts.scheme}://{parts.netloc}"], listen_host=self.host, listen_port=self.port,
         )  # fmt: skip
         m = master.Master(opts)
-        m.addons.add(core.Core(), disable_h2c.DisableH2C(), proxyserver.Proxyserver(), next_layer.NextLayer())
+        m.addons.add(
+            core.Core(), disable_h2c.DisableH2C(), proxyserver.Proxyserver(), next_layer.NextLayer()
+        )
         if parts.scheme == "https":
             m.addons.add(tlsconfig.TlsConfig())
-        m.addons.add(errorcheck.ErrorCheck(repeat_errors_on_stderr=True), self.tape, _Announce(self.upstream, self.tape, self.quiet), self.credentials)
+        m.addons.add(
+            errorcheck.ErrorCheck(repeat_errors_on_stderr=True),
+            self.tape,
+            _Announce(self.upstream, self.tape, self.quiet),
+            self.credentials,
+        )
         opts.update(
             keep_host_header=False,  # the upstream sees its own Host: DNS-rebinding protection answers 421 otherwise
             connection_strategy="lazy",  # read the request first: an unreachable upstream is a recorded 502, not a reset

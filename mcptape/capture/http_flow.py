@@ -107,7 +107,9 @@ class HttpFlow:
 
     # -- an event stream
 
-    def stream_head(self, status: int, headers: Headers, *, encoded: bool = True, kept: bool = True) -> None:
+    def stream_head(
+        self, status: int, headers: Headers, *, encoded: bool = True, kept: bool = True
+    ) -> None:
         """An event-stream response's head has arrived; its events follow through `feed`.
 
         `encoded`: the chunks come as on the wire, compressed per `Content-Encoding` (gzip
@@ -155,16 +157,22 @@ class HttpFlow:
         """The flow failed: the client went away (a `disconnect`), or the server or the network failed."""
         by_client = client_caused(message, client_gone)
         meta = self.base() | {"phase": "disconnect" if by_client else "error"}
-        if self.stream is None:  # no response event was recorded for this flow: say which request failed
+        if (
+            self.stream is None
+        ):  # no response event was recorded for this flow: say which request failed
             meta["method"] = self.method
         info: dict[str, Any] = {"error": message}
         if by_client and self.stream == "post" and self.modern and not self.answered:
-            info["cancel"] = True  # 2026-07-28: closing a request's SSE response before its answer cancels it
+            info["cancel"] = (
+                True  # 2026-07-28: closing a request's SSE response before its answer cancels it
+            )
         self.rec.http(Source.CLIENT if by_client else Source.SERVER, meta, info)
 
     def left_open(self) -> None:
         """The capture ends while this flow is still open."""
-        self.rec.http(None, self.base() | {"phase": "error"}, {"error": self.capture.notes.open_at_end})
+        self.rec.http(
+            None, self.base() | {"phase": "error"}, {"error": self.capture.notes.open_at_end}
+        )
 
     # -- helpers
 
@@ -188,17 +196,33 @@ class HttpFlow:
     def _sse(self, ev: SseEvent) -> None:
         rec = self.rec
         if ev.comment is not None:
-            rec.http(Source.SERVER, self.base() | {"phase": "sse", "sse": {"comment": rec.redactor.text(ev.comment)}})
+            rec.http(
+                Source.SERVER,
+                self.base() | {"phase": "sse", "sse": {"comment": rec.redactor.text(ev.comment)}},
+            )
             return
-        sse: dict[str, Any] = {k: v for k, v in (("id", ev.id), ("event", ev.event), ("retry", ev.retry)) if v is not None}
+        sse: dict[str, Any] = {
+            k: v
+            for k, v in (("id", ev.id), ("event", ev.event), ("retry", ev.retry))
+            if v is not None
+        }
         if ev.event == "endpoint":  # legacy HTTP+SSE: where to POST; its query names the session
             self.legacy = True
             self.session = self.capture.legacy.register(ev.data)
-            rec.http(Source.SERVER, self.base() | {"phase": "sse", "sse": sse | {"data": rec.redactor.url(ev.data)[0]}})
+            rec.http(
+                Source.SERVER,
+                self.base() | {"phase": "sse", "sse": sse | {"data": rec.redactor.url(ev.data)[0]}},
+            )
         elif ev.data == "":
-            rec.http(Source.SERVER, self.base() | {"phase": "sse", "sse": sse})  # a priming or retry-only event
+            rec.http(
+                Source.SERVER, self.base() | {"phase": "sse", "sse": sse}
+            )  # a priming or retry-only event
         else:
-            msg = rec.payload(Source.SERVER, ev.data.encode("utf-8"), http=self.base() | {"phase": "sse", "sse": sse})
+            msg = rec.payload(
+                Source.SERVER,
+                ev.data.encode("utf-8"),
+                http=self.base() | {"phase": "sse", "sse": sse},
+            )
             if isinstance(msg, dict) and ("result" in msg or "error" in msg):
                 self.answered = True
 
@@ -206,7 +230,9 @@ class HttpFlow:
 class HttpCapture:
     """What the flows of one capture share: exchange numbers, legacy HTTP+SSE endpoints, the recorder."""
 
-    def __init__(self, recorder: Callable[[], Recorder], notes: Notes, legacy: LegacyEndpoints | None = None) -> None:
+    def __init__(
+        self, recorder: Callable[[], Recorder], notes: Notes, legacy: LegacyEndpoints | None = None
+    ) -> None:
         self.recorder = recorder
         """The recorder to write to (a callable: the live addon opens its cassette on first use)."""
         self.notes = notes

@@ -25,7 +25,9 @@ def header_dict(items: Iterable[tuple[str, str]]) -> dict[str, str]:
     return out
 
 
-def flow_meta(exchange: int, session: str | None, legacy: bool, stream: str | None) -> dict[str, Any]:
+def flow_meta(
+    exchange: int, session: str | None, legacy: bool, stream: str | None
+) -> dict[str, Any]:
     """The keys every event of one HTTP flow carries, in the documented order."""
     out: dict[str, Any] = {"exchange": exchange}
     if session is not None:
@@ -62,5 +64,8 @@ class LegacyEndpoints:
         session = self.endpoints.get(path)
         if session is None:
             query = urlsplit(path).query
-            session = next((v for k, v in parse_qsl(query) if "session" in k.lower() and v in self.sessions), None)
+            session = next(
+                (v for k, v in parse_qsl(query) if "session" in k.lower() and v in self.sessions),
+                None,
+            )
         return session

@@ -76,7 +76,9 @@ class CapturedFlow:
 
     @property
     def is_sse(self) -> bool:
-        return self.status is not None and (self.header("content-type", True) or "").lower().startswith(SSE_TYPE)
+        return self.status is not None and (
+            self.header("content-type", True) or ""
+        ).lower().startswith(SSE_TYPE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +176,11 @@ def _har_headers(items: Any) -> Headers:
 def _har_body(text: Any, encoding: Any) -> bytes | None:
     if not isinstance(text, str):
         return None
-    return base64.b64decode(text) if encoding == "base64" else text.encode("utf-8", errors="surrogateescape")
+    return (
+        base64.b64decode(text)
+        if encoding == "base64"
+        else text.encode("utf-8", errors="surrogateescape")
+    )
 
 
 def _mitm_flows(data: bytes, name: str) -> tuple[list[CapturedFlow], int]:
@@ -182,7 +188,9 @@ def _mitm_flows(data: bytes, name: str) -> tuple[list[CapturedFlow], int]:
         from mitmproxy import exceptions, http
         from mitmproxy.io import FlowReader
     except ImportError:
-        raise McpTapeError(f"{name}: reading mitmproxy flow files needs mitmproxy: pip install 'mcptape[mitm]'") from None
+        raise McpTapeError(
+            f"{name}: reading mitmproxy flow files needs mitmproxy: pip install 'mcptape[mitm]'"
+        ) from None
     flows: list[CapturedFlow] = []
     other = 0
     try:
@@ -233,7 +241,15 @@ def mcp_flows(flows: Iterable[CapturedFlow]) -> list[CapturedFlow]:
         events = [(ev.event, ev.data) for ev in sse_events(f.response_body)] if f.is_sse else []
         request = {k.lower(): v for k, v in f.request_headers}
         response = {k.lower(): v for k, v in f.response_headers}
-        if decide.whole_flow(f.method, f.path, request, f.request_body, response, events, None if f.is_sse else f.response_body):
+        if decide.whole_flow(
+            f.method,
+            f.path,
+            request,
+            f.request_body,
+            response,
+            events,
+            None if f.is_sse else f.response_body,
+        ):
             out.append(f)
     return out
 
@@ -272,10 +288,20 @@ def _steps(st: HttpFlow, f: CapturedFlow, still_open: list[HttpFlow]) -> list[Ti
         head = max(t, f.response_start or t)
         # a stream whose body the capture did not keep (mitmproxy streamed it) records no events
         kept = f.response_body is not None or f.error is not None or f.response_end is None
-        out.append((head, lambda: st.stream_head(f.status or 0, f.response_headers, encoded=False, kept=kept)))
+        out.append(
+            (
+                head,
+                lambda: st.stream_head(f.status or 0, f.response_headers, encoded=False, kept=kept),
+            )
+        )
         out.append((max(head, f.response_end or f.error_at or head), lambda: _stream_body(st, f)))
     elif f.status is not None and f.response_end is not None and f.error is None:
-        out.append((max(t, f.response_end), lambda: st.response(f.status or 0, f.response_headers, f.response_body)))
+        out.append(
+            (
+                max(t, f.response_end),
+                lambda: st.response(f.status or 0, f.response_headers, f.response_body),
+            )
+        )
     if f.error is not None:
         error = f.error
         out.append((max(out[-1][0], f.error_at or 0.0), lambda: st.error(error)))
@@ -293,14 +319,20 @@ def _stream_body(st: HttpFlow, f: CapturedFlow) -> None:
 
 def _target(flows: list[CapturedFlow], legacy: LegacyEndpoints) -> dict[str, Any]:
     if legacy.sessions:
-        first = next(f for f in flows if f.is_sse and any(ev.event == "endpoint" for ev in sse_events(f.response_body)))
+        first = next(
+            f
+            for f in flows
+            if f.is_sse and any(ev.event == "endpoint" for ev in sse_events(f.response_body))
+        )
     else:
         first = next((f for f in flows if f.method == "POST"), flows[0])
     parts = urlsplit(first.url)
     return {"url": urlunsplit(parts._replace(query="", fragment=""))}
 
 
-def convert(flows: Iterable[CapturedFlow], writer_for: Callable[[Header], LineWriter], config: RedactConfig) -> tuple[int, int, Transport]:
+def convert(
+    flows: Iterable[CapturedFlow], writer_for: Callable[[Header], LineWriter], config: RedactConfig
+) -> tuple[int, int, Transport]:
     """Records the MCP flows among `flows` into the writer `writer_for(header)` returns.
 
     Returns (flows imported, flows skipped as not MCP, transport).
@@ -311,9 +343,13 @@ def convert(flows: Iterable[CapturedFlow], writer_for: Callable[[Header], LineWr
     every = list(flows)
     mcp = mcp_flows(every)
     if not mcp:
-        raise McpTapeError(f"no MCP traffic among the {len(every)} flow(s) of the capture (no JSON-RPC bodies or events)")
+        raise McpTapeError(
+            f"no MCP traffic among the {len(every)} flow(s) of the capture (no JSON-RPC bodies or events)"
+        )
     legacy = LegacyEndpoints()
-    for f in mcp:  # a buffered stream's events all carry its end time: know the legacy sessions up front
+    for f in (
+        mcp
+    ):  # a buffered stream's events all carry its end time: know the legacy sessions up front
         for ev in sse_events(f.response_body) if f.is_sse else ():
             if ev.event == "endpoint":
                 legacy.register(ev.data)
@@ -339,7 +375,9 @@ def convert(flows: Iterable[CapturedFlow], writer_for: Callable[[Header], LineWr
     return len(mcp), len(every) - len(mcp), transport
 
 
-def import_file(src: str | os.PathLike[str], dest: str | os.PathLike[str], config: RedactConfig | None = None) -> ImportStats:
+def import_file(
+    src: str | os.PathLike[str], dest: str | os.PathLike[str], config: RedactConfig | None = None
+) -> ImportStats:
     """Converts a mitmproxy flow file or a HAR file into the cassette `dest`, written atomically.
 
     Raises:

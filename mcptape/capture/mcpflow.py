@@ -52,7 +52,11 @@ def mcp_payload(body: bytes | str | None) -> tuple[bool, bool]:
     value = decode(body)
     if value is NOT_JSON:
         return False, False
-    msgs = [m for m in (value if isinstance(value, list) else [value]) if isinstance(m, dict) and m.get("jsonrpc") == "2.0"]
+    msgs = [
+        m
+        for m in (value if isinstance(value, list) else [value])
+        if isinstance(m, dict) and m.get("jsonrpc") == "2.0"
+    ]
     return bool(msgs), any(is_mcp_method(m.get("method")) for m in msgs)
 
 
@@ -87,7 +91,9 @@ class McpFlows:
             self.skipped += 1
         return verdict
 
-    def _looks_mcp(self, method: str, path: str, headers: Mapping[str, str], body: bytes | None) -> bool:
+    def _looks_mcp(
+        self, method: str, path: str, headers: Mapping[str, str], body: bytes | None
+    ) -> bool:
         if any(headers.get(h) for h in MCP_HEADERS) or path in self.seen:
             return True
         jsonrpc, mcp = mcp_payload(body)
@@ -107,7 +113,9 @@ class McpFlows:
         path = _path(target)
         if not self.endpoints and not legacy and not self._looks_mcp(method, path, headers, body):
             answer = any(response_headers.get(h) for h in MCP_HEADERS)
-            answer = answer or any(name == "endpoint" or mcp_payload(data)[1] for name, data in events)
+            answer = answer or any(
+                name == "endpoint" or mcp_payload(data)[1] for name, data in events
+            )
             answer = answer or mcp_payload(response_body)[1]
             if answer:
                 self.seen.add(path)

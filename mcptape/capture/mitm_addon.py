@@ -43,7 +43,15 @@ from mcptape.redact import RedactConfig, Redactor
 
 logger = logging.getLogger(__name__)
 
-OPTIONS = ("mcptape_cassette", "mcptape_fresh", "mcptape_target", "mcptape_redact", "mcptape_redact_keys", "mcptape_redact_patterns", "mcptape_endpoints")
+OPTIONS = (
+    "mcptape_cassette",
+    "mcptape_fresh",
+    "mcptape_target",
+    "mcptape_redact",
+    "mcptape_redact_keys",
+    "mcptape_redact_patterns",
+    "mcptape_endpoints",
+)
 
 
 LIVE = Notes(
@@ -113,7 +121,9 @@ class McpTape:
         if not updated.intersection(OPTIONS):
             return
         opts = ctx.options
-        config = RedactConfig(enabled=opts.mcptape_redact).with_extra(opts.mcptape_redact_keys, opts.mcptape_redact_patterns)
+        config = RedactConfig(enabled=opts.mcptape_redact).with_extra(
+            opts.mcptape_redact_keys, opts.mcptape_redact_patterns
+        )
         try:
             Redactor(config)
         except ConfigError as exc:
@@ -123,7 +133,11 @@ class McpTape:
             self._mcp = McpFlows(opts.mcptape_endpoints)
         if self._recorder is not None and self._recorder.redactor.config != config:
             self._recorder.redactor = Redactor(config)
-        if "mcptape_cassette" in updated and self._writer is not None and str(self._writer.path) != opts.mcptape_cassette:
+        if (
+            "mcptape_cassette" in updated
+            and self._writer is not None
+            and str(self._writer.path) != opts.mcptape_cassette
+        ):
             self._close()
 
     # -- cassette lifecycle
@@ -146,7 +160,9 @@ class McpTape:
             self._close()
             self.stopped = True
             if self._mcp.skipped:
-                logger.warning(f"mcptape: {self._mcp.skipped} flow(s) that are not MCP passed through unrecorded")
+                logger.warning(
+                    f"mcptape: {self._mcp.skipped} flow(s) that are not MCP passed through unrecorded"
+                )
 
     @property
     def skipped(self) -> int:
@@ -157,7 +173,11 @@ class McpTape:
         if self._recorder is None:
             path = ctx.options.mcptape_cassette or _default_path()
             target = _target(ctx.options.mcptape_target, ctx.options.mode)
-            transport = Transport.SSE if urlsplit(target.get("url", "")).path.endswith("/sse") else Transport.STREAMABLE_HTTP
+            transport = (
+                Transport.SSE
+                if urlsplit(target.get("url", "")).path.endswith("/sse")
+                else Transport.STREAMABLE_HTTP
+            )
             header = recording_header(transport, target, self._redact)
             fresh = ctx.options.mcptape_fresh or not ctx.options.mcptape_cassette
             self._writer = CassetteWriter(path, header, fresh=fresh)
@@ -216,8 +236,14 @@ class McpTape:
         st = self._flows.get(flow.id)
         if self.stopped or st is None:
             resp = flow.response
-            if resp is not None and resp.stream is False and is_event_stream(resp.headers.items(multi=True)):
-                resp.stream = True  # another protocol's event stream: passed on as it comes, not buffered
+            if (
+                resp is not None
+                and resp.stream is False
+                and is_event_stream(resp.headers.items(multi=True))
+            ):
+                resp.stream = (
+                    True  # another protocol's event stream: passed on as it comes, not buffered
+                )
             return
         resp = flow.response
         assert resp is not None
@@ -236,14 +262,21 @@ class McpTape:
         if st.stream is not None:
             self._record(flow, st.stream_end)
         else:
-            self._record(flow, lambda: st.response(resp.status_code, resp.headers.items(multi=True), resp.get_content(strict=False)))
+            self._record(
+                flow,
+                lambda: st.response(
+                    resp.status_code, resp.headers.items(multi=True), resp.get_content(strict=False)
+                ),
+            )
 
     def error(self, flow: http.HTTPFlow) -> None:
         st = self._flows.pop(flow.id, None)
         if self.stopped or st is None:
             return
         message = flow.error.msg if flow.error else "unknown error"
-        client_gone = not flow.client_conn.state & ConnectionState.CAN_READ  # the client closed its side
+        client_gone = (
+            not flow.client_conn.state & ConnectionState.CAN_READ
+        )  # the client closed its side
         self._record(flow, lambda: st.error(message, client_gone))
 
     # -- helpers
@@ -261,7 +294,9 @@ class McpTape:
         """The response's stream callable: records each SSE event a chunk completes, then forwards the chunk."""
 
         def tee(chunk: bytes) -> Any:
-            out = previous(chunk) if callable(previous) else chunk  # another addon may stream it too
+            out = (
+                previous(chunk) if callable(previous) else chunk
+            )  # another addon may stream it too
             pieces = [out] if isinstance(out, bytes) else list(out)
             if st.parser is not None and not self.stopped:
                 try:

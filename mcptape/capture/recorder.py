@@ -49,7 +49,9 @@ Ticket = tuple[int, float]
 class Recorder:
     """Appends events to a cassette as a session happens."""
 
-    def __init__(self, writer: LineWriter, redactor: Redactor, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, writer: LineWriter, redactor: Redactor, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.writer = writer
         self.redactor = redactor
         self._clock = clock
@@ -101,7 +103,13 @@ class Recorder:
             self._commit(seq, line)
         return event
 
-    def payload(self, src: Source, data: bytes | Oversize, http: dict[str, Any] | None = None, ticket: Ticket | None = None) -> Any:
+    def payload(
+        self,
+        src: Source,
+        data: bytes | Oversize,
+        http: dict[str, Any] | None = None,
+        ticket: Ticket | None = None,
+    ) -> Any:
         """One wire payload (a stdio line, an HTTP body, an SSE event's data): JSON or raw.
 
         Returns the parsed JSON value as written (redacted), or None when the payload was not JSON.
@@ -116,8 +124,23 @@ class Recorder:
             self.answers += 1
         if isinstance(data, Oversize):
             text = data.head.decode("utf-8", errors="replace")
-            info = {"oversize": True, "note": "longer than the recorder's line limit: only the head is kept"}
-            self._emit(lambda seq, t: Event(seq, t, Kind.RAW, src, text=self.redactor.text(text), size=data.size, http=http, info=info), ticket)
+            info = {
+                "oversize": True,
+                "note": "longer than the recorder's line limit: only the head is kept",
+            }
+            self._emit(
+                lambda seq, t: Event(
+                    seq,
+                    t,
+                    Kind.RAW,
+                    src,
+                    text=self.redactor.text(text),
+                    size=data.size,
+                    http=http,
+                    info=info,
+                ),
+                ticket,
+            )
             return None
         value = decode(data)
         if value is NOT_JSON:
@@ -125,7 +148,12 @@ class Recorder:
             return None
         msg, paths = self.redactor.message(value, raw=data)
         if paths:
-            self._emit(lambda seq, t: Event(seq, t, Kind.MESSAGE, src, msg=msg, http=http, redacted=tuple(paths)), ticket)
+            self._emit(
+                lambda seq, t: Event(
+                    seq, t, Kind.MESSAGE, src, msg=msg, http=http, redacted=tuple(paths)
+                ),
+                ticket,
+            )
             return msg
         seq, t = ticket
         line: bytes | None = None
@@ -134,16 +162,24 @@ class Recorder:
             tail = b',"http":' + orjson.dumps(http) + b"}\n" if http is not None else b"}\n"
             body = data.strip()
             if b"\n" in body or b"\r" in body:
-                body = orjson.dumps(value)  # pretty-printed (an HTTP body): one cassette line holds one event
+                body = orjson.dumps(
+                    value
+                )  # pretty-printed (an HTTP body): one cassette line holds one event
             line = head[:-1] + b',"msg":' + body + tail
         finally:
             self._commit(seq, line)
         return msg
 
-    def _raw(self, seq: int, t: float, src: Source, data: bytes, http: dict[str, Any] | None) -> Event:
+    def _raw(
+        self, seq: int, t: float, src: Source, data: bytes, http: dict[str, Any] | None
+    ) -> Event:
         ev = payload_event(seq, t, src, Kind.RAW, data)
         if ev.text is not None:
-            red = self.redactor.line((src, "raw"), ev.text) if http is None else self.redactor.text(ev.text)
+            red = (
+                self.redactor.line((src, "raw"), ev.text)
+                if http is None
+                else self.redactor.text(ev.text)
+            )
             if red != ev.text:
                 return Event(seq, t, Kind.RAW, src, text=red, http=http, redacted=("",))
         if ev.b64 is not None and (red_b64 := self._binary(data)) is not None:
@@ -155,7 +191,11 @@ class Recorder:
         Latin-1 maps each byte to one character, so every other byte is kept as it was."""
         text = data.decode("latin-1")
         red = self.redactor.text(text)
-        return base64.b64encode(red.encode("latin-1", "replace")).decode("ascii") if red != text else None
+        return (
+            base64.b64encode(red.encode("latin-1", "replace")).decode("ascii")
+            if red != text
+            else None
+        )
 
     def stderr(self, data: bytes, ticket: Ticket | None = None) -> Event:
         """One line the server wrote to stderr."""
@@ -166,9 +206,20 @@ class Recorder:
             ev = payload_event(seq, t, Source.SERVER, Kind.STDERR, data)
             if ev.text is not None:
                 red = self.redactor.line((Source.SERVER, "stderr"), ev.text)
-                return Event(seq, t, Kind.STDERR, Source.SERVER, text=red, redacted=("",) if red != ev.text else ())
+                return Event(
+                    seq,
+                    t,
+                    Kind.STDERR,
+                    Source.SERVER,
+                    text=red,
+                    redacted=("",) if red != ev.text else (),
+                )
             red_b64 = self._binary(data)
-            return ev if red_b64 is None else Event(seq, t, Kind.STDERR, Source.SERVER, b64=red_b64, redacted=("",))
+            return (
+                ev
+                if red_b64 is None
+                else Event(seq, t, Kind.STDERR, Source.SERVER, b64=red_b64, redacted=("",))
+            )
 
         return self._emit(build, ticket)
 
@@ -183,7 +234,9 @@ class Recorder:
             info["signal"] = signal
         return self._emit(lambda seq, t: Event(seq, t, Kind.EXIT, Source.SERVER, info=info))
 
-    def http(self, src: Source | None, http: dict[str, Any], info: dict[str, Any] | None = None) -> Event:
+    def http(
+        self, src: Source | None, http: dict[str, Any], info: dict[str, Any] | None = None
+    ) -> Event:
         """HTTP metadata without a JSON-RPC payload (heads, stream ends, errors)."""
         if src is Source.SERVER and http.get("phase") in ("response", "sse"):
             self.answers += 1  # a response head or an event from the server (not a proxy's error)
@@ -193,7 +246,11 @@ class Recorder:
     def _sse_fields(self, http: dict[str, Any] | None) -> dict[str, Any] | None:
         """The metadata with the table applied to its SSE fields (`id`, `event`, `data`,
         `comment`): every capture path (the addon, the importer) records them through here."""
-        if http is None or not isinstance(sse := http.get("sse"), dict) or not self.redactor.config.enabled:
+        if (
+            http is None
+            or not isinstance(sse := http.get("sse"), dict)
+            or not self.redactor.config.enabled
+        ):
             return http
         fields = {k: self.redactor.text(v) if isinstance(v, str) else v for k, v in sse.items()}
         return http if fields == sse else {**http, "sse": fields}
@@ -202,7 +259,9 @@ class Recorder:
         """The recording finished cleanly."""
         return self._emit(lambda seq, t: Event(seq, t, Kind.END, None, info=info))
 
-    def finish(self, end: dict[str, Any] | None = None, *, why: str = "", require_answer: bool = True) -> Path:
+    def finish(
+        self, end: dict[str, Any] | None = None, *, why: str = "", require_answer: bool = True
+    ) -> Path:
         """Ends the recording: writes the `end` event and moves the cassette into place.
 
         Returns where the cassette is (see `CassetteWriter.commit`).
@@ -228,7 +287,9 @@ class Recorder:
             detail = f" ({why})" if why else ""
             tail = " | ".join(line for line in self._stderr if line)
             stderr = f"; its stderr: {tail[-2000:]}" if tail else ""
-            raise RecordError(f"the server answered nothing{detail}, so {writer.path} {left}{stderr}")
+            raise RecordError(
+                f"the server answered nothing{detail}, so {writer.path} {left}{stderr}"
+            )
         try:
             return writer.commit()
         except CassetteError as exc:

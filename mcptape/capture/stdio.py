@@ -75,9 +75,18 @@ class StdioCapture:
         if self.on_start is not None:
             self.on_start(proc)
         assert proc.stdin and proc.stdout and proc.stderr
-        old = {sig: signal.signal(sig, self._forward) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
-        up = threading.Thread(target=self._pump_stdin, args=(proc.stdin.fileno(), proc), daemon=True, name="stdin")
-        down = threading.Thread(target=self._pump, args=(proc.stdout.fileno(), self.stdout_fd, Source.SERVER), daemon=True)
+        old = {
+            sig: signal.signal(sig, self._forward)
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+        }
+        up = threading.Thread(
+            target=self._pump_stdin, args=(proc.stdin.fileno(), proc), daemon=True, name="stdin"
+        )
+        down = threading.Thread(
+            target=self._pump,
+            args=(proc.stdout.fileno(), self.stdout_fd, Source.SERVER),
+            daemon=True,
+        )
         err = threading.Thread(target=self._pump_stderr, args=(proc.stderr.fileno(),), daemon=True)
         for th in (up, down, err):
             th.start()
@@ -114,9 +123,15 @@ class StdioCapture:
     def _pump_stderr(self, src_fd: int) -> None:
         """The server's stderr: each line recorded as a stderr event."""
         rec = self.recorder
-        self._copy(src_fd, self.stderr_fd, lambda line, ticket: rec.stderr(line if isinstance(line, bytes) else line.head, ticket))
+        self._copy(
+            src_fd,
+            self.stderr_fd,
+            lambda line, ticket: rec.stderr(line if isinstance(line, bytes) else line.head, ticket),
+        )
 
-    def _copy(self, src_fd: int, dst_fd: int, record: Callable[[bytes | Oversize, Ticket | None], object]) -> None:
+    def _copy(
+        self, src_fd: int, dst_fd: int, record: Callable[[bytes | Oversize, Ticket | None], object]
+    ) -> None:
         """Copies src to dst chunk by chunk; every line a chunk completes is recorded before the
         chunk is forwarded."""
         framer = LineFramer(self.max_line)

@@ -82,7 +82,9 @@ def main(argv: list[str] | None = None) -> Any:
     except click.UsageError as exc:
         where = exc.ctx.command_path if exc.ctx else "mcptape"
         command = where.removeprefix("mcptape").strip()
-        _fail(f"{command + ': ' if command else ''}{exc.format_message()} (see `{where} --help`)", 2)
+        _fail(
+            f"{command + ': ' if command else ''}{exc.format_message()} (see `{where} --help`)", 2
+        )
     except click.ClickException as exc:
         _fail(exc.format_message(), exc.exit_code)
     except (ConfigError, CassetteNotFoundError) as exc:
@@ -96,7 +98,10 @@ def main(argv: list[str] | None = None) -> Any:
     except Exception as exc:
         if os.environ.get("MCPTAPE_DEBUG"):
             raise
-        _fail(f"internal error: {type(exc).__name__}: {exc} (set MCPTAPE_DEBUG=1 for a traceback, and please report it)", 1)
+        _fail(
+            f"internal error: {type(exc).__name__}: {exc} (set MCPTAPE_DEBUG=1 for a traceback, and please report it)",
+            1,
+        )
 
 
 def _fail(message: str, code: int) -> None:

@@ -11,12 +11,21 @@ from mcptape.check import CHECKS
 
 
 @click.command()
-@click.argument("cassettes", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--skip", multiple=True, type=click.Choice(CHECKS), help="Leave a check out (repeatable).")
+@click.argument(
+    "cassettes",
+    nargs=-1,
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+)
+@click.option(
+    "--skip", multiple=True, type=click.Choice(CHECKS), help="Leave a check out (repeatable)."
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only: no warnings, no summary.")
 @click.option("--detect-secrets", "detect_secrets", is_flag=True,
               help="Also scan with detect-secrets (pip install 'mcptape[secrets]'); each finding says which backend made it.")  # fmt: skip
-def check(cassettes: tuple[Path, ...], skip: tuple[str, ...], quiet: bool, detect_secrets: bool = False) -> None:
+def check(
+    cassettes: tuple[Path, ...], skip: tuple[str, ...], quiet: bool, detect_secrets: bool = False
+) -> None:
     """Check cassettes: format, request/response pairing, messages against the MCP schema
     of their protocol version, and secrets that escaped redaction.
 
@@ -62,6 +71,10 @@ def check(cassettes: tuple[Path, ...], skip: tuple[str, ...], quiet: bool, detec
         total += len(report.findings)
         bad += bool(report.findings)
     if not quiet:
-        verdict = f"{total} problem(s) in {bad} of {len(cassettes)} cassette(s)" if bad else f"{len(cassettes)} cassette(s) clean"
+        verdict = (
+            f"{total} problem(s) in {bad} of {len(cassettes)} cassette(s)"
+            if bad
+            else f"{len(cassettes)} cassette(s) clean"
+        )
         print(f"mcptape check: {verdict}", file=sys.stderr)
     sys.exit(1 if bad else 0)

@@ -103,7 +103,9 @@ def exit_2_on_crash() -> Iterator[None]:
     except Exception as exc:  # the command's top level: nothing above it may turn this into exit 1
         if os.environ.get("MCPTAPE_DEBUG"):
             raise
-        fail(f"internal error: {type(exc).__name__}: {exc} (set MCPTAPE_DEBUG=1 for a traceback, and please report it)")
+        fail(
+            f"internal error: {type(exc).__name__}: {exc} (set MCPTAPE_DEBUG=1 for a traceback, and please report it)"
+        )
 
 
 def warn(*cassettes: Cassette) -> None:
@@ -113,8 +115,13 @@ def warn(*cassettes: Cassette) -> None:
             click.echo(f"mcptape: warning: {warning}", err=True)
 
 
-def emit(report: DiffReport, fmt: str, a: Cassette | None = None, b: Cassette | None = None,
-         names: tuple[str, str] | None = None) -> NoReturn:
+def emit(
+    report: DiffReport,
+    fmt: str,
+    a: Cassette | None = None,
+    b: Cassette | None = None,
+    names: tuple[str, str] | None = None,
+) -> NoReturn:
     """Prints the report (the HTML page shows the exchanges of `a` and `b` it names) and exits with its code."""
     if fmt == "html":
         from mcptape.views import diff_data, page
@@ -122,7 +129,9 @@ def emit(report: DiffReport, fmt: str, a: Cassette | None = None, b: Cassette | 
         names = names or (report.a.name, report.b.name)
 
         data = diff_data.page_data(report, a, b, names)
-        text = page.render(f"mcptape diff: {Path(names[0]).name} vs {Path(names[1]).name}", data, "diff.js")
+        text = page.render(
+            f"mcptape diff: {Path(names[0]).name} vs {Path(names[1]).name}", data, "diff.js"
+        )
     else:
         text = RENDERERS[fmt](report)
     sys.stdout.write(text)
@@ -133,10 +142,21 @@ def emit(report: DiffReport, fmt: str, a: Cassette | None = None, b: Cassette | 
 @click.command()
 @click.argument("a", type=click.Path(path_type=Path))
 @click.argument("b", type=click.Path(path_type=Path))
-@click.option("--noise", "noise", multiple=True, type=click.Path(path_type=Path), metavar="A2",
-              help="Another recording of A's release: what differs between A and A2 is listed as noise, not counted (repeatable).")
-@click.option("--markdown", "markdown", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
-              help="Also write the markdown report to FILE (e.g. $GITHUB_STEP_SUMMARY), whatever --format prints.")
+@click.option(
+    "--noise",
+    "noise",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    metavar="A2",
+    help="Another recording of A's release: what differs between A and A2 is listed as noise, not counted (repeatable).",
+)
+@click.option(
+    "--markdown",
+    "markdown",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Also write the markdown report to FILE (e.g. $GITHUB_STEP_SUMMARY), whatever --format prints.",
+)
 @diff_options
 def diff(a: Path, b: Path, noise: tuple[Path, ...], markdown: Path | None, fmt: str, ignore: tuple[str, ...],
          no_mask: bool, strict_envelope: bool, strict_messages: bool) -> None:  # fmt: skip
@@ -165,6 +185,8 @@ def diff(a: Path, b: Path, noise: tuple[Path, ...], markdown: Path | None, fmt: 
     warn(old, new, *again)
     with exit_2_on_crash():
         options = DiffOptions(ignore, strict_envelope, strict_messages, mask_volatile=not no_mask)
-        report = diff_cassettes(old, new, options, [(old, x) for x in again], f"{old.name} and --noise")
+        report = diff_cassettes(
+            old, new, options, [(old, x) for x in again], f"{old.name} and --noise"
+        )
     write_markdown(report, markdown)
     emit(report, fmt, old, new, (str(a), str(b)))

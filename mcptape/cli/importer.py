@@ -11,10 +11,23 @@ from .options import redact_config, redaction_options
 
 @click.command("import")
 @click.argument("capture", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The cassette to write (replaced atomically).")
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The cassette to write (replaced atomically).",
+)
 @redaction_options
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
-def import_(capture: Path, output: Path, redact_keys: tuple[str, ...], redact_patterns: tuple[str, ...], no_redact: bool, quiet: bool) -> None:
+def import_(
+    capture: Path,
+    output: Path,
+    redact_keys: tuple[str, ...],
+    redact_patterns: tuple[str, ...],
+    no_redact: bool,
+    quiet: bool,
+) -> None:
     """Convert CAPTURE, a mitmproxy flow file or a HAR file of MCP traffic, into a cassette.
 
     The format is detected from the content (`mitmdump -w` output, or HAR 1.2 from

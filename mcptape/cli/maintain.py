@@ -18,9 +18,16 @@ _CASSETTE = click.Path(exists=True, dir_okay=False, path_type=Path)
 @click.option("--keep", "keep", multiple=True, metavar="METHOD|NAME",
               help="Keep only requests whose method, tool or prompt name, or resource URI matches (repeatable; "
                    "wildcards * ? [...]). initialize, server/discover and notifications are always kept.")  # fmt: skip
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of rewriting CASSETTE in place.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write here instead of rewriting CASSETTE in place.",
+)
 @click.option("-n", "--dry-run", is_flag=True, help="List what would be dropped; write nothing.")
-def prune(cassette: Path, run_log: Path | None, keep: tuple[str, ...], output: Path | None, dry_run: bool) -> None:
+def prune(
+    cassette: Path, run_log: Path | None, keep: tuple[str, ...], output: Path | None, dry_run: bool
+) -> None:
     """Drop recorded exchanges a test suite does not need, with all their events.
 
     An exchange is a request with its response, the notifications and server requests
@@ -47,21 +54,54 @@ def prune(cassette: Path, run_log: Path | None, keep: tuple[str, ...], output: P
         drop = maintain.unused_exchanges(tape.cassette, reports)
     else:
         drop = maintain.not_kept(tape.cassette, keep)
-    what = ", ".join(f"{ex.method}{f' {ex.name!r}' if ex.name else ''} (line {ex.request.event.seq})" for ex in drop) or "nothing"
+    what = (
+        ", ".join(
+            f"{ex.method}{f' {ex.name!r}' if ex.name else ''} (line {ex.request.event.seq})"
+            for ex in drop
+        )
+        or "nothing"
+    )
     if dry_run:
-        click.echo(f"mcptape: prune would drop {len(drop)} exchange(s) of {cassette}: {what}", err=True)
+        click.echo(
+            f"mcptape: prune would drop {len(drop)} exchange(s) of {cassette}: {what}", err=True
+        )
         return
     data, events = maintain.prune(tape, drop)
     write_atomic(output or cassette, data)
-    click.echo(f"mcptape: pruned {len(drop)} exchange(s), {events} event(s) from {cassette} -> {output or cassette}: {what}", err=True)
+    click.echo(
+        f"mcptape: pruned {len(drop)} exchange(s), {events} event(s) from {cassette} -> {output or cassette}: {what}",
+        err=True,
+    )
 
 
 @click.command()
 @click.argument("cassettes", nargs=-1, required=True, type=_CASSETTE)
-@click.option("--key", "keys", multiple=True, metavar="NAME", help="Also redact values of JSON members, headers and query parameters named NAME (repeatable).")
-@click.option("--pattern", "patterns", multiple=True, metavar="REGEX", help="Also replace substrings matching REGEX in every string (repeatable).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of rewriting CASSETTE in place (one CASSETTE only).")
-def redact(cassettes: tuple[Path, ...], keys: tuple[str, ...], patterns: tuple[str, ...], output: Path | None) -> None:
+@click.option(
+    "--key",
+    "keys",
+    multiple=True,
+    metavar="NAME",
+    help="Also redact values of JSON members, headers and query parameters named NAME (repeatable).",
+)
+@click.option(
+    "--pattern",
+    "patterns",
+    multiple=True,
+    metavar="REGEX",
+    help="Also replace substrings matching REGEX in every string (repeatable).",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write here instead of rewriting CASSETTE in place (one CASSETTE only).",
+)
+def redact(
+    cassettes: tuple[Path, ...],
+    keys: tuple[str, ...],
+    patterns: tuple[str, ...],
+    output: Path | None,
+) -> None:
     """Apply redaction rules to existing cassettes, each in place and atomically.
 
     The default rules, the secret names its header lists and the new rules are applied to every
@@ -82,7 +122,9 @@ def redact(cassettes: tuple[Path, ...], keys: tuple[str, ...], patterns: tuple[s
 
     if output is not None and len(cassettes) > 1:
         raise click.UsageError("-o takes one CASSETTE; without -o each file is rewritten in place")
-    Redactor(RedactConfig(True, (), patterns))  # a bad --pattern is a usage error before anything is read
+    Redactor(
+        RedactConfig(True, (), patterns)
+    )  # a bad --pattern is a usage error before anything is read
     for cassette in cassettes:
         tape = maintain.read(cassette)
         data, events = maintain.redact(tape, keys, patterns)
@@ -91,12 +133,19 @@ def redact(cassettes: tuple[Path, ...], keys: tuple[str, ...], patterns: tuple[s
             click.echo(f"mcptape: nothing to redact in {cassette.absolute()}", err=True)
             continue
         write_atomic(target, data)
-        click.echo(f"mcptape: redacted {events} event(s) of {cassette.absolute()} -> {target.absolute()} (rules in its header updated)", err=True)
+        click.echo(
+            f"mcptape: redacted {events} event(s) of {cassette.absolute()} -> {target.absolute()} (rules in its header updated)",
+            err=True,
+        )
 
 
 @click.command()
 @click.argument("cassettes", nargs=-1, required=True, type=_CASSETTE)
-@click.option("--check", is_flag=True, help="Write nothing; exit 1 if a file is not in canonical form (for CI and pre-commit).")
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Write nothing; exit 1 if a file is not in canonical form (for CI and pre-commit).",
+)
 @click.option("--renumber", is_flag=True, help="Also renumber `seq` 1..n.")
 @click.pass_context
 def fmt(ctx: click.Context, cassettes: tuple[Path, ...], check: bool, renumber: bool) -> None:
@@ -129,6 +178,8 @@ def fmt(ctx: click.Context, cassettes: tuple[Path, ...], check: bool, renumber: 
             write_atomic(path, data)
             click.echo(f"mcptape: reformatted {path}", err=True)
     verb = "would be reformatted" if check else "reformatted"
-    click.echo(f"mcptape: {changed} file(s) {verb}, {len(cassettes) - changed} already canonical", err=True)
+    click.echo(
+        f"mcptape: {changed} file(s) {verb}, {len(cassettes) - changed} already canonical", err=True
+    )
     if check and changed:
         ctx.exit(1)

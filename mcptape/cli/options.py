@@ -12,7 +12,9 @@ from mcptape.redact import RedactConfig
 
 def redaction_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """--redact-key, --redact-pattern, --no-redact."""
-    f = click.option("--no-redact", is_flag=True, help="Write secrets in clear (not recommended).")(f)
+    f = click.option("--no-redact", is_flag=True, help="Write secrets in clear (not recommended).")(
+        f
+    )
     f = click.option(
         "--redact-pattern", "redact_patterns", multiple=True, metavar="REGEX",
         help="Also replace substrings matching REGEX in every string (repeatable).",
@@ -24,6 +26,8 @@ def redaction_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
-def redact_config(no_redact: bool, keys: tuple[str, ...], patterns: tuple[str, ...]) -> RedactConfig:
+def redact_config(
+    no_redact: bool, keys: tuple[str, ...], patterns: tuple[str, ...]
+) -> RedactConfig:
     base = RedactConfig(enabled=not no_redact)
     return base.with_extra(keys, patterns)

@@ -20,7 +20,11 @@ def server_name(command: tuple[str, ...], url: str | None) -> str:
         from urllib.parse import urlsplit
 
         return (urlsplit(url).hostname or "http").replace(".", "-")
-    script = next((a for a in command[1:] if not a.startswith("-")), command[0]) if command else "session"
+    script = (
+        next((a for a in command[1:] if not a.startswith("-")), command[0])
+        if command
+        else "session"
+    )
     return Path(script).stem or "session"
 
 
@@ -39,11 +43,35 @@ def cassette_for(output: str | None, command: tuple[str, ...], url: str | None) 
 
 
 @click.command(context_settings={"ignore_unknown_options": False})
-@click.option("-o", "--output", metavar="FILE", help="Cassette to write; may hold {server}, {time}, {pid} and {n} so that launches never overwrite each other (default: cassettes/{server}-{time}.jsonl).")
-@click.option("--http", "http_mode", is_flag=True, help="Record an HTTP server through a mitmproxy reverse proxy.")
-@click.option("--upstream", metavar="URL", help="With --http: the server's URL (http://127.0.0.1:8000/mcp).")
-@click.option("--listen", metavar="HOST:PORT", default="127.0.0.1:0", show_default=True, help="With --http: where clients connect (port 0 picks a free one).")
-@click.option("--max-line", type=click.IntRange(min=1024), default=256 * 1024 * 1024, show_default=True, help="Longest line kept whole in the cassette (bytes); longer ones pass through untouched and are recorded by size.")
+@click.option(
+    "-o",
+    "--output",
+    metavar="FILE",
+    help="Cassette to write; may hold {server}, {time}, {pid} and {n} so that launches never overwrite each other (default: cassettes/{server}-{time}.jsonl).",
+)
+@click.option(
+    "--http",
+    "http_mode",
+    is_flag=True,
+    help="Record an HTTP server through a mitmproxy reverse proxy.",
+)
+@click.option(
+    "--upstream", metavar="URL", help="With --http: the server's URL (http://127.0.0.1:8000/mcp)."
+)
+@click.option(
+    "--listen",
+    metavar="HOST:PORT",
+    default="127.0.0.1:0",
+    show_default=True,
+    help="With --http: where clients connect (port 0 picks a free one).",
+)
+@click.option(
+    "--max-line",
+    type=click.IntRange(min=1024),
+    default=256 * 1024 * 1024,
+    show_default=True,
+    help="Longest line kept whole in the cassette (bytes); longer ones pass through untouched and are recorded by size.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing of mcptape's own.")
 @redaction_options
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
@@ -70,7 +98,9 @@ def record(
     config = redact_config(no_redact, redact_keys, redact_patterns)
     if http_mode:
         if command:
-            raise click.UsageError("--http takes no command; start the server yourself and pass --upstream URL")
+            raise click.UsageError(
+                "--http takes no command; start the server yourself and pass --upstream URL"
+            )
         if not upstream:
             raise click.UsageError("--http needs --upstream URL (the server to record)")
         from mcptape.capture.http import record_http
@@ -80,7 +110,9 @@ def record(
     if upstream:
         raise click.UsageError("--upstream goes with --http")
     if not command:
-        raise click.UsageError("give the server command after --, e.g. mcptape record -- python server.py")
+        raise click.UsageError(
+            "give the server command after --, e.g. mcptape record -- python server.py"
+        )
     from mcptape.capture.recorder import Recorder, recording_header
     from mcptape.capture.stdio import StdioCapture
     from mcptape.cassette import CassetteWriter
@@ -101,7 +133,9 @@ def record(
                   f"(in {writer.partial.name} until the session ends)", file=sys.stderr, flush=True)  # fmt: skip
 
     announced = writer.path
-    capture = StdioCapture(list(command), Recorder(writer, redactor), max_line=max_line, on_start=started)
+    capture = StdioCapture(
+        list(command), Recorder(writer, redactor), max_line=max_line, on_start=started
+    )
     code = capture.run()
     if capture.cassette is not None and capture.cassette != announced:
         print(f"mcptape: recorded to {capture.cassette}: {announced} was written by another recorder "

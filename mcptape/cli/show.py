@@ -20,8 +20,15 @@ FORMATS = ["table", "json", "mermaid", "html"]
 
 @click.command()
 @click.argument("cassette", type=click.Path(path_type=Path))
-@click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
-              help="table for a terminal; json for machines; mermaid: a sequence diagram; html: a self-contained page.")
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="table",
+    show_default=True,
+    help="table for a terminal; json for machines; mermaid: a sequence diagram; html: a self-contained page.",
+)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Write to this file instead of standard output.")  # fmt: skip
 def show(cassette: Path, fmt: str, output: Path | None) -> None:
@@ -56,7 +63,9 @@ def _render(fmt: str, path: Path, cas: Cassette, session: Session) -> str:
     if fmt == "html":
         from mcptape.views import page, session_data
 
-        return page.render(f"mcptape: {path.name}", session_data.page_data(cas, session, str(path)), "session.js")
+        return page.render(
+            f"mcptape: {path.name}", session_data.page_data(cas, session, str(path)), "session.js"
+        )
     rows = timeline.rows(cas, session)
     versions = timeline.protocol_versions(session)
     from mcptape.eras import servable
@@ -94,4 +103,11 @@ def _table(path: Path, cas: Cassette, rows: list[Row], versions: list[str]) -> s
          "" if r.pair is None else (f"#{r.pair}" + (f" {r.latency_ms:.1f}ms" if r.latency_ms is not None else ""))]
         for r in rows
     ]  # fmt: skip
-    return str(head + "\n" + tabulate(table, headers=["#", "ms", "", "what", "id", "summary", "pair"], tablefmt="simple") + "\n")
+    return str(
+        head
+        + "\n"
+        + tabulate(
+            table, headers=["#", "ms", "", "what", "id", "summary", "pair"], tablefmt="simple"
+        )
+        + "\n"
+    )

@@ -41,16 +41,43 @@ class _ServerAfterDashes(click.Command):
 
 @click.command(cls=_ServerAfterDashes)
 @click.argument("cassettes", nargs=-1, required=True)
-@click.option("--url", metavar="URL", help="A Streamable HTTP server to verify instead of a stdio command.")
-@click.option("-o", "--output", type=click.Path(path_type=Path), metavar="DIR",
-              help="Keep the new sessions in DIR, one per cassette (default: a temporary folder). "
-                   "With one cassette, a path ending in .jsonl is the new cassette itself.")
-@click.option("--noise-runs", type=click.IntRange(min=0), default=0, metavar="N",
-              help="Re-drive each cassette N (>= 2) times: what differs between the live runs is listed as noise, not counted.")
-@click.option("--protocol", metavar="VERSION", help=f"Re-drive in this protocol version instead of the cassette's ({', '.join(KNOWN)}).")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True, help="Seconds to wait for each answer.")
-@click.option("--markdown", "markdown", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
-              help="Also write the markdown report to FILE (e.g. $GITHUB_STEP_SUMMARY), whatever --format prints.")
+@click.option(
+    "--url", metavar="URL", help="A Streamable HTTP server to verify instead of a stdio command."
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    metavar="DIR",
+    help="Keep the new sessions in DIR, one per cassette (default: a temporary folder). "
+    "With one cassette, a path ending in .jsonl is the new cassette itself.",
+)
+@click.option(
+    "--noise-runs",
+    type=click.IntRange(min=0),
+    default=0,
+    metavar="N",
+    help="Re-drive each cassette N (>= 2) times: what differs between the live runs is listed as noise, not counted.",
+)
+@click.option(
+    "--protocol",
+    metavar="VERSION",
+    help=f"Re-drive in this protocol version instead of the cassette's ({', '.join(KNOWN)}).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    default=30.0,
+    show_default=True,
+    help="Seconds to wait for each answer.",
+)
+@click.option(
+    "--markdown",
+    "markdown",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Also write the markdown report to FILE (e.g. $GITHUB_STEP_SUMMARY), whatever --format prints.",
+)
 @diff_options
 @click.pass_context
 def verify(ctx: click.Context, cassettes: tuple[str, ...], url: str | None, output: Path | None, noise_runs: int,
@@ -74,12 +101,18 @@ def verify(ctx: click.Context, cassettes: tuple[str, ...], url: str | None, outp
     """
     command: list[str] = ctx.meta.get("mcptape.server", [])
     if bool(command) == bool(url):
-        fail("give the server either as a command after -- or with --url, not both" if url else "give the server command after --, or --url URL")
+        fail(
+            "give the server either as a command after -- or with --url, not both"
+            if url
+            else "give the server command after --, or --url URL"
+        )
     check_ignore(ignore)
     if protocol is not None and protocol not in KNOWN:
         fail(f"unknown protocol version {protocol!r}; known: {', '.join(KNOWN)}")
     if noise_runs == 1:
-        fail("--noise-runs 1 learns nothing: give 2 or more (each cassette is re-driven that many times)")
+        fail(
+            "--noise-runs 1 learns nothing: give 2 or more (each cassette is re-driven that many times)"
+        )
     with exit_2_on_crash():
         try:
             paths = cassette_paths(list(cassettes))

@@ -30,7 +30,9 @@ def _read(path: Path) -> str:
     try:
         return path.read_bytes().decode("utf-8")
     except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file (give the host's MCP config: see docs/agents.md)") from None
+        raise ConfigError(
+            f"{path}: no such file (give the host's MCP config: see docs/agents.md)"
+        ) from None
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from None
 
@@ -67,7 +69,9 @@ def wrap(config: Path, folder: Path, template: str, only: tuple[str, ...], dry_r
 
     fields_of(template)
     if "/" in template:
-        raise click.BadParameter("a file name, not a path: the folder is --cassettes", param_hint="--name")
+        raise click.BadParameter(
+            "a file name, not a path: the folder is --cassettes", param_hint="--name"
+        )
     path = config.absolute()
     text = _read(path)
     out = wrap_text(text, str(path), mcptape=mcptape_command(), cassettes=str(folder.absolute()), template=template,
@@ -87,7 +91,10 @@ def wrap(config: Path, folder: Path, template: str, only: tuple[str, ...], dry_r
         write_atomic(backup, text.encode("utf-8"))
         click.echo(f"mcptape: backup of the original: {backup}", err=True)
     else:
-        click.echo(f"mcptape: kept the existing backup {backup} (the original before the first wrap)", err=True)
+        click.echo(
+            f"mcptape: kept the existing backup {backup} (the original before the first wrap)",
+            err=True,
+        )
     folder.absolute().mkdir(parents=True, exist_ok=True)
     write_atomic(path, out.text.encode("utf-8"))
     click.echo(f"mcptape: wrapped {len(out.changed)} server(s) in {path}; restart the host to record "

@@ -11,4 +11,13 @@ from __future__ import annotations
 from .engine import diff_canonical, diff_cassettes
 from .types import Change, Difference, DiffOptions, DiffReport, Impact, Section
 
-__all__ = ["Change", "DiffOptions", "DiffReport", "Difference", "Impact", "Section", "diff_canonical", "diff_cassettes"]
+__all__ = [
+    "Change",
+    "DiffOptions",
+    "DiffReport",
+    "Difference",
+    "Impact",
+    "Section",
+    "diff_canonical",
+    "diff_cassettes",
+]

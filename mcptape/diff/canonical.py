@@ -81,7 +81,9 @@ def canonical_key(method: str, params: Any, opts: Options) -> bytes:
         p = {k: v for k, v in p.items() if k not in ("inputResponses", "requestState")}
         meta = p.get("_meta")
         if isinstance(meta, dict):
-            meta = {k: v for k, v in meta.items() if k not in (META_CLIENT_CAPABILITIES, META_LOG_LEVEL)}
+            meta = {
+                k: v for k, v in meta.items() if k not in (META_CLIENT_CAPABILITIES, META_LOG_LEVEL)
+            }
             if meta:
                 p["_meta"] = meta
             else:

@@ -41,7 +41,13 @@ def _side(name: str, sides: list[Side]) -> Side:
     eras = sorted({s.era for s in sides})
     versions = sorted({s.protocol_version or "" for s in sides})
     version = (versions[0] or None) if len(versions) == 1 else None
-    return Side(name, eras[0] if len(eras) == 1 else "mixed", version, sum(s.exchanges for s in sides), sum(s.calls for s in sides))
+    return Side(
+        name,
+        eras[0] if len(eras) == 1 else "mixed",
+        version,
+        sum(s.exchanges for s in sides),
+        sum(s.calls for s in sides),
+    )
 
 
 def combine(reports: list[tuple[str, DiffReport]], live: str, options: DiffOptions) -> DiffReport:

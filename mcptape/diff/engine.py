@@ -49,16 +49,31 @@ def diff_cassettes(a: Cassette, b: Cassette, options: DiffOptions = DiffOptions(
     Raises:
         ConfigError: an ignore in `options` is not valid (`diff.ignores`).
     """
-    opts = Options(strict_messages=options.strict_messages, ignore=unscoped_patterns(parse_ignores(options.ignore)))
+    opts = Options(
+        strict_messages=options.strict_messages,
+        ignore=unscoped_patterns(parse_ignores(options.ignore)),
+    )
     with paused_gc():
-        report = diff_canonical(normalize_events(a.events, opts), normalize_events(b.events, opts), options, a.name, b.name)
+        report = diff_canonical(
+            normalize_events(a.events, opts),
+            normalize_events(b.events, opts),
+            options,
+            a.name,
+            b.name,
+        )
         places = learn(diff_canonical(normalize_events(x.events, opts), normalize_events(y.events, opts), options)
                        for x, y in noise)  # fmt: skip
     split(report, places, noise_source)
     return report
 
 
-def diff_canonical(a: Canonical, b: Canonical, options: DiffOptions = DiffOptions(), name_a: str = "A", name_b: str = "B") -> DiffReport:
+def diff_canonical(
+    a: Canonical,
+    b: Canonical,
+    options: DiffOptions = DiffOptions(),
+    name_a: str = "A",
+    name_b: str = "B",
+) -> DiffReport:
     """Compares two normalized cassettes."""
     report = DiffReport(_side(name_a, a), _side(name_b, b), options)
     rows: list[Difference] = []
@@ -162,7 +177,18 @@ def _server(a: Canonical, b: Canonical, rows: list[Difference], envelope: list[D
                     (envelope if to_env else rows).append(d)
                 continue
             impact = Impact.COSMETIC if fld in SERVER_COSMETIC else Impact.BEHAVIOUR
-            rows.append(Difference(Section.SERVER, _change(va, vb), impact, "server", pointer(("server", fld)), va, vb, f"{fld} {_change(va, vb)}"))
+            rows.append(
+                Difference(
+                    Section.SERVER,
+                    _change(va, vb),
+                    impact,
+                    "server",
+                    pointer(("server", fld)),
+                    va,
+                    vb,
+                    f"{fld} {_change(va, vb)}",
+                )
+            )
     ea, eb = a.handshake.envelope, b.handshake.envelope
     if a.protocol_version != b.protocol_version:
         envelope.append(Difference(Section.ENVELOPE, Change.CHANGED, Impact.ENVELOPE, "session", "/protocol/version",
@@ -170,7 +196,14 @@ def _server(a: Canonical, b: Canonical, rows: list[Difference], envelope: list[D
     _envelope_rows(ea, eb, "handshake", envelope)
 
 
-def _envelope_rows(ea: dict[str, Any], eb: dict[str, Any], label: str, out: list[Difference], a_seq: int | None = None, b_seq: int | None = None) -> None:
+def _envelope_rows(
+    ea: dict[str, Any],
+    eb: dict[str, Any],
+    label: str,
+    out: list[Difference],
+    a_seq: int | None = None,
+    b_seq: int | None = None,
+) -> None:
     for path in sorted(ea.keys() | eb.keys()):
         va, vb = ea.get(path, MISSING), eb.get(path, MISSING)
         if va is None:
@@ -178,7 +211,21 @@ def _envelope_rows(ea: dict[str, Any], eb: dict[str, Any], label: str, out: list
         if vb is None:
             vb = MISSING
         if va != vb:
-            out.append(Difference(Section.ENVELOPE, _change(va, vb), Impact.ENVELOPE, label, path, va, vb, "", 1, a_seq, b_seq))
+            out.append(
+                Difference(
+                    Section.ENVELOPE,
+                    _change(va, vb),
+                    Impact.ENVELOPE,
+                    label,
+                    path,
+                    va,
+                    vb,
+                    "",
+                    1,
+                    a_seq,
+                    b_seq,
+                )
+            )
 
 
 def _logs_comparable(la: str | None, lb: str | None, eras: tuple[str, str]) -> bool:
@@ -195,7 +242,9 @@ def _logs_comparable(la: str | None, lb: str | None, eras: tuple[str, str]) -> b
     return True
 
 
-def _pair(pair: Pair, rows: list[Difference], envelope: list[Difference], eras: tuple[str, str] = ("", "")) -> None:
+def _pair(
+    pair: Pair, rows: list[Difference], envelope: list[Difference], eras: tuple[str, str] = ("", "")
+) -> None:
     ca, cb = pair.a, pair.b
     if ca is None or cb is None:
         call = ca or cb
@@ -213,14 +262,30 @@ def _pair(pair: Pair, rows: list[Difference], envelope: list[Difference], eras: 
     _envelope_rows(ca.envelope, cb.envelope, label, envelope, ca.seq, cb.seq)
     ba, bb = ca.body, cb.body
     if not _logs_comparable(ca.log_level, cb.log_level, eras):
-        ba = {k: v for k, v in ba.items() if k != "logs"}  # a different requested level: logs are not comparable
+        ba = {
+            k: v for k, v in ba.items() if k != "logs"
+        }  # a different requested level: logs are not comparable
         bb = {k: v for k, v in bb.items() if k != "logs"}
     if ba == bb:
         return
     if ("result" in ba and "error" in bb) or ("error" in ba and "result" in bb):
         va, vb = ba.get("result", ba.get("error")), bb.get("result", bb.get("error"))
         msg = "a result became an error" if "result" in ba else "an error became a result"
-        rows.append(Difference(Section.ERROR, Change.CHANGED, Impact.BEHAVIOUR, label, "/error", va, vb, msg, 1, ca.seq, cb.seq))
+        rows.append(
+            Difference(
+                Section.ERROR,
+                Change.CHANGED,
+                Impact.BEHAVIOUR,
+                label,
+                "/error",
+                va,
+                vb,
+                msg,
+                1,
+                ca.seq,
+                cb.seq,
+            )
+        )
         ba = {k: v for k, v in ba.items() if k not in ("result", "error")}
         bb = {k: v for k, v in bb.items() if k not in ("result", "error")}
     found = deep_rows(ba, bb)
@@ -228,7 +293,21 @@ def _pair(pair: Pair, rows: list[Difference], envelope: list[Difference], eras: 
     for path, va, vb, change in kept:
         section = _SECTION_OF.get(str(path[0]), Section.RESULT) if path else Section.RESULT
         msg = _message(path, change, twin=len(kept) < len(found))
-        rows.append(Difference(section, change, Impact.BEHAVIOUR, label, pointer(path), va, vb, msg, 1, ca.seq, cb.seq))
+        rows.append(
+            Difference(
+                section,
+                change,
+                Impact.BEHAVIOUR,
+                label,
+                pointer(path),
+                va,
+                vb,
+                msg,
+                1,
+                ca.seq,
+                cb.seq,
+            )
+        )
 
 
 def _merge_twins(found: list[Row]) -> list[Row]:

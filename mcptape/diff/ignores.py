@@ -80,7 +80,9 @@ def parse_ignore(text: str) -> Ignore:
                               "or scope it as 'tools/call NAME:/result/...' (see docs/diff.md)")  # fmt: skip
         scope, pointer = spec[:at].strip(), spec[at + 1 :]
     if pointer == "/":
-        raise ConfigError(f"ignore {text!r}: the root would ignore everything; give a JSON pointer below it, such as /result/content/0/text")
+        raise ConfigError(
+            f"ignore {text!r}: the root would ignore everything; give a JSON pointer below it, such as /result/content/0/text"
+        )
     method, _, name = scope.partition(" ")
     return Ignore(spec, tuple(tokens(pointer)), method or None, name.strip() or None)
 
@@ -101,7 +103,9 @@ def parse_config(raw: str, where: str) -> list[Ignore]:
         raise ConfigError(f"{where}: not valid TOML: {exc}") from None
     unknown = sorted(set(data) - {"ignore"})
     if unknown:
-        raise ConfigError(f"{where}:{_line_of(raw, unknown[0])}: unknown setting {unknown[0]!r}; known: ignore")
+        raise ConfigError(
+            f"{where}:{_line_of(raw, unknown[0])}: unknown setting {unknown[0]!r}; known: ignore"
+        )
     entries = data.get("ignore", [])
     if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
         raise ConfigError(f"{where}:{_line_of(raw, 'ignore')}: ignore must be a list of strings")

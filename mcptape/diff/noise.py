@@ -41,7 +41,9 @@ def split(report: DiffReport, places: set[Place], source: str) -> None:
     envelope: list[Difference] = []
     for d in report.differences:
         if is_noise(places, d):
-            report.noise.append(replace(d, message=f"{d.message} (noise: differs between {source})"))
+            report.noise.append(
+                replace(d, message=f"{d.message} (noise: differs between {source})")
+            )
         else:
             kept.append(d)
     for d in report.envelope:

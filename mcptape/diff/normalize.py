@@ -56,7 +56,16 @@ from .canonical import (
     without_meta,
 )  # fmt: skip
 
-__all__ = ["Call", "Canonical", "Handshake", "Options", "canonical_key", "input_entry", "normalize_events", "normalize_session"]
+__all__ = [
+    "Call",
+    "Canonical",
+    "Handshake",
+    "Options",
+    "canonical_key",
+    "input_entry",
+    "normalize_events",
+    "normalize_session",
+]
 
 LIST_FIELDS: dict[str, str] = {
     "tools/list": "tools",
@@ -72,7 +81,9 @@ CHANGE_NOTIFICATIONS = frozenset({
 })  # fmt: skip
 """Server notifications about the server's state, not about the request they arrived during."""
 
-DROPPED_METHODS = frozenset({"initialize", "server/discover", "ping", "logging/setLevel", "resources/unsubscribe"})
+DROPPED_METHODS = frozenset(
+    {"initialize", "server/discover", "ping", "logging/setLevel", "resources/unsubscribe"}
+)
 """Client requests that are era plumbing, not behaviour (the handshake is compared on its own)."""
 
 RESOURCE_NOT_FOUND_LEGACY = -32002
@@ -134,7 +145,15 @@ class _Normalizer:
         for _, item in self.s.unsolicited:
             self._change(item.msg)
         changes = session_notifications(self.changes)
-        return Canonical(self.era, self.version, self.handshake, self.calls, self.surface, changes, len(exchanges))
+        return Canonical(
+            self.era,
+            self.version,
+            self.handshake,
+            self.calls,
+            self.surface,
+            changes,
+            len(exchanges),
+        )
 
     def _era_of(self, ex: Exchange) -> None:
         """The era is what was negotiated: a refused `server/discover` probe followed by
@@ -246,7 +265,9 @@ class _Normalizer:
             self._collect_surface(ex.method, final.result)
         return call
 
-    def _items(self, ex: Exchange, inputs: list[dict[str, Any]], streams: dict[str, list[Any]]) -> None:
+    def _items(
+        self, ex: Exchange, inputs: list[dict[str, Any]], streams: dict[str, list[Any]]
+    ) -> None:
         answers: dict[Any, Item] = {}
         for it in ex.items:
             if it.src is Source.CLIENT and it.type in (MessageType.RESULT, MessageType.ERROR):
@@ -261,10 +282,17 @@ class _Normalizer:
                 ans = answers.get(id_key(m.get("id")))
                 answer = None
                 if ans is not None:
-                    answer = ans.msg.get("result") if "result" in ans.msg else {"error": ans.msg.get("error")}
+                    answer = (
+                        ans.msg.get("result")
+                        if "result" in ans.msg
+                        else {"error": ans.msg.get("error")}
+                    )
                 inputs.append(input_entry(m.get("method"), m.get("params"), answer))
             elif it.type is MessageType.NOTIFICATION:
-                if m.get("method") in CHANGE_NOTIFICATIONS or m.get("method") == "notifications/subscriptions/acknowledged":
+                if (
+                    m.get("method") in CHANGE_NOTIFICATIONS
+                    or m.get("method") == "notifications/subscriptions/acknowledged"
+                ):
                     self._change(m)
                     continue
                 stream, entry = notification_entry(m)
@@ -294,7 +322,11 @@ class _Normalizer:
             del out["_meta"]
         call.envelope.update(taken)
         meta = result.get("_meta")
-        if isinstance(meta, dict) and not self.server_info_seen and isinstance(meta.get(META_SERVER_INFO), dict):
+        if (
+            isinstance(meta, dict)
+            and not self.server_info_seen
+            and isinstance(meta.get(META_SERVER_INFO), dict)
+        ):
             self._server_fields(meta[META_SERVER_INFO], {})
             self.handshake.partial = True
         list_field = LIST_FIELDS.get(ex.method)
@@ -307,7 +339,9 @@ class _Normalizer:
             return {"code": None, "data": error}
         code = error.get("code")
         if code in (RESOURCE_NOT_FOUND_LEGACY, INVALID_PARAMS) and method.startswith("resources/"):
-            envelope["/error/code"] = code  # resource not found: -32002 until 2025-11-25, -32602 since
+            envelope["/error/code"] = (
+                code  # resource not found: -32002 until 2025-11-25, -32602 since
+            )
             code = INVALID_PARAMS
         out: dict[str, Any] = {"code": code}
         if self.opts.strict_messages:
@@ -321,15 +355,22 @@ class _Normalizer:
     def _listen(self, ex: Exchange) -> None:
         for uri in listen_uris(request_params(ex.msg)):
             key = canonical_key("resources/subscribe", {"uri": uri}, self.opts)
-            body: dict[str, Any] = {"error": self._error(ex.method, ex.error, {})} if ex.error else {"result": {}}
-            self.calls.append(Call("resources/subscribe", str(uri), key, body, seq=ex.request.event.seq))
+            body: dict[str, Any] = (
+                {"error": self._error(ex.method, ex.error, {})} if ex.error else {"result": {}}
+            )
+            self.calls.append(
+                Call("resources/subscribe", str(uri), key, body, seq=ex.request.event.seq)
+            )
         for it in ex.items:
             if it.src is Source.SERVER and it.type is MessageType.NOTIFICATION:
                 self._change(it.msg)
 
     def _change(self, msg: dict[str, Any]) -> None:
         method = msg.get("method")
-        if method == "notifications/subscriptions/acknowledged" or method == "notifications/cancelled":
+        if (
+            method == "notifications/subscriptions/acknowledged"
+            or method == "notifications/cancelled"
+        ):
             return
         params = request_params(msg)
         entry: dict[str, Any] = {"method": method}
@@ -348,6 +389,9 @@ class _Normalizer:
             table = self.surface[kind] = {}
         for item in items:
             if isinstance(item, dict):
-                ident = item.get("uriTemplate") if kind == "resourceTemplates" else item.get("uri" if kind == "resources" else "name")
+                ident = (
+                    item.get("uriTemplate")
+                    if kind == "resourceTemplates"
+                    else item.get("uri" if kind == "resources" else "name")
+                )
                 table[str(ident)] = item
-

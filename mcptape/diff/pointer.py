@@ -46,7 +46,11 @@ def drop(value: Any, pattern: Sequence[str]) -> Any:
                 del out[k]
         return out
     if isinstance(value, list):
-        idx = range(len(value)) if head == "*" else ([int(head)] if head.isdigit() and int(head) < len(value) else [])
+        idx = (
+            range(len(value))
+            if head == "*"
+            else ([int(head)] if head.isdigit() and int(head) < len(value) else [])
+        )
         if not idx:
             return value
         out_list = list(value)

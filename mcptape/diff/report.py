@@ -51,7 +51,7 @@ def shorten(value: Any, width: int = 48) -> str:
     if len(text) <= width:
         return text
     keep = max(8, width - 14)
-    return f"{text[: keep * 2 // 3]}…{text[-(keep // 3):]} ({len(text)} chars)"
+    return f"{text[: keep * 2 // 3]}…{text[-(keep // 3) :]} ({len(text)} chars)"
 
 
 def shorten_pair(a: Any, b: Any, width: int = 48) -> tuple[str, str]:
@@ -72,15 +72,19 @@ def _cut(text: str, width: int, total: int) -> str:
     body = _json_text(text)
     if len(body) <= width:
         return body
-    return f"{body[: width - 12]}…\" ({total} chars)"
+    return f'{body[: width - 12]}…" ({total} chars)'
 
 
-def _rows(diffs: list[Difference], width: int, *, with_kind: bool = True, count: bool = False) -> list[list[Any]]:
+def _rows(
+    diffs: list[Difference], width: int, *, with_kind: bool = True, count: bool = False
+) -> list[list[Any]]:
     rows = []
     for d in diffs:
         va, vb = shorten_pair(_gist(d, d.a), _gist(d, d.b), width)
         row: list[Any] = [d.kind] if with_kind else []
-        where = f"{d.exchange} (+{d.count - 1} more)" if d.count > 1 and not d.cassettes else d.exchange
+        where = (
+            f"{d.exchange} (+{d.count - 1} more)" if d.count > 1 and not d.cassettes else d.exchange
+        )
         if d.cassettes:
             where += f" [{_cassettes(d.cassettes)}]"
         row += [where, d.path or "/", va, vb, d.message]
@@ -101,9 +105,19 @@ def _set_apart(report: DiffReport) -> list[tuple[str, list[Difference]]]:
     """Rows listed but not counted: learned noise and masked volatile values."""
     out = []
     if report.noise:
-        out.append((f"Noise ({len(report.noise)}, differs between runs of one release; not counted)", report.noise))
+        out.append(
+            (
+                f"Noise ({len(report.noise)}, differs between runs of one release; not counted)",
+                report.noise,
+            )
+        )
     if report.masked:
-        out.append((f"Masked ({len(report.masked)}, volatile values on both sides; --no-mask counts them)", report.masked))
+        out.append(
+            (
+                f"Masked ({len(report.masked)}, volatile values on both sides; --no-mask counts them)",
+                report.masked,
+            )
+        )
     return out
 
 
@@ -119,11 +133,23 @@ def render_text(report: DiffReport, width: int = 48) -> str:
     head = ["kind", "where", "path", "A", "B", "what"]
     for title, diffs in _groups(report):
         if diffs:
-            lines += ["", f"{title}:", tabulate(_rows(diffs, width), headers=head, tablefmt="simple")]
+            lines += [
+                "",
+                f"{title}:",
+                tabulate(_rows(diffs, width), headers=head, tablefmt="simple"),
+            ]
     for title, rows in _set_apart(report):
-        lines += ["", f"{title}:", tabulate(_rows(rows, width, with_kind=False), headers=head[1:], tablefmt="simple")]
+        lines += [
+            "",
+            f"{title}:",
+            tabulate(_rows(rows, width, with_kind=False), headers=head[1:], tablefmt="simple"),
+        ]
     if report.envelope:
-        note = "counted (--strict-envelope)" if report.options.strict_envelope else "not behaviour; --strict-envelope counts them"
+        note = (
+            "counted (--strict-envelope)"
+            if report.options.strict_envelope
+            else "not behaviour; --strict-envelope counts them"
+        )
         lines += ["", f"Envelope ({note}):",
                   tabulate(_rows(report.envelope, width, with_kind=False, count=True),
                            headers=["where", "path", "A", "B", "what", "count"], tablefmt="simple")]  # fmt: skip
@@ -138,28 +164,47 @@ def _md_code(text: Any) -> str:
     """A code span that holds any value: fenced by more backticks than its longest run of them."""
     body = _md_cell(text)
     fence = "`" * (max((len(run) for run in re.findall(r"`+", body)), default=0) + 1)
-    pad = " " if body[:1] == "`" or body[-1:] == "`" or (body[:1] == " " and body[-1:] == " ") else ""
+    pad = (
+        " " if body[:1] == "`" or body[-1:] == "`" or (body[:1] == " " and body[-1:] == " ") else ""
+    )
     return f"{fence}{pad}{body}{pad}{fence}"
 
 
 def render_markdown(report: DiffReport, width: int = 60) -> str:
     """Markdown for a pull-request comment: summary, tables, envelope folded away."""
-    lines = [f"**mcptape diff: {summary(report)}**", "", f"- A: {_md_code(_side(report.a))}", f"- B: {_md_code(_side(report.b))}"]
+    lines = [
+        f"**mcptape diff: {summary(report)}**",
+        "",
+        f"- A: {_md_code(_side(report.a))}",
+        f"- B: {_md_code(_side(report.b))}",
+    ]
     head = ["kind", "where", "path", "A", "B", "what"]
     for title, diffs in _groups(report):
         if diffs:
-            rows = [[_md_cell(c) if i not in (2, 3, 4) else _md_code(c) for i, c in enumerate(r)] for r in _rows(diffs, width)]
+            rows = [
+                [_md_cell(c) if i not in (2, 3, 4) else _md_code(c) for i, c in enumerate(r)]
+                for r in _rows(diffs, width)
+            ]
             lines += ["", f"### {title}", "", tabulate(rows, headers=head, tablefmt="github")]
     for title, apart in _set_apart(report):
         rows = [[_md_cell(c) if i not in (1, 2, 3) else f"`{_md_cell(c)}`" for i, c in enumerate(r)]
                 for r in _rows(apart, width, with_kind=False)]  # fmt: skip
-        lines += ["", f"<details><summary>{title}</summary>", "", tabulate(rows, headers=head[1:], tablefmt="github"), "", "</details>"]
+        lines += [
+            "",
+            f"<details><summary>{title}</summary>",
+            "",
+            tabulate(rows, headers=head[1:], tablefmt="github"),
+            "",
+            "</details>",
+        ]
     if report.envelope:
         rows = [[_md_cell(c) if i not in (1, 2, 3) else _md_code(c) for i, c in enumerate(r)]
                 for r in _rows(report.envelope, width, with_kind=False, count=True)]  # fmt: skip
         lines += ["", f"<details><summary>Envelope differences ({len(report.envelope)}, not behaviour)</summary>", "",
                   tabulate(rows, headers=["where", "path", "A", "B", "what", "count"], tablefmt="github"), "", "</details>"]  # fmt: skip
-    return "\n".join(lines) + "\n\n"  # a blank line ends the table or the HTML block: what a script appends renders
+    return (
+        "\n".join(lines) + "\n\n"
+    )  # a blank line ends the table or the HTML block: what a script appends renders
 
 
 def _cassettes(names: tuple[str, ...]) -> str:
@@ -210,7 +255,13 @@ def report_json(report: DiffReport) -> dict[str, Any]:
     counts["envelope"] = len(report.envelope)
 
     def side(s: Any) -> dict[str, Any]:
-        return {"name": s.name, "era": s.era, "protocol_version": s.protocol_version, "exchanges": s.exchanges, "calls": s.calls}
+        return {
+            "name": s.name,
+            "era": s.era,
+            "protocol_version": s.protocol_version,
+            "exchanges": s.exchanges,
+            "calls": s.calls,
+        }
 
     return {
         "format": JSON_FORMAT,
@@ -240,4 +291,3 @@ def render_json(report: DiffReport) -> str:
 
 RENDERERS = {"text": render_text, "markdown": render_markdown, "json": render_json}
 """format name -> renderer."""
-

@@ -44,10 +44,25 @@ _SUBSCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties", "d
 _SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SUBSCHEMA_ONE = ("items", "additionalProperties", "not", "if", "then", "else", "contains")
 
-_STRUCTURAL = frozenset({"properties", "required", "items", "additionalProperties", "enum", "anyOf", "oneOf", "type", "$defs", "definitions"})
+_STRUCTURAL = frozenset(
+    {
+        "properties",
+        "required",
+        "items",
+        "additionalProperties",
+        "enum",
+        "anyOf",
+        "oneOf",
+        "type",
+        "$defs",
+        "definitions",
+    }
+)
 """Keywords compared by their meaning (below); every other keyword by the generic rules."""
 
-_RETYPING = frozenset({"$ref", "allOf", "const", "format", "not", "if", "then", "else", "prefixItems"})
+_RETYPING = frozenset(
+    {"$ref", "allOf", "const", "format", "not", "if", "then", "else", "prefixItems"}
+)
 """Keywords whose change makes a different type: breaking both ways."""
 
 SchemaChange = tuple[tuple[str, ...], Change, Impact, str, Any, Any]
@@ -96,8 +111,26 @@ def schema_changes(a: Any, b: Any, *, output: bool = False) -> list[SchemaChange
     """Classified changes from schema `a` to schema `b` (both cleaned); `output` flips the rules."""
     if a is MISSING or b is MISSING:
         if a is MISSING:
-            return [((), Change.ADDED, Impact.COMPATIBLE, f"{'output' if output else 'input'} schema added", a, b)]
-        return [((), Change.REMOVED, Impact.BREAKING, f"{'output' if output else 'input'} schema removed", a, b)]
+            return [
+                (
+                    (),
+                    Change.ADDED,
+                    Impact.COMPATIBLE,
+                    f"{'output' if output else 'input'} schema added",
+                    a,
+                    b,
+                )
+            ]
+        return [
+            (
+                (),
+                Change.REMOVED,
+                Impact.BREAKING,
+                f"{'output' if output else 'input'} schema removed",
+                a,
+                b,
+            )
+        ]
     if not isinstance(a, dict) or not isinstance(b, dict):
         return [] if a == b else [((), Change.CHANGED, Impact.BREAKING, "schema changed", a, b)]
     out: list[SchemaChange] = []
@@ -114,7 +147,9 @@ class _Compare:
     def _name(self, where: str) -> str:
         return f"{self.what} {where!r}" if where else "schema"
 
-    def add(self, path: tuple[str, ...], change: Change, impact: Impact, msg: str, va: Any, vb: Any) -> None:
+    def add(
+        self, path: tuple[str, ...], change: Change, impact: Impact, msg: str, va: Any, vb: Any
+    ) -> None:
         self.out.append((path, change, impact, msg, va, vb))
 
     def schema(self, path: tuple[str, ...], where: str, a: Any, b: Any) -> None:
@@ -135,34 +170,81 @@ class _Compare:
             self._defs(path, key, a.get(key, MISSING), b.get(key, MISSING))
         self._keywords(path, where, a, b)
 
-    def _properties(self, path: tuple[str, ...], where: str, a: dict[str, Any], b: dict[str, Any]) -> None:
+    def _properties(
+        self, path: tuple[str, ...], where: str, a: dict[str, Any], b: dict[str, Any]
+    ) -> None:
         pa, pb, ra, rb = _props(a), _props(b), _required(a), _required(b)
+
         def child(n: str) -> str:
             return f"{where}.{n}" if where else n
 
         for n in sorted(pa.keys() - pb.keys()):
-            self.add((*path, "properties", n), Change.REMOVED, Impact.BREAKING, f"{self.what} {child(n)!r} removed", pa[n], MISSING)
+            self.add(
+                (*path, "properties", n),
+                Change.REMOVED,
+                Impact.BREAKING,
+                f"{self.what} {child(n)!r} removed",
+                pa[n],
+                MISSING,
+            )
         for n in sorted(pb.keys() - pa.keys()):
             p = (*path, "properties", n)
             if self.output:
-                self.add(p, Change.ADDED, Impact.COMPATIBLE, f"new {self.what} {child(n)!r}", MISSING, pb[n])
+                self.add(
+                    p,
+                    Change.ADDED,
+                    Impact.COMPATIBLE,
+                    f"new {self.what} {child(n)!r}",
+                    MISSING,
+                    pb[n],
+                )
             elif n in rb:
-                self.add(p, Change.ADDED, Impact.BREAKING, f"new required {self.what} {child(n)!r}", MISSING, pb[n])
+                self.add(
+                    p,
+                    Change.ADDED,
+                    Impact.BREAKING,
+                    f"new required {self.what} {child(n)!r}",
+                    MISSING,
+                    pb[n],
+                )
             else:
-                self.add(p, Change.ADDED, Impact.COMPATIBLE, f"new optional {self.what} {child(n)!r}", MISSING, pb[n])
+                self.add(
+                    p,
+                    Change.ADDED,
+                    Impact.COMPATIBLE,
+                    f"new optional {self.what} {child(n)!r}",
+                    MISSING,
+                    pb[n],
+                )
         for n in sorted(pa.keys() & pb.keys()):
             was, now = n in ra, n in rb
             if was != now:
                 msg = f"{self.what} {child(n)!r} is now {'required' if now else 'optional'}"
-                self.add((*path, "required", n), Change.CHANGED, _impact(not now, self.output), msg, was, now)
+                self.add(
+                    (*path, "required", n),
+                    Change.CHANGED,
+                    _impact(not now, self.output),
+                    msg,
+                    was,
+                    now,
+                )
             self.schema((*path, "properties", n), child(n), pa[n], pb[n])
         # required names without a property schema (allowed by JSON Schema)
         for n in sorted((ra ^ rb) - (pa.keys() | pb.keys())):
             now = n in rb
             msg = f"{self.what} {child(n)!r} is now {'required' if now else 'optional'}"
-            self.add((*path, "required", n), Change.CHANGED, _impact(not now, self.output), msg, not now, now)
+            self.add(
+                (*path, "required", n),
+                Change.CHANGED,
+                _impact(not now, self.output),
+                msg,
+                not now,
+                now,
+            )
 
-    def _items(self, path: tuple[str, ...], where: str, a: dict[str, Any], b: dict[str, Any]) -> None:
+    def _items(
+        self, path: tuple[str, ...], where: str, a: dict[str, Any], b: dict[str, Any]
+    ) -> None:
         ia, ib = a.get("items", MISSING), b.get("items", MISSING)
         if ia == ib:
             return
@@ -170,11 +252,27 @@ class _Compare:
             self.schema((*path, "items"), f"{where}[]", ia, ib)
         elif ia is MISSING or ib is MISSING:
             change = _change(ia, ib)
-            self.add((*path, "items"), change, _impact(ib is MISSING, self.output), f"{self._name(where)}: items {change}", ia, ib)
+            self.add(
+                (*path, "items"),
+                change,
+                _impact(ib is MISSING, self.output),
+                f"{self._name(where)}: items {change}",
+                ia,
+                ib,
+            )
         else:
-            self.add((*path, "items"), Change.CHANGED, Impact.BREAKING, f"{self._name(where)} retyped (items)", ia, ib)
+            self.add(
+                (*path, "items"),
+                Change.CHANGED,
+                Impact.BREAKING,
+                f"{self._name(where)} retyped (items)",
+                ia,
+                ib,
+            )
 
-    def _additional(self, path: tuple[str, ...], where: str, a: dict[str, Any], b: dict[str, Any]) -> None:
+    def _additional(
+        self, path: tuple[str, ...], where: str, a: dict[str, Any], b: dict[str, Any]
+    ) -> None:
         va, vb = a.get("additionalProperties", MISSING), b.get("additionalProperties", MISSING)
         if va == vb:
             return
@@ -189,37 +287,75 @@ class _Compare:
         oa, ob = openness(va), openness(vb)
         change = _change(va, vb)
         if oa == ob:  # absent vs true: the same meaning
-            self.add(p, change, Impact.COSMETIC, f"{self._name(where)}: additionalProperties {change} (same meaning)", va, vb)
+            self.add(
+                p,
+                change,
+                Impact.COSMETIC,
+                f"{self._name(where)}: additionalProperties {change} (same meaning)",
+                va,
+                vb,
+            )
             return
         loosened = ob > oa
         msg = f"{self._name(where)}: {'other properties now allowed' if loosened else 'other properties no longer allowed'}"
         self.add(p, change, _impact(loosened, self.output), msg, va, vb)
 
-    def _enum(self, path: tuple[str, ...], where: str, a: dict[str, Any], b: dict[str, Any]) -> None:
+    def _enum(
+        self, path: tuple[str, ...], where: str, a: dict[str, Any], b: dict[str, Any]
+    ) -> None:
         va, vb = a.get("enum", MISSING), b.get("enum", MISSING)
         if va == vb:
             return
         p = (*path, "enum")
         change = _change(va, vb)
-        if not isinstance(va, list) or not isinstance(vb, list):  # an enum added is a constraint added
-            self.add(p, change, _impact(vb is MISSING, self.output), f"{self._name(where)}: enum {change}", va, vb)
+        if not isinstance(va, list) or not isinstance(
+            vb, list
+        ):  # an enum added is a constraint added
+            self.add(
+                p,
+                change,
+                _impact(vb is MISSING, self.output),
+                f"{self._name(where)}: enum {change}",
+                va,
+                vb,
+            )
             return
         sa, sb = set(map(repr, va)), set(map(repr, vb))
         if sa == sb:
-            self.add(p, change, Impact.COSMETIC, f"{self._name(where)}: allowed values reordered", va, vb)
+            self.add(
+                p, change, Impact.COSMETIC, f"{self._name(where)}: allowed values reordered", va, vb
+            )
         elif sa <= sb:
-            self.add(p, change, _impact(True, self.output), f"{self._name(where)}: allowed values extended", va, vb)
+            self.add(
+                p,
+                change,
+                _impact(True, self.output),
+                f"{self._name(where)}: allowed values extended",
+                va,
+                vb,
+            )
         elif sb <= sa:
-            self.add(p, change, _impact(False, self.output), f"{self._name(where)}: allowed values narrowed", va, vb)
+            self.add(
+                p,
+                change,
+                _impact(False, self.output),
+                f"{self._name(where)}: allowed values narrowed",
+                va,
+                vb,
+            )
         else:
-            self.add(p, change, Impact.BREAKING, f"{self._name(where)}: allowed values changed", va, vb)
+            self.add(
+                p, change, Impact.BREAKING, f"{self._name(where)}: allowed values changed", va, vb
+            )
 
     def _branches(self, path: tuple[str, ...], where: str, key: str, la: Any, lb: Any) -> None:
         if la == lb:
             return
         p = (*path, key)
         if not isinstance(la, list) or not isinstance(lb, list):
-            self.add(p, _change(la, lb), Impact.BREAKING, f"{self._name(where)} retyped ({key})", la, lb)
+            self.add(
+                p, _change(la, lb), Impact.BREAKING, f"{self._name(where)} retyped ({key})", la, lb
+            )
             return
         if len(la) == len(lb):
             for i, (xa, xb) in enumerate(zip(la, lb, strict=True)):
@@ -228,12 +364,28 @@ class _Compare:
         ra, rb = [repr(x) for x in la], [repr(x) for x in lb]
         for i, x in enumerate(la):
             if ra[i] not in rb:
-                self.add((*p, str(i)), Change.REMOVED, _impact(False, self.output), f"{self._name(where)}: {key} branch removed", x, MISSING)
+                self.add(
+                    (*p, str(i)),
+                    Change.REMOVED,
+                    _impact(False, self.output),
+                    f"{self._name(where)}: {key} branch removed",
+                    x,
+                    MISSING,
+                )
         for i, x in enumerate(lb):
             if rb[i] not in ra:
-                self.add((*p, str(i)), Change.ADDED, _impact(True, self.output), f"{self._name(where)}: {key} branch added", MISSING, x)
+                self.add(
+                    (*p, str(i)),
+                    Change.ADDED,
+                    _impact(True, self.output),
+                    f"{self._name(where)}: {key} branch added",
+                    MISSING,
+                    x,
+                )
 
-    def _type(self, path: tuple[str, ...], where: str, a: dict[str, Any], b: dict[str, Any]) -> None:
+    def _type(
+        self, path: tuple[str, ...], where: str, a: dict[str, Any], b: dict[str, Any]
+    ) -> None:
         va, vb = a.get("type", MISSING), b.get("type", MISSING)
         if va == vb:
             return
@@ -248,7 +400,14 @@ class _Compare:
         narrowed = ta is None or (tb is not None and tb < ta)
         msg = "schema type changed" if not where else f"{self._name(where)} retyped (type)"
         if widened or narrowed:
-            self.add((*path, "type"), _change(va, vb), _impact(widened, self.output), f"{msg}: {'widened' if widened else 'narrowed'}", va, vb)
+            self.add(
+                (*path, "type"),
+                _change(va, vb),
+                _impact(widened, self.output),
+                f"{msg}: {'widened' if widened else 'narrowed'}",
+                va,
+                vb,
+            )
         else:
             self.add((*path, "type"), _change(va, vb), Impact.BREAKING, msg, va, vb)
 
@@ -256,18 +415,34 @@ class _Compare:
         if da == db:
             return
         if not isinstance(da, dict) or not isinstance(db, dict):
-            self.add((*path, key), _change(da, db), Impact.BREAKING, f"definitions changed ({key})", da, db)
+            self.add(
+                (*path, key),
+                _change(da, db),
+                Impact.BREAKING,
+                f"definitions changed ({key})",
+                da,
+                db,
+            )
             return
         for n in sorted(da.keys() | db.keys()):
             xa, xb = da.get(n, MISSING), db.get(n, MISSING)
             if xa is MISSING:
                 continue  # a new definition means nothing until something refers to it
             if xb is MISSING:
-                self.add((*path, key, n), Change.REMOVED, Impact.BREAKING, f"definition {n!r} removed", xa, xb)
+                self.add(
+                    (*path, key, n),
+                    Change.REMOVED,
+                    Impact.BREAKING,
+                    f"definition {n!r} removed",
+                    xa,
+                    xb,
+                )
             else:
                 self.schema((*path, key, n), f"#{n}", xa, xb)
 
-    def _keywords(self, path: tuple[str, ...], where: str, a: dict[str, Any], b: dict[str, Any]) -> None:
+    def _keywords(
+        self, path: tuple[str, ...], where: str, a: dict[str, Any], b: dict[str, Any]
+    ) -> None:
         name = self._name(where)
         for key in sorted((a.keys() | b.keys()) - _STRUCTURAL):
             va, vb = a.get(key, MISSING), b.get(key, MISSING)
@@ -277,8 +452,17 @@ class _Compare:
             if key in COSMETIC:
                 self.add((*path, key), change, Impact.COSMETIC, f"{name}: {key} {change}", va, vb)
             elif key == "default":
-                self.add((*path, key), change, Impact.COMPATIBLE, f"{name}: default {change}", va, vb)
+                self.add(
+                    (*path, key), change, Impact.COMPATIBLE, f"{name}: default {change}", va, vb
+                )
             elif key in _RETYPING:
                 self.add((*path, key), change, Impact.BREAKING, f"{name} retyped ({key})", va, vb)
             else:  # a constraint (maxLength, pattern, minimum, ...): removing it accepts more
-                self.add((*path, key), change, _impact(vb is MISSING, self.output), f"{name}: {key} {change}", va, vb)
+                self.add(
+                    (*path, key),
+                    change,
+                    _impact(vb is MISSING, self.output),
+                    f"{name}: {key} {change}",
+                    va,
+                    vb,
+                )

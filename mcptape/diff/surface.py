@@ -29,7 +29,9 @@ SECTIONS: dict[str, tuple[Section, str]] = {
 }
 
 
-def surface_differences(a: dict[str, dict[str, Any] | None], b: dict[str, dict[str, Any] | None]) -> list[Difference]:
+def surface_differences(
+    a: dict[str, dict[str, Any] | None], b: dict[str, dict[str, Any] | None]
+) -> list[Difference]:
     """Differences between two surfaces (`Canonical.surface`), breaking ones first within a kind."""
     out: list[Difference] = []
     for kind, (section, noun) in SECTIONS.items():
@@ -50,7 +52,9 @@ def surface_differences(a: dict[str, dict[str, Any] | None], b: dict[str, dict[s
     return out
 
 
-def _item(section: Section, kind: str, noun: str, ident: str, a: dict[str, Any], b: dict[str, Any]) -> list[Difference]:
+def _item(
+    section: Section, kind: str, noun: str, ident: str, a: dict[str, Any], b: dict[str, Any]
+) -> list[Difference]:
     if a == b:
         return []
     label = f"{noun} {ident}"
@@ -63,27 +67,70 @@ def _item(section: Section, kind: str, noun: str, ident: str, a: dict[str, Any],
             cb = clean_schema(vb) if vb is not MISSING else MISSING
             if ca == cb:
                 continue
-            for path, change, impact, msg, xa, xb in schema_changes(ca, cb, output=fld == "outputSchema"):
-                out.append(Difference(section, change, impact, label, pointer((*base, fld, *path)), xa, xb, msg))
+            for path, change, impact, msg, xa, xb in schema_changes(
+                ca, cb, output=fld == "outputSchema"
+            ):
+                out.append(
+                    Difference(
+                        section, change, impact, label, pointer((*base, fld, *path)), xa, xb, msg
+                    )
+                )
             continue
         if va == vb:
             continue
-        change = Change.ADDED if va is MISSING else Change.REMOVED if vb is MISSING else Change.CHANGED
+        change = (
+            Change.ADDED if va is MISSING else Change.REMOVED if vb is MISSING else Change.CHANGED
+        )
         if fld == "arguments" and kind == "prompts":
             out.extend(_prompt_arguments(section, label, base, va, vb))
         elif fld in ENVELOPE_FIELDS:
             out.append(Difference(Section.ENVELOPE, change, Impact.ENVELOPE, label, pointer((*base, fld)), va, vb,
                                   f"{fld} {change}"))  # fmt: skip
         elif fld in COSMETIC_FIELDS:
-            out.append(Difference(section, change, Impact.COSMETIC, label, pointer((*base, fld)), va, vb, f"{fld} {change}"))
+            out.append(
+                Difference(
+                    section,
+                    change,
+                    Impact.COSMETIC,
+                    label,
+                    pointer((*base, fld)),
+                    va,
+                    vb,
+                    f"{fld} {change}",
+                )
+            )
         elif fld == "mimeType":
-            out.append(Difference(section, change, Impact.BREAKING, label, pointer((*base, fld)), va, vb, "mimeType changed"))
+            out.append(
+                Difference(
+                    section,
+                    change,
+                    Impact.BREAKING,
+                    label,
+                    pointer((*base, fld)),
+                    va,
+                    vb,
+                    "mimeType changed",
+                )
+            )
         else:
-            out.append(Difference(section, change, Impact.BEHAVIOUR, label, pointer((*base, fld)), va, vb, f"{fld} {change}"))
+            out.append(
+                Difference(
+                    section,
+                    change,
+                    Impact.BEHAVIOUR,
+                    label,
+                    pointer((*base, fld)),
+                    va,
+                    vb,
+                    f"{fld} {change}",
+                )
+            )
     return out
 
 
-def _prompt_arguments(section: Section, label: str, base: tuple[str, ...], a: Any, b: Any) -> list[Difference]:
+def _prompt_arguments(
+    section: Section, label: str, base: tuple[str, ...], a: Any, b: Any
+) -> list[Difference]:
     def by_name(args: Any) -> dict[str, dict[str, Any]]:
         if not isinstance(args, list):
             return {}
@@ -95,7 +142,18 @@ def _prompt_arguments(section: Section, label: str, base: tuple[str, ...], a: An
         path = pointer((*base, "arguments", name))
         xa, xb = ma.get(name, MISSING), mb.get(name, MISSING)
         if xb is MISSING:
-            out.append(Difference(section, Change.REMOVED, Impact.BREAKING, label, path, xa, xb, f"argument {name!r} removed"))
+            out.append(
+                Difference(
+                    section,
+                    Change.REMOVED,
+                    Impact.BREAKING,
+                    label,
+                    path,
+                    xa,
+                    xb,
+                    f"argument {name!r} removed",
+                )
+            )
             continue
         if xa is MISSING:
             req = bool(xb.get("required"))
@@ -111,6 +169,23 @@ def _prompt_arguments(section: Section, label: str, base: tuple[str, ...], a: An
         for fld in sorted((xa.keys() | xb.keys()) - {"name", "required"}):
             va, vb = xa.get(fld, MISSING), xb.get(fld, MISSING)
             if va != vb:
-                change = Change.ADDED if va is MISSING else Change.REMOVED if vb is MISSING else Change.CHANGED
-                out.append(Difference(section, change, Impact.COSMETIC, label, f"{path}/{fld}", va, vb, f"argument {name!r}: {fld} {change}"))
+                change = (
+                    Change.ADDED
+                    if va is MISSING
+                    else Change.REMOVED
+                    if vb is MISSING
+                    else Change.CHANGED
+                )
+                out.append(
+                    Difference(
+                        section,
+                        change,
+                        Impact.COSMETIC,
+                        label,
+                        f"{path}/{fld}",
+                        va,
+                        vb,
+                        f"argument {name!r}: {fld} {change}",
+                    )
+                )
     return out

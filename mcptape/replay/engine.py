@@ -99,17 +99,25 @@ class _Play:
 class ReplayEngine:
     """Answers one client session from a cassette. Not thread-safe; one per connection."""
 
-    def __init__(self, index: ReplayIndex, config: ReplayConfig | None = None, *, shared_pass: Pass | None = None) -> None:
+    def __init__(
+        self,
+        index: ReplayIndex,
+        config: ReplayConfig | None = None,
+        *,
+        shared_pass: Pass | None = None,
+    ) -> None:
         """Args:
-            index: the cassette, indexed (build it once; engines for several sessions share it).
-            config: repeats; its match policy must be the one the index was built with.
-            shared_pass: play from this pass, shared with other engines (the HTTP shell's
-                2026-07-28 stateless requests, one engine each), instead of a pass of its own.
+        index: the cassette, indexed (build it once; engines for several sessions share it).
+        config: repeats; its match policy must be the one the index was built with.
+        shared_pass: play from this pass, shared with other engines (the HTTP shell's
+            2026-07-28 stateless requests, one engine each), instead of a pass of its own.
         """
         self.index = index
         self.config = config or ReplayConfig(index.policy)
         if self.config.match != index.policy:
-            raise ValueError("the engine's match policy differs from the one its index was built with")
+            raise ValueError(
+                "the engine's match policy differs from the one its index was built with"
+            )
         self.handshakes = 0
         self._reset(shared_pass)
 
@@ -158,7 +166,10 @@ class ReplayEngine:
         """One wire payload (a stdio line, an HTTP body): parse errors are answered with -32700."""
         value = decode(payload)
         if value is NOT_JSON:
-            return [Send(error_response(None, JSONRPC_PARSE_ERROR, "Parse error")), Note("a client line is not JSON; answered -32700")]
+            return [
+                Send(error_response(None, JSONRPC_PARSE_ERROR, "Parse error")),
+                Note("a client line is not JSON; answered -32700"),
+            ]
         return self.receive(value)
 
     def receive(self, value: Any, kind: MessageType | None = None) -> list[Output]:
@@ -172,8 +183,15 @@ class ReplayEngine:
             msg_id = value.get("id")
             if isinstance(msg_id, bool) or not isinstance(msg_id, (str, int)):
                 msg_id = None
-            text = 'Invalid Request: "jsonrpc" must be "2.0"' if value.get("jsonrpc") != "2.0" else "Invalid Request: the id must be a string or an integer"
-            return [Send(error_response(msg_id, JSONRPC_INVALID_REQUEST, text)), Note(f"a client message is not valid JSON-RPC ({text}); answered -32600")]
+            text = (
+                'Invalid Request: "jsonrpc" must be "2.0"'
+                if value.get("jsonrpc") != "2.0"
+                else "Invalid Request: the id must be a string or an integer"
+            )
+            return [
+                Send(error_response(msg_id, JSONRPC_INVALID_REQUEST, text)),
+                Note(f"a client message is not valid JSON-RPC ({text}); answered -32600"),
+            ]
         typ = classify(value) if kind is None else kind
         if typ is MessageType.REQUEST:
             return self._request(value)
@@ -184,16 +202,26 @@ class ReplayEngine:
         msg_id = value.get("id") if isinstance(value, dict) else None
         if isinstance(msg_id, bool) or not isinstance(msg_id, (str, int)):
             msg_id = None
-        return [Send(error_response(msg_id, JSONRPC_INVALID_REQUEST, "Invalid Request")), Note("a client message is not JSON-RPC; answered -32600")]
+        return [
+            Send(error_response(msg_id, JSONRPC_INVALID_REQUEST, "Invalid Request")),
+            Note("a client message is not JSON-RPC; answered -32600"),
+        ]
 
     def _batch(self, values: list[Any]) -> list[Output]:
         if not values:
-            return [Send(error_response(None, JSONRPC_INVALID_REQUEST, "Invalid Request: empty batch"))]
+            return [
+                Send(error_response(None, JSONRPC_INVALID_REQUEST, "Invalid Request: empty batch"))
+            ]
         out: list[Output] = []
         answers: list[Any] = []
         for value in values:
             for o in self.receive(value):
-                if isinstance(o, Send) and o.final and isinstance(o.msg, dict) and "method" not in o.msg:
+                if (
+                    isinstance(o, Send)
+                    and o.final
+                    and isinstance(o.msg, dict)
+                    and "method" not in o.msg
+                ):
                     answers.append(o.msg)
                 else:
                     out.append(o)
@@ -216,7 +244,13 @@ class ReplayEngine:
         elif method == "logging/setLevel":
             level = request_params(msg).get("level")
             self._level = level if isinstance(level, str) else self._level
-        who = own if own is not None else declared(self._caps, self._level) if self._era == LEGACY else None
+        who = (
+            own
+            if own is not None
+            else declared(self._caps, self._level)
+            if self._era == LEGACY
+            else None
+        )
         state = request_params(msg).get("requestState")
         if isinstance(state, str) and state.startswith(STATE_PREFIX):
             return self._resume(msg, state)
@@ -227,13 +261,33 @@ class ReplayEngine:
                 return self._discover_on_legacy(request)
             if method == "logging/setLevel" and not found.played:
                 note = "logging/setLevel was never recorded; accepted, as every server that declares logging does"
-                return [Send({"jsonrpc": "2.0", "id": msg["id"], "result": {}}, request_id=msg["id"], final=True), *self._note(note, "info")]
+                return [
+                    Send(
+                        {"jsonrpc": "2.0", "id": msg["id"], "result": {}},
+                        request_id=msg["id"],
+                        final=True,
+                    ),
+                    *self._note(note, "info"),
+                ]
             if found.declared:
                 text = (f"mcptape replay: {describe(subject)} was recorded only for a client that declared otherwise: "
                         f"{explain_diffs(found.declared)}; strict replay plays only recordings that fit")  # fmt: skip
-                data = {"cassette": self.index.cassette.name, "reason": "declared", "diff": [d.to_json() for d in found.declared]}
-                return [Send(error_response(msg["id"], NO_MATCH, text, data), request_id=msg["id"], final=True), Note(text, "error")]
-            error, text = no_match(self.index, self.pass_, subject, found, msg["id"], self.config.hints)
+                data = {
+                    "cassette": self.index.cassette.name,
+                    "reason": "declared",
+                    "diff": [d.to_json() for d in found.declared],
+                }
+                return [
+                    Send(
+                        error_response(msg["id"], NO_MATCH, text, data),
+                        request_id=msg["id"],
+                        final=True,
+                    ),
+                    Note(text, "error"),
+                ]
+            error, text = no_match(
+                self.index, self.pass_, subject, found, msg["id"], self.config.hints
+            )
             return [Send(error, request_id=msg["id"], final=True), Note(text, "error")]
         out: list[Output] = []
         if self.pass_.differs:
@@ -256,18 +310,34 @@ class ReplayEngine:
             ex = pings[min(self.pass_.plays.get(-2, 0), len(pings) - 1)]
             self.pass_.plays[-2] = self.pass_.plays.get(-2, 0) + 1
             assert ex.response is not None
-            return [Send({**ex.response.msg, "id": msg["id"]}, ex.response.event, ex, msg["id"], final=True)]
+            return [
+                Send(
+                    {**ex.response.msg, "id": msg["id"]},
+                    ex.response.event,
+                    ex,
+                    msg["id"],
+                    final=True,
+                )
+            ]
         if self.index.modern and not self.index.legacy and self._era != LEGACY:
             # removed in 2026-07-28: a modern-only server answers it as a real one does
-            error = error_response(msg["id"], JSONRPC_INVALID_PARAMS, "ping is not part of protocol 2026-07-28")
+            error = error_response(
+                msg["id"], JSONRPC_INVALID_PARAMS, "ping is not part of protocol 2026-07-28"
+            )
             return [Send(error, request_id=msg["id"], final=True)]
-        return [Send({"jsonrpc": "2.0", "id": msg["id"], "result": {}}, request_id=msg["id"], final=True)]
+        return [
+            Send(
+                {"jsonrpc": "2.0", "id": msg["id"], "result": {}}, request_id=msg["id"], final=True
+            )
+        ]
 
     def _start(self, ex: Exchange, msg: Request) -> list[Output]:
         token = request_meta(msg).get("progressToken")
         play = _Play(ex, msg["id"], token, ex.request.event.t)
         play.legacy_out = self._era == LEGACY and is_modern(ex.protocol_version)
-        play.modern_out = self._era == MODERN_ERA and not is_modern(ex.protocol_version) and self.config.cross_era
+        play.modern_out = (
+            self._era == MODERN_ERA and not is_modern(ex.protocol_version) and self.config.cross_era
+        )
         self._active[id_key(msg["id"])] = play
         return self._advance(play)
 
@@ -285,20 +355,38 @@ class ReplayEngine:
         if not recorded:
             supported = self._modern_versions()
             if not supported:
-                error, text = no_match(self.index, self.pass_, self.index.subject(cast(dict[str, Any], msg)), Miss(b"", 0), msg["id"], self.config.hints)
+                error, text = no_match(
+                    self.index,
+                    self.pass_,
+                    self.index.subject(cast(dict[str, Any], msg)),
+                    Miss(b"", 0),
+                    msg["id"],
+                    self.config.hints,
+                )
                 return [Send(error, request_id=msg["id"], final=True), Note(text, "error")]
             text = f"this server speaks {', '.join(supported)} (recorded without a handshake); initialize is not served"
             data = {"supported": supported, "requested": asked}
             return [
-                Send(error_response(msg["id"], MCP_UNSUPPORTED_PROTOCOL_VERSION, text, data), request_id=msg["id"], final=True),
-                Note(f"client sent initialize ({asked}) to a 2026-07-28 cassette; answered -32022", "info"),
+                Send(
+                    error_response(msg["id"], MCP_UNSUPPORTED_PROTOCOL_VERSION, text, data),
+                    request_id=msg["id"],
+                    final=True,
+                ),
+                Note(
+                    f"client sent initialize ({asked}) to a 2026-07-28 cassette; answered -32022",
+                    "info",
+                ),
             ]
         ex = recorded[0]
         out: list[Output] = []
         rec_asked = request_params(ex.msg).get("protocolVersion")
         if asked != rec_asked:
             answered = ex.result.get("protocolVersion") if isinstance(ex.result, dict) else None
-            out.append(Note(f"client asked for protocol version {asked}; the recorded client asked for {rec_asked}; answering as recorded ({answered})"))
+            out.append(
+                Note(
+                    f"client asked for protocol version {asked}; the recorded client asked for {rec_asked}; answering as recorded ({answered})"
+                )
+            )
         return out + self._start(ex, msg)
 
     def _initialize_on_modern(self, msg: dict[str, Any], asked: Any) -> list[Output]:
@@ -315,7 +403,10 @@ class ReplayEngine:
             where = "what the recorded results say (no server/discover was recorded)"
         answer = {"jsonrpc": "2.0", "id": msg["id"], "result": result}
         text = f"initialize ({asked}) on a 2026-07-28 cassette: answered {result['protocolVersion']} with a handshake made from {where}"
-        return [Send(answer, event, found[0] if found else None, msg["id"], final=True), Note(text, "info")]
+        return [
+            Send(answer, event, found[0] if found else None, msg["id"], final=True),
+            Note(text, "info"),
+        ]
 
     def _inferred_discover(self) -> dict[str, Any]:
         """A discover result from the recorded traffic: serverInfo from results, a capability per method family."""
@@ -354,11 +445,26 @@ class ReplayEngine:
         if handshakes and self.config.cross_era:
             assert handshakes[0].response is not None
             self._era = MODERN_ERA
-            answer = {"jsonrpc": "2.0", "id": msg["id"], "result": discover_result(handshakes[0].result)}
+            answer = {
+                "jsonrpc": "2.0",
+                "id": msg["id"],
+                "result": discover_result(handshakes[0].result),
+            }
             text = f"server/discover on a legacy cassette: answered from the recorded initialize result (line {handshakes[0].request.event.seq})"
-            return [Send(answer, handshakes[0].response.event, handshakes[0], msg["id"], final=True), Note(text, "info")]
-        error = error_response(msg["id"], JSONRPC_METHOD_NOT_FOUND, "Method not found", "server/discover")
-        return [Send(error, request_id=msg["id"], final=True), Note("server/discover on a legacy cassette: answered -32601 (the client should fall back to initialize)", "info")]
+            return [
+                Send(answer, handshakes[0].response.event, handshakes[0], msg["id"], final=True),
+                Note(text, "info"),
+            ]
+        error = error_response(
+            msg["id"], JSONRPC_METHOD_NOT_FOUND, "Method not found", "server/discover"
+        )
+        return [
+            Send(error, request_id=msg["id"], final=True),
+            Note(
+                "server/discover on a legacy cassette: answered -32601 (the client should fall back to initialize)",
+                "info",
+            ),
+        ]
 
     # -- playing an exchange -----------------------------------------------------------------
 
@@ -373,7 +479,11 @@ class ReplayEngine:
             if item.src is Source.CLIENT or index.played_out(item):
                 continue  # the live client sends its own answers and cancellations
             after = max(0.0, item.event.t - play.since)
-            if item.type is MessageType.REQUEST and play.modern_out and item.msg.get("method") != "ping":
+            if (
+                item.type is MessageType.REQUEST
+                and play.modern_out
+                and item.msg.get("method") != "ping"
+            ):
                 return out + self._input_required(play, item, after)
             if item.type is MessageType.REQUEST:
                 fresh = self._fresh_id(item.msg.get("id"))
@@ -405,7 +515,11 @@ class ReplayEngine:
         """The client's progress token and listen id in place of the recorded ones; None to drop."""
         method = msg.get("method")
         params = msg.get("params")
-        if method == "notifications/progress" and isinstance(params, dict) and "progressToken" in params:
+        if (
+            method == "notifications/progress"
+            and isinstance(params, dict)
+            and "progressToken" in params
+        ):
             if play.token is None:
                 return None  # this client asked for no progress
             return {**msg, "params": {**params, "progressToken": play.token}}
@@ -415,7 +529,10 @@ class ReplayEngine:
             body = msg.get(part)
             meta = body.get("_meta") if isinstance(body, dict) else None
             if isinstance(meta, dict) and META_SUBSCRIPTION_ID in meta:
-                msg = {**msg, part: {**body, "_meta": {**meta, META_SUBSCRIPTION_ID: play.client_id}}}  # type: ignore[dict-item]
+                msg = {
+                    **msg,
+                    part: {**body, "_meta": {**meta, META_SUBSCRIPTION_ID: play.client_id}},  # type: ignore[dict-item]
+                }
         return msg
 
     def _ask(self, play: _Play, resp: Item, after: float) -> list[Output]:
@@ -425,7 +542,12 @@ class ReplayEngine:
         for key, req in input_requests(resp.msg.get("result")).items():
             fresh = self._fresh_id(0)
             self._waiting[id_key(fresh)] = (play, key)
-            ask = {"jsonrpc": "2.0", "id": fresh, "method": req.get("method"), "params": req.get("params", {})}
+            ask = {
+                "jsonrpc": "2.0",
+                "id": fresh,
+                "method": req.get("method"),
+                "params": req.get("params", {}),
+            }
             out.append(Send(ask, resp.event, play.exchange, play.client_id, after))
         if not out:
             out.extend(self._retry(play, resp))
@@ -436,18 +558,33 @@ class ReplayEngine:
         answers = play.answers or {}
         ex = play.exchange
         root = ex.retry_of if ex.retry_of is not None else ex.index
-        later = [r for r in self.index.retries.get(root, []) if r.index > ex.index and r.index not in self.pass_.plays]
+        later = [
+            r
+            for r in self.index.retries.get(root, [])
+            if r.index > ex.index and r.index not in self.pass_.plays
+        ]
         fitting = [r for r in later if request_params(r.msg).get("inputResponses") == answers]
         out: list[Output] = []
         if not fitting and later:
             got = request_params(later[0].msg).get("inputResponses")
-            out.append(Note(f"the client answered {describe(self.index.subject(ex.msg))}'s questions differently than recorded ({answers} vs {got}); replaying the recorded retry"))
+            out.append(
+                Note(
+                    f"the client answered {describe(self.index.subject(ex.msg))}'s questions differently than recorded ({answers} vs {got}); replaying the recorded retry"
+                )
+            )
         chosen = next(iter(fitting or later), None)
         if chosen is None:
             text = f"mcptape replay: {describe(self.index.subject(ex.msg))} asked for input, and the cassette recorded no retry with the answers"
             data = {"cassette": self.index.cassette.name, "reason": "no retry", "answers": answers}
             self._active.pop(id_key(play.client_id), None)
-            return [Send(error_response(play.client_id, NO_MATCH, text, data), request_id=play.client_id, final=True), Note(text, "error")]
+            return [
+                Send(
+                    error_response(play.client_id, NO_MATCH, text, data),
+                    request_id=play.client_id,
+                    final=True,
+                ),
+                Note(text, "error"),
+            ]
         self.pass_.mark(chosen)
         nxt = _Play(chosen, play.client_id, play.token, resp.event.t, legacy_out=True)
         self._active[id_key(play.client_id)] = nxt
@@ -459,8 +596,21 @@ class ReplayEngine:
         key = f"{item.msg.get('method')}-{play.pos}"
         state = f"{STATE_PREFIX}{play.exchange.index}:{play.pos}:{key}"
         ask = {"method": item.msg.get("method"), "params": item.msg.get("params", {})}
-        result = {"resultType": "input_required", "inputRequests": {key: ask}, "requestState": state}
-        return [Send({"jsonrpc": "2.0", "id": play.client_id, "result": result}, item.event, play.exchange, play.client_id, after, final=True)]
+        result = {
+            "resultType": "input_required",
+            "inputRequests": {key: ask},
+            "requestState": state,
+        }
+        return [
+            Send(
+                {"jsonrpc": "2.0", "id": play.client_id, "result": result},
+                item.event,
+                play.exchange,
+                play.client_id,
+                after,
+                final=True,
+            )
+        ]
 
     def _resume(self, msg: dict[str, Any], state: str) -> list[Output]:
         """The retry of an `input_required` this replay made up: the recorded exchange goes on after its request."""
@@ -470,21 +620,47 @@ class ReplayEngine:
             request = ex.items[int(pos) - 1]
         except (ValueError, IndexError):
             text = f"mcptape replay: requestState {state!r} names no recorded exchange of {self.index.cassette.name}"
-            return [Send(error_response(msg["id"], JSONRPC_INVALID_PARAMS, text), request_id=msg["id"], final=True), Note(text, "error")]
+            return [
+                Send(
+                    error_response(msg["id"], JSONRPC_INVALID_PARAMS, text),
+                    request_id=msg["id"],
+                    final=True,
+                ),
+                Note(text, "error"),
+            ]
         answers = request_params(msg).get("inputResponses")
         got = answers.get(key) if isinstance(answers, dict) else None
-        play = _Play(ex, msg["id"], request_meta(msg).get("progressToken"), request.event.t, int(pos), modern_out=True)
+        play = _Play(
+            ex,
+            msg["id"],
+            request_meta(msg).get("progressToken"),
+            request.event.t,
+            int(pos),
+            modern_out=True,
+        )
         self._active[id_key(msg["id"])] = play
         recorded = self._recorded_answer(play, request)
         out: list[Output] = []
-        want = recorded.msg.get("result", {"error": recorded.msg.get("error")}) if recorded is not None else None
+        want = (
+            recorded.msg.get("result", {"error": recorded.msg.get("error")})
+            if recorded is not None
+            else None
+        )
         if recorded is not None and got != want:
-            out.append(Note(f"the client answered {request.msg.get('method')} differently than recorded ({got} vs {want}); replaying the recorded outcome"))
+            out.append(
+                Note(
+                    f"the client answered {request.msg.get('method')} differently than recorded ({got} vs {want}); replaying the recorded outcome"
+                )
+            )
         return out + self._advance(play)
 
     def _fresh_id(self, recorded: Any) -> Any:
         self._next_id += 1
-        return self._next_id if isinstance(recorded, int) and not isinstance(recorded, bool) else f"mcptape-{self._next_id}"
+        return (
+            self._next_id
+            if isinstance(recorded, int) and not isinstance(recorded, bool)
+            else f"mcptape-{self._next_id}"
+        )
 
     def _unsolicited(self, after_exchange: int, t: float) -> list[Output]:
         out: list[Output] = []
@@ -518,19 +694,27 @@ class ReplayEngine:
         self._notified[method] = nth + 1
         recorded = self.index.notified.get(method, [])
         if nth < len(recorded):
-            return self._unsolicited(recorded[nth], self.index.session.exchanges[recorded[nth]].request.event.t)
+            return self._unsolicited(
+                recorded[nth], self.index.session.exchanges[recorded[nth]].request.event.t
+            )
         return []
 
     def _answer(self, msg: Response) -> list[Output]:
         waiting = self._waiting.pop(id_key(msg.get("id")), None)
         if waiting is None:
-            return [Note(f"the client answered id {msg.get('id')!r}, which is no request of the replay; ignored")]
+            return [
+                Note(
+                    f"the client answered id {msg.get('id')!r}, which is no request of the replay; ignored"
+                )
+            ]
         play, request = waiting
         if play is None or self._active.get(id_key(play.client_id)) is not play:
             return []  # unsolicited, or its exchange was cancelled meanwhile
         if isinstance(request, str):  # an answer to an input_required question
             assert play.answers is not None and play.exchange.response is not None
-            play.answers[request] = msg["result"] if "result" in msg else {"error": msg.get("error")}
+            play.answers[request] = (
+                msg["result"] if "result" in msg else {"error": msg.get("error")}
+            )
             if any(p is play for p, _ in self._waiting.values()):
                 return []
             return self._retry(play, play.exchange.response)
@@ -541,13 +725,21 @@ class ReplayEngine:
             got = {k: v for k, v in msg.items() if k not in ("id", "jsonrpc")}
             want = {k: v for k, v in recorded.msg.items() if k not in ("id", "jsonrpc")}
             if got != want:
-                out.append(Note(f"the client answered {request.msg.get('method')} differently than recorded ({got} vs {want}); replaying the recorded outcome"))
+                out.append(
+                    Note(
+                        f"the client answered {request.msg.get('method')} differently than recorded ({got} vs {want}); replaying the recorded outcome"
+                    )
+                )
         return out + self._advance(play)
 
     def _recorded_answer(self, play: _Play, request: Item) -> Item | None:
         want = id_key(request.msg.get("id"))
         for item in play.exchange.items[play.pos :]:
-            if item.src is Source.CLIENT and item.type in (MessageType.RESULT, MessageType.ERROR) and id_key(item.msg.get("id")) == want:
+            if (
+                item.src is Source.CLIENT
+                and item.type in (MessageType.RESULT, MessageType.ERROR)
+                and id_key(item.msg.get("id")) == want
+            ):
                 return item
         return None
 

@@ -71,16 +71,36 @@ class EpisodesTransport(ReplayTransport):
                 await self._finish()
 
     def _is_live_answer(self, value: Any) -> bool:
-        return classify(value) in (MessageType.RESULT, MessageType.ERROR) and id_key(value.get("id")) in self._live_requests
+        return (
+            classify(value) in (MessageType.RESULT, MessageType.ERROR)
+            and id_key(value.get("id")) in self._live_requests
+        )
 
-    async def _forward(self, request: dict[str, Any], outbox: MemoryObjectSendStream[SessionMessage | Exception], tg: anyio.abc.TaskGroup) -> None:
+    async def _forward(
+        self,
+        request: dict[str, Any],
+        outbox: MemoryObjectSendStream[SessionMessage | Exception],
+        tg: anyio.abc.TaskGroup,
+    ) -> None:
         if self._live is None:
             await self._start_live(outbox, tg)
         self.recorded += 1
         await self._to_live(request)
 
-    async def _start_live(self, outbox: MemoryObjectSendStream[SessionMessage | Exception], tg: anyio.abc.TaskGroup) -> None:
-        cmd = [sys.executable, "-m", "mcptape", "record", "-q", "-o", str(self._tmp), "--", *self.server]
+    async def _start_live(
+        self, outbox: MemoryObjectSendStream[SessionMessage | Exception], tg: anyio.abc.TaskGroup
+    ) -> None:
+        cmd = [
+            sys.executable,
+            "-m",
+            "mcptape",
+            "record",
+            "-q",
+            "-o",
+            str(self._tmp),
+            "--",
+            *self.server,
+        ]
         self._live = await anyio.open_process(cmd, stderr=None)
         started = anyio.Event()
         tg.start_soon(self._pump_live, outbox, started)
@@ -88,7 +108,9 @@ class EpisodesTransport(ReplayTransport):
             await self._to_live(msg)
         await started.wait()
 
-    async def _pump_live(self, outbox: MemoryObjectSendStream[SessionMessage | Exception], started: anyio.Event) -> None:
+    async def _pump_live(
+        self, outbox: MemoryObjectSendStream[SessionMessage | Exception], started: anyio.Event
+    ) -> None:
         assert self._live and self._live.stdout
         framer = LineFramer()
         pending_init = {id_key(m["id"]) for m in self._handshake if "id" in m}
@@ -101,14 +123,18 @@ class EpisodesTransport(ReplayTransport):
                     continue
                 key = id_key(msg.get("id"))
                 if key in pending_init and "method" not in msg:
-                    pending_init.discard(key)  # the handshake's answer: the client had it from the cassette
+                    pending_init.discard(
+                        key
+                    )  # the handshake's answer: the client had it from the cassette
                     if not pending_init:
                         started.set()
                     continue
                 if classify(msg) is MessageType.REQUEST:
                     self._live_requests.add(key)
                 try:
-                    await outbox.send(SessionMessage(jsonrpc_message_adapter.validate_python(msg, by_name=False)))
+                    await outbox.send(
+                        SessionMessage(jsonrpc_message_adapter.validate_python(msg, by_name=False))
+                    )
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     return
         started.set()
@@ -170,5 +196,7 @@ def append_episode(cassette: Path, new: Path) -> int:
     added = [replace(e, t=t0 + (e.t - kept[0].t)) for e in kept]
     shift = added[-1].t - t0
     ordered = [*head, *added, *(replace(e, t=e.t + shift) for e in tail)]
-    save(Cassette(base.header, [replace(e, seq=i) for i, e in enumerate(ordered, start=1)]), cassette)
+    save(
+        Cassette(base.header, [replace(e, seq=i) for i, e in enumerate(ordered, start=1)]), cassette
+    )
     return len(kept)

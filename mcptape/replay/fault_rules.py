@@ -19,9 +19,28 @@ import orjson
 from mcptape.errors import ConfigError
 from mcptape.wire.jsonrpc import JSONRPC_INTERNAL_ERROR, request_params
 
-__all__ = ["ACTIONS", "HANDSHAKE", "HTTP_ONLY", "FaultRule", "load_rules", "parse_rules", "rules_from_options"]
+__all__ = [
+    "ACTIONS",
+    "HANDSHAKE",
+    "HTTP_ONLY",
+    "FaultRule",
+    "load_rules",
+    "parse_rules",
+    "rules_from_options",
+]
 
-ACTIONS = ("delay", "error", "tool_error", "malformed", "invalid", "truncate", "drop", "disconnect", "status", "reset")
+ACTIONS = (
+    "delay",
+    "error",
+    "tool_error",
+    "malformed",
+    "invalid",
+    "truncate",
+    "drop",
+    "disconnect",
+    "status",
+    "reset",
+)
 """Every action a rule can take, in the order the docs list them."""
 HTTP_ONLY = frozenset({"status", "reset"})
 """Actions only `mcptape serve` can carry out; other shells skip such rules with a warning."""
@@ -34,7 +53,9 @@ _ACTION_KEYS: dict[str, frozenset[str]] = {
     "malformed": frozenset({"line", "keep_answer"}), "invalid": frozenset({"send", "keep_answer"}), "truncate": frozenset(),
     "drop": frozenset(), "disconnect": frozenset(), "status": frozenset({"status", "retry_after", "body"}), "reset": frozenset(),
 }  # fmt: skip
-_COMMON = frozenset({"action", "method", "name", "nth", "every", "times", "probability", "seed", "seconds"})
+_COMMON = frozenset(
+    {"action", "method", "name", "nth", "every", "times", "probability", "seed", "seconds"}
+)
 _NUMBERS = frozenset({"seconds", "probability", "retry_after"})
 _STRINGS = frozenset({"method", "name", "message", "text", "line", "body"})
 _INTS = frozenset({"nth", "every", "times", "seed", "code", "status"})
@@ -78,17 +99,25 @@ class FaultRule:
             raise ConfigError(f"fault action {self.action!r} is not one of: {', '.join(ACTIONS)}")
         for key in ("nth", "every", "times"):
             value = getattr(self, key)
-            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            if value is not None and (
+                not isinstance(value, int) or isinstance(value, bool) or value < 1
+            ):
                 raise ConfigError(f"fault rule {key}={value!r}: must be a whole number >= 1")
         if self.nth is not None and self.every is not None:
             raise ConfigError("a fault rule takes nth or every, not both")
         if self.probability is not None and not 0.0 <= self.probability <= 1.0:
-            raise ConfigError(f"fault rule probability={self.probability!r}: must be between 0 and 1")
+            raise ConfigError(
+                f"fault rule probability={self.probability!r}: must be between 0 and 1"
+            )
         lo, hi = self.seconds if isinstance(self.seconds, tuple) else (self.seconds, self.seconds)
         if not 0.0 <= lo <= hi:
-            raise ConfigError(f"fault rule seconds={self.seconds!r}: a number >= 0, or [low, high] with 0 <= low <= high")
+            raise ConfigError(
+                f"fault rule seconds={self.seconds!r}: a number >= 0, or [low, high] with 0 <= low <= high"
+            )
         if self.action == "status" and not 400 <= self.status <= 599:
-            raise ConfigError(f"fault rule status={self.status!r}: must be an HTTP error status (400-599)")
+            raise ConfigError(
+                f"fault rule status={self.status!r}: must be an HTTP error status (400-599)"
+            )
 
     def to_json(self) -> dict[str, Any]:
         """The rule as it would be written in a file: the action and every field not at its default."""
@@ -101,15 +130,27 @@ class FaultRule:
 
     def describe(self) -> str:
         """A one-line summary: `error -32603 on tools/call add, nth=2`."""
-        what = {"delay": f"delay {self._seconds_text()}", "error": f"error {self.code}", "status": f"status {self.status}"}.get(self.action, self.action)
+        what = {
+            "delay": f"delay {self._seconds_text()}",
+            "error": f"error {self.code}",
+            "status": f"status {self.status}",
+        }.get(self.action, self.action)
         if self.action != "delay" and self.seconds:
             what += f" after {self._seconds_text()}"
         where = " ".join(x for x in (self.method or "any request", self.name) if x)
-        sel = [f"{k}={getattr(self, k)}" for k in ("nth", "every", "times", "probability") if getattr(self, k) is not None]
+        sel = [
+            f"{k}={getattr(self, k)}"
+            for k in ("nth", "every", "times", "probability")
+            if getattr(self, k) is not None
+        ]
         return f"{what} on {where}" + (f", {', '.join(sel)}" if sel else "")
 
     def _seconds_text(self) -> str:
-        return f"{self.seconds[0]}-{self.seconds[1]}s" if isinstance(self.seconds, tuple) else f"{self.seconds}s"
+        return (
+            f"{self.seconds[0]}-{self.seconds[1]}s"
+            if isinstance(self.seconds, tuple)
+            else f"{self.seconds}s"
+        )
 
     def selects(self, msg: dict[str, Any]) -> bool:
         """Whether a client request is one this rule counts (method and name; not nth)."""
@@ -137,7 +178,11 @@ def parse_rules(value: Any) -> tuple[FaultRule, ...]:
     if value is None:
         return ()
     if isinstance(value, (dict, FaultRule)):
-        value = value.get("faults", [value]) if isinstance(value, dict) and "action" not in value else [value]
+        value = (
+            value.get("faults", [value])
+            if isinstance(value, dict) and "action" not in value
+            else [value]
+        )
     if not isinstance(value, (list, tuple)):
         raise ConfigError(f"faults must be a list of rules, got {type(value).__name__}")
     rules = []
@@ -156,7 +201,9 @@ def _rule(item: Any) -> FaultRule:
     for alias, method in _ALIASES.items():
         if alias in item:
             if "method" in item or "name" in item:
-                raise ConfigError(f"{alias!r} is short for method {method!r} plus name: give one or the other")
+                raise ConfigError(
+                    f"{alias!r} is short for method {method!r} plus name: give one or the other"
+                )
             item["method"], item["name"] = method, item.pop(alias)
     action = item.get("action")
     if action not in ACTIONS:
@@ -164,12 +211,16 @@ def _rule(item: Any) -> FaultRule:
     allowed = _COMMON | _ACTION_KEYS[action]
     unknown = sorted(set(item) - allowed)
     if unknown:
-        raise ConfigError(f"{action}: unknown key(s) {', '.join(unknown)}; this action takes {', '.join(sorted(allowed))}")
+        raise ConfigError(
+            f"{action}: unknown key(s) {', '.join(unknown)}; this action takes {', '.join(sorted(allowed))}"
+        )
     if isinstance(item.get("seconds"), list):
         item["seconds"] = tuple(item["seconds"])
     for key, val in item.items():
         if key in _NUMBERS and not _number_like(val):
-            raise ConfigError(f"{key}={val!r}: must be a number" + (" or [low, high]" if key == "seconds" else ""))
+            raise ConfigError(
+                f"{key}={val!r}: must be a number" + (" or [low, high]" if key == "seconds" else "")
+            )
         if key in _STRINGS and not isinstance(val, str):
             raise ConfigError(f"{key}={val!r}: must be a string")
         if key in _INTS and (not isinstance(val, int) or isinstance(val, bool)):
@@ -202,7 +253,10 @@ def load_rules(path: str | Path) -> tuple[FaultRule, ...]:
             value = tomllib.loads(data.decode())
         else:
             value = orjson.loads(data)
-    except (OSError, ValueError) as exc:  # TOMLDecodeError, JSONDecodeError and UnicodeDecodeError are ValueErrors
+    except (
+        OSError,
+        ValueError,
+    ) as exc:  # TOMLDecodeError, JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise ConfigError(f"{p}: cannot read the fault rules: {exc}") from None
     try:
         return parse_rules(value)
@@ -210,7 +264,9 @@ def load_rules(path: str | Path) -> tuple[FaultRule, ...]:
         raise ConfigError(f"{p}: {exc}") from None
 
 
-def rules_from_options(path: str | Path | None, inline: Sequence[str] = ()) -> tuple[FaultRule, ...]:
+def rules_from_options(
+    path: str | Path | None, inline: Sequence[str] = ()
+) -> tuple[FaultRule, ...]:
     """The rules of a CLI's `--faults FILE` followed by its `--fault RULE_JSON` options.
 
     Raises:
@@ -222,7 +278,9 @@ def rules_from_options(path: str | Path | None, inline: Sequence[str] = ()) -> t
         try:
             value = orjson.loads(text)
         except orjson.JSONDecodeError:
-            raise ConfigError(f"--fault {text!r}: not JSON (write a rule such as '{{\"tool\": \"add\", \"action\": \"drop\"}}')") from None
+            raise ConfigError(
+                f'--fault {text!r}: not JSON (write a rule such as \'{{"tool": "add", "action": "drop"}}\')'
+            ) from None
         try:
             extra.extend(parse_rules(value))
         except ConfigError as exc:

@@ -140,7 +140,11 @@ class FaultPlan:
         self._rngs = [random.Random(r.seed) for r in self.rules]
         for i, rule in enumerate(self.rules, start=1):
             if rule.action in HTTP_ONLY and not self.http:
-                self.notes.append(Note(f"fault rule {i} ({rule.describe()}) needs HTTP (mcptape serve); skipped here"))
+                self.notes.append(
+                    Note(
+                        f"fault rule {i} ({rule.describe()}) needs HTTP (mcptape serve); skipped here"
+                    )
+                )
 
     def select(self, msg: dict[str, Any]) -> list[tuple[int, FaultRule, float, int]]:
         """Counts one client request against every rule: (rule number, rule, seconds, match count) of those that hit it.
@@ -155,12 +159,16 @@ class FaultPlan:
             self._seen[i] += 1
             n, rng = self._seen[i], self._rngs[i]
             chance = rng.random() if rule.probability is not None else 0.0
-            hit = (rule.nth is None or n == rule.nth) and (rule.every is None or n % rule.every == 0)
+            hit = (rule.nth is None or n == rule.nth) and (
+                rule.every is None or n % rule.every == 0
+            )
             hit = hit and (rule.times is None or self._hits[i] < rule.times)
             hit = hit and (rule.probability is None or chance < rule.probability)
             if not hit or (decided and rule.action != "delay"):
                 continue
-            lo, hi = rule.seconds if isinstance(rule.seconds, tuple) else (rule.seconds, rule.seconds)
+            lo, hi = (
+                rule.seconds if isinstance(rule.seconds, tuple) else (rule.seconds, rule.seconds)
+            )
             seconds = lo if lo == hi else rng.uniform(lo, hi)
             self._hits[i] += 1
             decided = decided or rule.action != "delay"
@@ -177,12 +185,18 @@ class FaultPlan:
                 modern = META_PROTOCOL_VERSION in request_meta(msg)
                 params = request_params(msg)
                 name = params.get("name", params.get("uri"))
-                what = " ".join(x for x in (str(msg["method"]), name if isinstance(name, str) else None) if x)
-                self._pending[id_key(msg["id"])] = _Decision(sum(h[2] for h in hits), rule, number, modern, what)
+                what = " ".join(
+                    x for x in (str(msg["method"]), name if isinstance(name, str) else None) if x
+                )
+                self._pending[id_key(msg["id"])] = _Decision(
+                    sum(h[2] for h in hits), rule, number, modern, what
+                )
         elif typ is MessageType.NOTIFICATION and msg.get("method") == "notifications/cancelled":
             self._pending.pop(id_key(request_params(msg).get("requestId")), None)
 
-    def apply(self, value: Any, outputs: list[Output], kind: MessageType | None = None) -> list[Step]:
+    def apply(
+        self, value: Any, outputs: list[Output], kind: MessageType | None = None
+    ) -> list[Step]:
         """The steps that carry out `outputs` (the engine's answer to client message `value`) with the faults.
 
         Without rules, plain delivery. `kind`: what `value` is, when the shell has classified it already.
@@ -197,7 +211,11 @@ class FaultPlan:
             if isinstance(out, Note):
                 steps.append(out)
                 continue
-            decision = self._pending.pop(id_key(out.request_id), None) if out.final and out.request_id is not None else None
+            decision = (
+                self._pending.pop(id_key(out.request_id), None)
+                if out.final and out.request_id is not None
+                else None
+            )
             if decision is None:
                 steps.append(Deliver(out, floor) if floor else Deliver(out))
                 continue
@@ -212,25 +230,54 @@ def _carry_out(out: Send, d: _Decision, delay: float) -> list[Step]:
     rule = d.rule
     what = d.what
     if rule is None:
-        return [Deliver(out, delay), Note(f"fault: answer to {what} (id {out.request_id!r}) delayed {delay:.3f}s", "info")]
-    note = Note(f"fault rule {d.number} ({rule.action}) hits {what} (id {out.request_id!r})", "info")
+        return [
+            Deliver(out, delay),
+            Note(f"fault: answer to {what} (id {out.request_id!r}) delayed {delay:.3f}s", "info"),
+        ]
+    note = Note(
+        f"fault rule {d.number} ({rule.action}) hits {what} (id {out.request_id!r})", "info"
+    )
     rid = out.request_id
     act = rule.action
     if act == "error":
-        return [Deliver(replace(out, msg=error_response(rid, rule.code, rule.message, rule.data)), delay, fault=act), note]
+        return [
+            Deliver(
+                replace(out, msg=error_response(rid, rule.code, rule.message, rule.data)),
+                delay,
+                fault=act,
+            ),
+            note,
+        ]
     if act == "tool_error":
         recorded = out.msg.get("result") if isinstance(out.msg, dict) else None
-        base = {k: v for k, v in (recorded or {}).items() if k not in ("content", "structuredContent", "isError")}
+        base = {
+            k: v
+            for k, v in (recorded or {}).items()
+            if k not in ("content", "structuredContent", "isError")
+        }
         result = {**base, "content": [{"type": "text", "text": rule.text}], "isError": True}
         if d.modern:
             result.setdefault("resultType", "complete")
-        return [Deliver(replace(out, msg={"jsonrpc": "2.0", "id": rid, "result": result}), delay, fault=act), note]
+        return [
+            Deliver(
+                replace(out, msg={"jsonrpc": "2.0", "id": rid, "result": result}), delay, fault=act
+            ),
+            note,
+        ]
     if act in ("malformed", "invalid"):
         if act == "malformed":
             raw = rule.line.encode()
         else:
-            raw = encode(rule.send if rule.send is not None else {k: v for k, v in out.msg.items() if k != "jsonrpc"})
-        return [Deliver(out, delay, raw, act), *([Deliver(out, delay)] if rule.keep_answer else []), note]
+            raw = encode(
+                rule.send
+                if rule.send is not None
+                else {k: v for k, v in out.msg.items() if k != "jsonrpc"}
+            )
+        return [
+            Deliver(out, delay, raw, act),
+            *([Deliver(out, delay)] if rule.keep_answer else []),
+            note,
+        ]
     if act == "truncate":
         whole = encode(out.msg)
         return [Deliver(out, delay, whole[: max(1, len(whole) // 2)], act), note]
@@ -248,7 +295,9 @@ def dry_run(rules: Any, cassette: Any, *, http: bool | None = None) -> str:
     """
     rules = parse_rules(rules)
     http = cassette.header.transport != "stdio" if http is None else http
-    lines = [f"{cassette.name}: {len(rules)} fault rule(s), as if the client made the recorded requests in order"]
+    lines = [
+        f"{cassette.name}: {len(rules)} fault rule(s), as if the client made the recorded requests in order"
+    ]
     hit_by: list[list[str]] = [[] for _ in rules]
     plan, started = FaultPlan(rules, http), False
     for ex in pair(cassette.events).exchanges:
@@ -259,7 +308,10 @@ def dry_run(rules: Any, cassette: Any, *, http: bool | None = None) -> str:
         started = True
         for number, _rule, seconds, n in plan.select(ex.msg):
             extra = f", {seconds:.3f}s" if seconds else ""
-            hit_by[number - 1].append(f"    #{ex.request.event.seq} {ex.method} {ex.name or ''}".rstrip() + f"  (match {n}{extra})")
+            hit_by[number - 1].append(
+                f"    #{ex.request.event.seq} {ex.method} {ex.name or ''}".rstrip()
+                + f"  (match {n}{extra})"
+            )
     for i, rule in enumerate(rules):
         lines.append(f"rule {i + 1}: {rule.describe()}")
         if rule.action in HTTP_ONLY and not http:

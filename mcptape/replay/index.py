@@ -42,7 +42,10 @@ from .matcher import FieldDiff, MatchPolicy, Subject, field_diff
 UNINDEXED: frozenset[str] = frozenset({"initialize", "ping"})
 """Methods the engine answers itself rather than from the index."""
 
-DECLARED_PATHS: tuple[tuple[str, ...], ...] = (("_meta", META_CLIENT_CAPABILITIES), ("_meta", META_LOG_LEVEL))
+DECLARED_PATHS: tuple[tuple[str, ...], ...] = (
+    ("_meta", META_CLIENT_CAPABILITIES),
+    ("_meta", META_LOG_LEVEL),
+)
 """Where a 2026-07-28 request carries what the client declared: compared apart from the key."""
 
 
@@ -79,7 +82,11 @@ def recorded_declarations(session: Session) -> dict[int, dict[str, Any]]:
     for ex in session.exchanges:
         if ex.method == "initialize":
             last = request_params(ex.msg).get("capabilities")
-            minted = ex.response.event.http.get("session") if ex.response is not None and ex.response.event.http else None
+            minted = (
+                ex.response.event.http.get("session")
+                if ex.response is not None and ex.response.event.http
+                else None
+            )
             for sess in {ex.session, str(minted) if minted is not None else ex.session}:
                 caps[sess] = last  # over HTTP the session id comes with the answer
                 levels.pop(sess, None)
@@ -99,10 +106,14 @@ LEVEL_UNKNOWN = "levelUnknown"
 """Marks a recorded declaration that says nothing about the log level (see `recorded_declarations`)."""
 
 
-def _comparable(recorded: dict[str, Any], incoming: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def _comparable(
+    recorded: dict[str, Any], incoming: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
     if LEVEL_UNKNOWN not in recorded:
         return recorded, incoming
-    return {k: v for k, v in recorded.items() if k not in (LEVEL_UNKNOWN, "logLevel")}, {k: v for k, v in incoming.items() if k != "logLevel"}
+    return {k: v for k, v in recorded.items() if k not in (LEVEL_UNKNOWN, "logLevel")}, {
+        k: v for k, v in incoming.items() if k != "logLevel"
+    }
 
 
 @dataclass(slots=True)
@@ -165,10 +176,14 @@ class ReplayIndex:
         (a server saying the connection closed) are not."""
         self.redacted: dict[str, tuple[tuple[str, ...], ...]] = _redactions(session)
         """Method -> the request params that recordings of it redacted (not matched)."""
-        self.pings: list[Exchange] = [ex for ex in session.exchanges if ex.method == "ping" and ex.response is not None]
+        self.pings: list[Exchange] = [
+            ex for ex in session.exchanges if ex.method == "ping" and ex.response is not None
+        ]
         """Recorded `ping` answers: played before anything mcptape would make up."""
         self._index_requests(session)
-        self.modern = any(is_modern(ex.protocol_version) for ex in session.exchanges if ex.method != "initialize")
+        self.modern = any(
+            is_modern(ex.protocol_version) for ex in session.exchanges if ex.method != "initialize"
+        )
         """True when the cassette speaks 2026-07-28 or later (no handshake)."""
         self.legacy = any(ex.result is not None for ex in self.initialize)
         """True when the cassette opened with an `initialize` handshake that succeeded."""
@@ -220,7 +235,9 @@ class ReplayIndex:
     def subject(self, msg: dict[str, Any]) -> Subject:
         """The matching view of a request, ignoring what was redacted in recordings of its method
         and what the client declared (compared apart)."""
-        return self.policy.subject(msg, (*self.redacted.get(str(msg.get("method", "")), ()), *DECLARED_PATHS))
+        return self.policy.subject(
+            msg, (*self.redacted.get(str(msg.get("method", "")), ()), *DECLARED_PATHS)
+        )
 
     def key(self, subject: Subject) -> bytes:
         """The index key: method + significant params, or the method alone without the `params` matcher."""
@@ -232,7 +249,9 @@ class ReplayIndex:
         """True for a server request or error sent after the recorded client closed its input."""
         if self.hangup is None or item.event.seq < self.hangup:
             return False
-        return item.type is MessageType.REQUEST or (isinstance(item.msg, dict) and "error" in item.msg)
+        return item.type is MessageType.REQUEST or (
+            isinstance(item.msg, dict) and "error" in item.msg
+        )
 
     def new_pass(self, allow_repeats: bool = False) -> Pass:
         return Pass(self, allow_repeats)
@@ -251,7 +270,9 @@ class Pass:
         self.differs: tuple[FieldDiff, ...] = ()
         """How the last recording taken differs in what the client declared (empty: it fits)."""
 
-    def take(self, subject: Subject, declared: dict[str, Any] | None = None, exact: bool = False) -> Entry | Miss:
+    def take(
+        self, subject: Subject, declared: dict[str, Any] | None = None, exact: bool = False
+    ) -> Entry | Miss:
         """The next recorded exchange for an incoming request, or why there is none.
 
         `declared`: what the client declared; a recording that declared the same is preferred,
@@ -309,10 +330,16 @@ class Pass:
 
     def candidates(self, method: str | None = None) -> Iterable[tuple[int, Subject]]:
         """Every indexed recorded request (of `method`, when given) as (seq, subject)."""
-        return [(e.seq, e.subject) for e in self.index.entries if method is None or e.subject.method == method]
+        return [
+            (e.seq, e.subject)
+            for e in self.index.entries
+            if method is None or e.subject.method == method
+        ]
 
 
-def _best(fits: Iterable[Entry], declared: dict[str, Any] | None) -> tuple[Entry | None, tuple[FieldDiff, ...]]:
+def _best(
+    fits: Iterable[Entry], declared: dict[str, Any] | None
+) -> tuple[Entry | None, tuple[FieldDiff, ...]]:
     """The first recording whose declaration is the client's, else the nearest (fewest differences)."""
     best: tuple[int, Entry, tuple[FieldDiff, ...]] | None = None
     for entry in fits:

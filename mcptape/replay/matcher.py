@@ -37,7 +37,11 @@ Matcher = Callable[[Subject, Subject], "str | None"]
 
 def method(recorded: Subject, incoming: Subject) -> str | None:
     """The JSON-RPC method."""
-    return None if recorded.method == incoming.method else f"method differs ({recorded.method} vs {incoming.method})"
+    return (
+        None
+        if recorded.method == incoming.method
+        else f"method differs ({recorded.method} vs {incoming.method})"
+    )
 
 
 def params(recorded: Subject, incoming: Subject) -> str | None:
@@ -131,7 +135,11 @@ def field_diff(a: Any, b: Any, path: str = "") -> list[FieldDiff]:
                 out.extend(field_diff(a[k], b[k], sub))
         return out
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        return [d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in field_diff(x, y, f"{path}/{i}")]
+        return [
+            d
+            for i, (x, y) in enumerate(zip(a, b, strict=True))
+            for d in field_diff(x, y, f"{path}/{i}")
+        ]
     if a == b and type(a) is type(b):
         return []
     return [FieldDiff(path, a, b)]
@@ -158,7 +166,10 @@ class Near:
 
 
 def nearest(
-    candidates: Sequence[tuple[int, Subject]], incoming: Subject, policy: MatchPolicy, limit: int = 3
+    candidates: Sequence[tuple[int, Subject]],
+    incoming: Subject,
+    policy: MatchPolicy,
+    limit: int = 3,
 ) -> list[Near]:
     """The recorded requests nearest to `incoming`: same method first, then fewest differing fields."""
     ranked: list[tuple[tuple[int, int, int], Near]] = []
@@ -168,7 +179,12 @@ def nearest(
             diffs = (FieldDiff("method", rec.method, incoming.method), *diffs)
         same_name = _name_of(rec) == _name_of(incoming)
         rank = (0 if rec.method == incoming.method else 1, 0 if same_name else 1, len(diffs))
-        ranked.append(((*rank[:2], rank[2] * 10_000 + order), Near(seq, rec, diffs, tuple(policy.failures(rec, incoming)))))
+        ranked.append(
+            (
+                (*rank[:2], rank[2] * 10_000 + order),
+                Near(seq, rec, diffs, tuple(policy.failures(rec, incoming))),
+            )
+        )
     ranked.sort(key=lambda r: r[0])
     return [n for _, n in ranked[:limit]]
 

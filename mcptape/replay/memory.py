@@ -29,7 +29,9 @@ try:
     from mcp.shared.message import SessionMessage
     from mcp_types import jsonrpc_message_adapter
 except ImportError as exc:  # pragma: no cover - the SDK is an optional extra
-    raise ImportError(f"the in-process replay transport needs the mcp SDK: pip install 'mcptape[sdk]' ({exc})") from exc
+    raise ImportError(
+        f"the in-process replay transport needs the mcp SDK: pip install 'mcptape[sdk]' ({exc})"
+    ) from exc
 
 from mcptape.cassette import Cassette, load
 from mcptape.errors import McpTapeError
@@ -41,7 +43,9 @@ from .matcher import DEFAULT_MATCHERS, Matcher, MatchPolicy
 from .report import CLI_HINTS, Hints, UnplayedReport
 
 NoteHandler = Callable[[Note], None]
-Streams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+Streams = tuple[
+    MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]
+]
 """What entering a `ReplayTransport` yields: the client's read and write streams. The SDK's public
 seam is the `mcp.client.Transport` protocol (an async context manager yielding a read stream of
 `SessionMessage | Exception` and a write stream of `SessionMessage`); anyio memory streams are
@@ -53,7 +57,12 @@ class UnplayedExchangesError(McpTapeError):
 
 
 def _to_stderr(note: Note) -> None:
-    print(f"mcptape replay: {note.level}: {note.text}" if not note.text.startswith("mcptape") else note.text, file=sys.stderr)
+    print(
+        f"mcptape replay: {note.level}: {note.text}"
+        if not note.text.startswith("mcptape")
+        else note.text,
+        file=sys.stderr,
+    )
 
 
 class ReplayTransport:
@@ -85,7 +94,9 @@ class ReplayTransport:
     @asynccontextmanager
     async def _connect(self) -> AsyncIterator[Streams]:
         engine = self.engine = ReplayEngine(self.index, self.config)
-        to_client, client_reads = anyio.create_memory_object_stream[SessionMessage | Exception](math.inf)
+        to_client, client_reads = anyio.create_memory_object_stream[SessionMessage | Exception](
+            math.inf
+        )
         client_writes, from_client = anyio.create_memory_object_stream[SessionMessage](math.inf)
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._serve, engine, from_client, to_client, tg)
@@ -96,7 +107,9 @@ class ReplayTransport:
                 for stream in (client_writes, from_client, to_client, client_reads):
                     stream.close()
         if self.strict and engine.unplayed():
-            raise UnplayedExchangesError(UnplayedReport.of(self.cassette.name, engine.unplayed()).text(self.config.hints))
+            raise UnplayedExchangesError(
+                UnplayedReport.of(self.cassette.name, engine.unplayed()).text(self.config.hints)
+            )
 
     async def _serve(
         self,
@@ -123,7 +136,12 @@ class ReplayTransport:
         if self.on_note is not None:
             self.on_note(note)
 
-    async def _deliver(self, steps: list[Step], outbox: MemoryObjectSendStream[SessionMessage | Exception], start: float) -> None:
+    async def _deliver(
+        self,
+        steps: list[Step],
+        outbox: MemoryObjectSendStream[SessionMessage | Exception],
+        start: float,
+    ) -> None:
         """Carries out one message's steps: what the SDK's stdio client would hand its session for each."""
         for step in steps:
             if isinstance(step, Note):
@@ -131,7 +149,11 @@ class ReplayTransport:
                 continue
             if not isinstance(step, (Deliver, Hangup)):
                 continue  # Status is HTTP-only: a non-HTTP FaultPlan never makes one
-            recorded = step.send.after / self.timing if isinstance(step, Deliver) and self.timing is not None else 0.0
+            recorded = (
+                step.send.after / self.timing
+                if isinstance(step, Deliver) and self.timing is not None
+                else 0.0
+            )
             delay = start + recorded + step.delay - anyio.current_time()
             if delay > 0:
                 await anyio.sleep(delay)
@@ -151,7 +173,10 @@ class ReplayTransport:
         return await self._cm.__aenter__()
 
     async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
     ) -> bool | None:
         cm, self._cm = self._cm, None
         if cm is not None:
@@ -204,5 +229,13 @@ def replay_transport(
     Raises:
         ConfigError: a fault rule is wrong.
     """
-    config = ReplayConfig(MatchPolicy(tuple(ignore), tuple(matchers)), allow_repeats, hints, cross_era=not same_era, exact_clients=strict)
-    return ReplayTransport(cassette, config, strict=strict, timing=timing, on_note=on_note, faults=faults)
+    config = ReplayConfig(
+        MatchPolicy(tuple(ignore), tuple(matchers)),
+        allow_repeats,
+        hints,
+        cross_era=not same_era,
+        exact_clients=strict,
+    )
+    return ReplayTransport(
+        cassette, config, strict=strict, timing=timing, on_note=on_note, faults=faults
+    )

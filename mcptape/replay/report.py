@@ -56,11 +56,18 @@ MARKER_HINTS = Hints(
 
 
 def no_match(
-    index: ReplayIndex, pass_: Pass, subject: Subject, miss: Miss, msg_id: Any, hints: Hints = CLI_HINTS
+    index: ReplayIndex,
+    pass_: Pass,
+    subject: Subject,
+    miss: Miss,
+    msg_id: Any,
+    hints: Hints = CLI_HINTS,
 ) -> tuple[dict[str, Any], str]:
     """The JSON-RPC error response for an unmatched request, and the one-line text for stderr."""
     what = describe(subject)
-    cassette = PurePath(index.cassette.name).name  # the file's name: a client is never told where it lives
+    cassette = PurePath(
+        index.cassette.name
+    ).name  # the file's name: a client is never told where it lives
     near = nearest(list(pass_.candidates()), subject, index.policy)
     data: dict[str, Any] = {
         "cassette": cassette,
@@ -80,7 +87,12 @@ def no_match(
         message = f"mcptape replay: {what} matched recorded line {entry.seq} by key, but a matcher refused it: {'; '.join(reasons)}"
         hint = "check the custom matchers of the match policy"
         data["reason"] = "matcher"
-    elif near and near[0].subject.method == subject.method and near[0].diffs and _name(near[0].subject) == _name(subject):
+    elif (
+        near
+        and near[0].subject.method == subject.method
+        and near[0].diffs
+        and _name(near[0].subject) == _name(subject)
+    ):
         code = NO_MATCH
         best = near[0]
         message = (
@@ -93,7 +105,9 @@ def no_match(
     else:
         code = NO_MATCH
         message = f"mcptape replay: {what} was never recorded in {cassette}"
-        names = sorted({n for _, s in pass_.candidates(subject.method) if isinstance(n := _name(s), str)})
+        names = sorted(
+            {n for _, s in pass_.candidates(subject.method) if isinstance(n := _name(s), str)}
+        )
         if names and isinstance(_name(subject), str):
             message += f" (its {subject.method} requests are for {', '.join(map(repr, names))})"
         hint = "record a session that makes this request"
@@ -107,7 +121,9 @@ def _name(s: Subject) -> Any:
 
 
 _STRICT = "|".join(sorted({re.escape(h.strict) for h in (CLI_HINTS, PYTHON_HINTS, MARKER_HINTS)}))
-_HEADLINE = re.compile(rf"mcptape replay: (?:{_STRICT}): \d+ recorded exchange\(s\) of (.+?) were never played:")
+_HEADLINE = re.compile(
+    rf"mcptape replay: (?:{_STRICT}): \d+ recorded exchange\(s\) of (.+?) were never played:"
+)
 _ITEM = re.compile(r"""\bline (\d+): (\S+)(?: ('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"))?""")
 
 
@@ -126,20 +142,32 @@ class UnplayedReport:
     def text(self, hints: Hints = CLI_HINTS) -> str:
         """What strict mode prints: a headline (naming the option as `hints` do), then one line per
         request (`line SEQ: METHOD 'NAME'`)."""
-        lines = [f"mcptape replay: {hints.strict}: {len(self.unplayed)} recorded exchange(s) of {self.cassette} were never played:"]
-        lines.extend(f"  line {seq}: {method}{f' {name!r}' if name else ''}" for seq, method, name in self.unplayed)
+        lines = [
+            f"mcptape replay: {hints.strict}: {len(self.unplayed)} recorded exchange(s) of {self.cassette} were never played:"
+        ]
+        lines.extend(
+            f"  line {seq}: {method}{f' {name!r}' if name else ''}"
+            for seq, method, name in self.unplayed
+        )
         return "\n".join(lines)
 
     def to_json(self) -> dict[str, Any]:
         """What `--report FILE` appends, for machines; `seq` is the request's line in the cassette."""
-        return {"cassette": self.cassette, "unplayed": [{"seq": s, "method": m, "name": n} for s, m, n in self.unplayed]}
+        return {
+            "cassette": self.cassette,
+            "unplayed": [{"seq": s, "method": m, "name": n} for s, m, n in self.unplayed],
+        }
 
     @classmethod
     def from_json(cls, obj: Any) -> UnplayedReport | None:
         """The report a `to_json()` object holds; None for any other value."""
         if not isinstance(obj, dict) or not isinstance(obj.get("unplayed"), list):
             return None
-        items = tuple((int(u["seq"]), str(u.get("method", "")), u.get("name")) for u in obj["unplayed"] if isinstance(u, dict) and "seq" in u)
+        items = tuple(
+            (int(u["seq"]), str(u.get("method", "")), u.get("name"))
+            for u in obj["unplayed"]
+            if isinstance(u, dict) and "seq" in u
+        )
         return cls(str(obj.get("cassette", "")), items)
 
     @classmethod
@@ -151,7 +179,11 @@ class UnplayedReport:
         except orjson.JSONDecodeError:
             whole = None
         if isinstance(whole, (dict, list)):
-            return [r for obj in (whole if isinstance(whole, list) else [whole]) if (r := cls.from_json(obj)) is not None]
+            return [
+                r
+                for obj in (whole if isinstance(whole, list) else [whole])
+                if (r := cls.from_json(obj)) is not None
+            ]
         reports: list[UnplayedReport] = []
         lines = text.splitlines()
         i = 0

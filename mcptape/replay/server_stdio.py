@@ -125,7 +125,9 @@ class StdioReplayServer:
     def _write_or_hangup(self, data: bytes) -> bool:
         if data != _HANGUP:
             return self._write(data)
-        if self._out_open:  # the client sees end of file; fd 1's number stays valid for serve_stdio's close
+        if (
+            self._out_open
+        ):  # the client sees end of file; fd 1's number stays valid for serve_stdio's close
             self._out_open = False
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, self.stdout_fd)
@@ -135,7 +137,11 @@ class StdioReplayServer:
     def _note(self, note: Note) -> None:
         if self.quiet and note.level != "error":
             return
-        text = note.text if note.text.startswith("mcptape") else f"mcptape replay: {note.level}: {note.text}"
+        text = (
+            note.text
+            if note.text.startswith("mcptape")
+            else f"mcptape replay: {note.level}: {note.text}"
+        )
         print(text, file=sys.stderr, flush=True)
 
     def _emit(self, steps: list[Step], arrived: float, scheduler: _Scheduler | None) -> None:
@@ -151,7 +157,9 @@ class StdioReplayServer:
                     continue
                 recorded = step.send.after / self.speed if self.speed is not None else 0.0
                 scheduler.put(arrived + recorded + step.delay, line)
-            elif isinstance(step, Hangup):  # only fault rules hang up, and with rules there is a scheduler
+            elif isinstance(
+                step, Hangup
+            ):  # only fault rules hang up, and with rules there is a scheduler
                 if scheduler is not None:
                     scheduler.put(arrived + step.delay, _HANGUP)
                 else:
@@ -168,7 +176,11 @@ class StdioReplayServer:
             self._note(Note(warning))
         for note in self.faults.notes:
             self._note(note)
-        scheduler = _Scheduler(self._write_or_hangup) if self.speed is not None or self.faults.rules else None
+        scheduler = (
+            _Scheduler(self._write_or_hangup)
+            if self.speed is not None or self.faults.rules
+            else None
+        )
         framer = LineFramer(self.max_line)
         engine = self.engine
         try:
@@ -191,22 +203,35 @@ class StdioReplayServer:
             if scheduler is not None:
                 scheduler.close()
         if self.report is not None:
-            _append_report(self.report, UnplayedReport.of(self.cassette.name, engine.unplayed()).to_json())
+            _append_report(
+                self.report, UnplayedReport.of(self.cassette.name, engine.unplayed()).to_json()
+            )
         if self.strict:
             unplayed = engine.unplayed()
             if unplayed:
-                print(UnplayedReport.of(self.cassette.name, unplayed).text(), file=sys.stderr, flush=True)
+                print(
+                    UnplayedReport.of(self.cassette.name, unplayed).text(),
+                    file=sys.stderr,
+                    flush=True,
+                )
                 return 1
         return 0
 
     def _receive(self, line: bytes | object) -> list[Step]:
         """One client line through the engine and the fault plan."""
         if not isinstance(line, bytes):  # an oversize line: not kept, so not parseable
-            return plain([Send(error_response(None, JSONRPC_PARSE_ERROR, "Parse error: line too long")), Note("a client line was too long; answered -32700")])
+            return plain(
+                [
+                    Send(error_response(None, JSONRPC_PARSE_ERROR, "Parse error: line too long")),
+                    Note("a client line was too long; answered -32700"),
+                ]
+            )
         if not line.strip():
             return []
         value = decode(line)
-        outputs = self.engine.receive_bytes(line) if value is NOT_JSON else self.engine.receive(value)
+        outputs = (
+            self.engine.receive_bytes(line) if value is NOT_JSON else self.engine.receive(value)
+        )
         return self.faults.apply(value, outputs)
 
 

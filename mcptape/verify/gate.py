@@ -83,7 +83,12 @@ def _new_paths(paths: list[Path], out: Path, runs: int) -> list[list[Path]]:
         n = stems.get(p.stem, 0)
         stems[p.stem] = n + 1
         base = p.stem if n == 0 else f"{p.stem}-{n + 1}"
-        result.append([out / (f"{base}.jsonl" if r == 0 else f"{base}.run-{r + 1}.jsonl") for r in range(runs)])
+        result.append(
+            [
+                out / (f"{base}.jsonl" if r == 0 else f"{base}.run-{r + 1}.jsonl")
+                for r in range(runs)
+            ]
+        )
     return result
 
 
@@ -110,14 +115,24 @@ def gate(paths: list[Path], out: Path, *, command: list[str] | None = None, url:
         news: list[Cassette] = []
         trouble: Outcome | None = None
         for target in targets:
-            new, outcome = verify(cassette, target, command=command, url=url, protocol=protocol, timeout=timeout, env=env)
+            new, outcome = verify(
+                cassette,
+                target,
+                command=command,
+                url=url,
+                protocol=protocol,
+                timeout=timeout,
+                env=env,
+            )
             result.outcomes.append(outcome)
             if outcome.problem() is not None:
                 trouble = outcome
                 break
             news.append(new)
         if trouble is not None:
-            result.problems.append(Problem(str(path), str(trouble.problem()), tuple(trouble.stderr)))
+            result.problems.append(
+                Problem(str(path), str(trouble.problem()), tuple(trouble.stderr))
+            )
             continue
         first = news[0]
         report = diff_cassettes(cassette, first, options_for(path), noise=[(first, n) for n in news[1:]],
@@ -127,5 +142,7 @@ def gate(paths: list[Path], out: Path, *, command: list[str] | None = None, url:
         if len(paths) == 1:
             result.pair = (cassette, first)
     if reports:
-        result.report = reports[0][1] if len(paths) == 1 else combine(reports, live, reports[0][1].options)
+        result.report = (
+            reports[0][1] if len(paths) == 1 else combine(reports, live, reports[0][1].options)
+        )
     return result

@@ -40,18 +40,30 @@ async def run_http(driver: Driver, url: str, recorder: Recorder, timeout: float)
                 with anyio.fail_after(timeout):
                     await _post(client, state, driver, recorder, msg, queue)
             except httpx.TransportError as exc:
-                recorder.http(None, {"exchange": state.exchange, "error": f"{type(exc).__name__}: {exc}"})
-                if isinstance(exc, httpx.TimeoutException) and not isinstance(exc, httpx.ConnectTimeout):
+                recorder.http(
+                    None, {"exchange": state.exchange, "error": f"{type(exc).__name__}: {exc}"}
+                )
+                if isinstance(exc, httpx.TimeoutException) and not isinstance(
+                    exc, httpx.ConnectTimeout
+                ):
                     queue.extend(driver.timeout())
                     continue
-                outcome.unreachable = f"{type(exc).__name__}: {exc}"  # refused, reset: nothing more will answer
+                outcome.unreachable = (
+                    f"{type(exc).__name__}: {exc}"  # refused, reset: nothing more will answer
+                )
                 outcome.unanswered = driver.remaining()
                 break
             except (TimeoutError, httpx.HTTPError) as exc:
-                recorder.http(None, {"exchange": state.exchange, "error": f"{type(exc).__name__}: {exc}"})
+                recorder.http(
+                    None, {"exchange": state.exchange, "error": f"{type(exc).__name__}: {exc}"}
+                )
                 queue.extend(driver.timeout())
                 continue
-            unanswered = driver.pending is not None and "method" in msg and driver.pending.get("id") == msg.get("id")
+            unanswered = (
+                driver.pending is not None
+                and "method" in msg
+                and driver.pending.get("id") == msg.get("id")
+            )
             if unanswered and not queue:
                 queue.extend(driver.timeout())  # e.g. an HTTP error whose body names no id
     outcome.abandoned = list(driver.abandoned)
@@ -81,12 +93,21 @@ def _headers(state: _HttpState, driver: Driver, msg: dict[str, Any]) -> dict[str
     return headers
 
 
-async def _post(client: Any, state: _HttpState, driver: Driver, recorder: Recorder, msg: dict[str, Any], queue: deque[dict[str, Any]]) -> None:
+async def _post(
+    client: Any,
+    state: _HttpState,
+    driver: Driver,
+    recorder: Recorder,
+    msg: dict[str, Any],
+    queue: deque[dict[str, Any]],
+) -> None:
     state.exchange += 1
     meta: dict[str, Any] = {"exchange": state.exchange, "method": "POST", "path": state.url}
     body = encode(msg)
     recorder.payload(Source.CLIENT, body, http=meta)
-    async with client.stream("POST", state.url, content=body, headers=_headers(state, driver, msg)) as resp:
+    async with client.stream(
+        "POST", state.url, content=body, headers=_headers(state, driver, msg)
+    ) as resp:
         sid = resp.headers.get("mcp-session-id")
         if sid and driver.era == "legacy":
             state.session = sid
@@ -99,7 +120,15 @@ async def _post(client: Any, state: _HttpState, driver: Driver, recorder: Record
                     if ev.comment is not None or not ev.data:
                         continue
                     sse = {k: v for k, v in (("id", ev.id), ("event", ev.event)) if v is not None}
-                    await _http_message(client, state, driver, recorder, ev.data.encode(), {**head, "sse": sse}, queue)
+                    await _http_message(
+                        client,
+                        state,
+                        driver,
+                        recorder,
+                        ev.data.encode(),
+                        {**head, "sse": sse},
+                        queue,
+                    )
             return
         data = await resp.aread()
         if data.strip():
@@ -121,4 +150,6 @@ async def _http_message(client: Any, state: _HttpState, driver: Driver, recorder
             if "method" in out:
                 queue.append(out)  # the next request: after this stream ends
             else:
-                await _post(client, state, driver, recorder, out, queue)  # an answer the server is waiting for
+                await _post(
+                    client, state, driver, recorder, out, queue
+                )  # an answer the server is waiting for

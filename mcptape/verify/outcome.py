@@ -32,7 +32,11 @@ class Outcome:
         if self.unreachable:
             return f"cannot reach {self.target}: {self.unreachable}"
         if self.unanswered:
-            how = "" if self.exit_code is None and self.signal is None else f" ({describe_exit(self.exit_code)})"
+            how = (
+                ""
+                if self.exit_code is None and self.signal is None
+                else f" ({describe_exit(self.exit_code)})"
+            )
             return f"the server ended before answering {_methods(self.unanswered)}{how}"
         if self.abandoned:
             return f"the server left {_methods(self.abandoned)} unanswered (raise --timeout if it is only slow)"

@@ -35,7 +35,9 @@ from mcptape.wire.jsonrpc import MessageType, classify, id_key, request_meta, re
 MAX_INPUT_ROUNDS = 8
 """How many `input_required` rounds one call may take before the driver gives up on it."""
 
-ERA_METHODS = frozenset({"initialize", "notifications/initialized", "server/discover", "logging/setLevel", "ping"})
+ERA_METHODS = frozenset(
+    {"initialize", "notifications/initialized", "server/discover", "logging/setLevel", "ping"}
+)
 """Client messages that belong to an era's plumbing; rewritten when the era changes."""
 
 
@@ -64,7 +66,11 @@ class Answers:
         local = self.by_exchange.get(index, []) if index is not None else []
         for pool in (local, self.every):
             for entry in pool:
-                if entry["method"] == method and entry["params"] == want and entry["answer"] is not None:
+                if (
+                    entry["method"] == method
+                    and entry["params"] == want
+                    and entry["answer"] is not None
+                ):
                     return entry["answer"]
             for entry in pool:
                 if entry["method"] == method and entry["answer"] is not None:
@@ -83,7 +89,11 @@ def session_era(session: Session) -> tuple[str, str | None]:
             return era_of(ver), ver
         if ex.method == "initialize":
             res = ex.result
-            ver = res.get("protocolVersion") if isinstance(res, dict) else request_params(ex.msg).get("protocolVersion")
+            ver = (
+                res.get("protocolVersion")
+                if isinstance(res, dict)
+                else request_params(ex.msg).get("protocolVersion")
+            )
             return LEGACY, ver if isinstance(ver, str) else None
     return LEGACY, None
 
@@ -98,7 +108,9 @@ def collect_answers(session: Session) -> Answers:
         for it in ex.items:
             if it.src is Source.SERVER and it.type is MessageType.REQUEST:
                 reply = replies.get(id_key(it.msg.get("id")))
-                answer = None if reply is None else reply.get("result", {"error": reply.get("error")})
+                answer = (
+                    None if reply is None else reply.get("result", {"error": reply.get("error")})
+                )
                 answers.add(root, input_entry(it.msg.get("method"), it.msg.get("params"), answer))
         params = request_params(ex.msg)
         if isinstance(params.get("inputResponses"), dict):
@@ -116,7 +128,9 @@ def _previous_in_chain(session: Session, ex: Exchange) -> Exchange | None:
     return None
 
 
-def build_steps(session: Session, protocol: str | None = None) -> tuple[list[RedriveStep], str, str | None]:
+def build_steps(
+    session: Session, protocol: str | None = None
+) -> tuple[list[RedriveStep], str, str | None]:
     """The client messages to re-send, in order, rewritten for `protocol` when given."""
     era, version = session_era(session)
     target = protocol or version
@@ -128,11 +142,21 @@ def build_steps(session: Session, protocol: str | None = None) -> tuple[list[Red
     steps: list[RedriveStep] = []
     if target_era == MODERN_ERA and era == LEGACY:
         meta = identity_meta(target, Identity(who.capabilities, who.info))
-        steps.append(RedriveStep({"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": meta}}))
+        steps.append(
+            RedriveStep(
+                {"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": meta}}
+            )
+        )
     if target_era == LEGACY and era == MODERN_ERA:
         info = who.info or {"name": "mcptape-verify", "version": "0"}
-        init = {"protocolVersion": legacy_version(target), "capabilities": who.capabilities or {}, "clientInfo": info}
-        steps.append(RedriveStep({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}))
+        init = {
+            "protocolVersion": legacy_version(target),
+            "capabilities": who.capabilities or {},
+            "clientInfo": info,
+        }
+        steps.append(
+            RedriveStep({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init})
+        )
         steps.append(RedriveStep({"jsonrpc": "2.0", "method": "notifications/initialized"}))
     state = _Rewrite(target, who)
     for ex in firsts:
@@ -149,7 +173,12 @@ def build_steps(session: Session, protocol: str | None = None) -> tuple[list[Red
             if isinstance(lvl, str):
                 state.who = Identity(state.who.capabilities, state.who.info, lvl)
         elif method not in ERA_METHODS and not ex.is_notification:
-            steps.extend(RedriveStep(m, ex.index) for m in (state.to_modern(msg) if target_era == MODERN_ERA else state.to_legacy(msg)))
+            steps.extend(
+                RedriveStep(m, ex.index)
+                for m in (
+                    state.to_modern(msg) if target_era == MODERN_ERA else state.to_legacy(msg)
+                )
+            )
     return steps, target_era, target
 
 
@@ -209,7 +238,9 @@ def _client_identity(exchanges: list[Exchange]) -> Identity:
 class Driver:
     """Sans-IO: what to send next, given what the server said. One request in flight at a time."""
 
-    def __init__(self, steps: list[RedriveStep], answers: Answers, era: str, protocol: str | None) -> None:
+    def __init__(
+        self, steps: list[RedriveStep], answers: Answers, era: str, protocol: str | None
+    ) -> None:
         self.steps = deque(steps)
         self.answers = answers
         self.era = era
@@ -268,7 +299,11 @@ class Driver:
         if self.pending.get("method") == "initialize" and isinstance(result, dict):
             ver = result.get("protocolVersion")
             self.protocol = ver if isinstance(ver, str) else self.protocol
-        if isinstance(result, dict) and result.get("resultType") == "input_required" and self._rounds < MAX_INPUT_ROUNDS:
+        if (
+            isinstance(result, dict)
+            and result.get("resultType") == "input_required"
+            and self._rounds < MAX_INPUT_ROUNDS
+        ):
             retry = self._retry(result)
             if retry is not None:
                 self._rounds += 1
@@ -288,7 +323,10 @@ class Driver:
             return {"jsonrpc": "2.0", "id": req.get("id"), "result": {}}
         answer = self.answers.find(self._pending_source, method, req.get("params"))
         if answer is None:
-            err = {"code": -32601, "message": f"mcptape verify: the cassette has no recorded answer to {method}"}
+            err = {
+                "code": -32601,
+                "message": f"mcptape verify: the cassette has no recorded answer to {method}",
+            }
             return {"jsonrpc": "2.0", "id": req.get("id"), "error": err}
         if isinstance(answer, dict) and set(answer) == {"error"}:
             return {"jsonrpc": "2.0", "id": req.get("id"), "error": answer["error"]}
@@ -298,7 +336,11 @@ class Driver:
         assert self.pending is not None
         responses = {}
         for key, req in (result.get("inputRequests") or {}).items():
-            answer = self.answers.find(self._pending_source, req.get("method"), req.get("params")) if isinstance(req, dict) else None
+            answer = (
+                self.answers.find(self._pending_source, req.get("method"), req.get("params"))
+                if isinstance(req, dict)
+                else None
+            )
             if answer is None:
                 return None
             responses[key] = answer

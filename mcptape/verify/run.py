@@ -32,7 +32,9 @@ def redaction_of(header: Header) -> RedactConfig:
     red = header.redaction or {}
     base = RedactConfig(enabled=bool(red.get("enabled", True)))
     if "keys" in red and "patterns" in red:
-        base = RedactConfig(enabled=base.enabled, keys=tuple(red["keys"]), patterns=tuple(red["patterns"]))
+        base = RedactConfig(
+            enabled=base.enabled, keys=tuple(red["keys"]), patterns=tuple(red["patterns"])
+        )
     return base
 
 
@@ -64,5 +66,9 @@ def verify(cassette: Cassette, out: Path, *, command: list[str] | None = None, u
     except BaseException:
         writer.discard()
         raise
-    end = {"abandoned": driver.abandoned} if driver.abandoned else None  # the recorder's sink writes it
-    return load(recorder.finish(end, require_answer=False)), outcome  # a silent server is what verify reports
+    end = (
+        {"abandoned": driver.abandoned} if driver.abandoned else None
+    )  # the recorder's sink writes it
+    return load(
+        recorder.finish(end, require_answer=False)
+    ), outcome  # a silent server is what verify reports

@@ -27,7 +27,13 @@ CHUNK = 1 << 16
 _EOF = object()
 
 
-def run_stdio(driver: Driver, command: list[str], recorder: Recorder, timeout: float, env: dict[str, str] | None = None) -> Outcome:
+def run_stdio(
+    driver: Driver,
+    command: list[str],
+    recorder: Recorder,
+    timeout: float,
+    env: dict[str, str] | None = None,
+) -> Outcome:
     """Spawns `command`, drives it over ndjson, records both directions, waits for it to exit.
 
     Raises:

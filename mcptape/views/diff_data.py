@@ -31,10 +31,18 @@ def _exchanges(cassette: Cassette | None, seqs: set[int]) -> dict[str, Any]:
             if ex.request.event.seq in seqs}  # fmt: skip
 
 
-def page_data(report: DiffReport, a: Cassette | None, b: Cassette | None, names: tuple[str, str]) -> dict[str, Any]:
+def page_data(
+    report: DiffReport, a: Cassette | None, b: Cassette | None, names: tuple[str, str]
+) -> dict[str, Any]:
     """The report's JSON (docs/diff.md) plus the exchanges it names, from A and from B."""
     doc = report_json(report)
-    rows = [d for key, value in doc.items() if isinstance(value, list) for d in value if isinstance(d, dict)]
+    rows = [
+        d
+        for key, value in doc.items()
+        if isinstance(value, list)
+        for d in value
+        if isinstance(d, dict)
+    ]
     doc["page"] = "diff"
     doc["files"] = {"a": names[0], "b": names[1]}
     doc["exchanges"] = {

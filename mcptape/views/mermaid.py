@@ -45,7 +45,9 @@ def _notable(r: Row) -> bool:
 def _folded_note(count: int) -> list[str]:
     if not count:
         return []
-    return [f"    Note over C,S: {count} HTTP transport event{'s' if count != 1 else ''} folded (202s, streams opened and ended)"]
+    return [
+        f"    Note over C,S: {count} HTTP transport event{'s' if count != 1 else ''} folded (202s, streams opened and ended)"
+    ]
 
 
 def diagram(timeline: list[Row]) -> str:
@@ -60,7 +62,9 @@ def diagram(timeline: list[Row]) -> str:
             folded = 0
             if several:
                 lines += (["    end"] if current is not None else []) + [
-                    f"    rect {_SHADES[(r.session - 1) % 2]}", f"    Note over C,S: client session {r.session}"]
+                    f"    rect {_SHADES[(r.session - 1) % 2]}",
+                    f"    Note over C,S: client session {r.session}",
+                ]
             current = r.session
         if r.transport_only and not _notable(r):
             folded += 1

@@ -52,15 +52,23 @@ def surface(session: Session) -> dict[str, Any]:
             continue
         if ex.method in ("initialize", "server/discover") and "server" not in out:
             meta = result.get("_meta") or {}
-            out["server"] = result.get("serverInfo") or meta.get("io.modelcontextprotocol/serverInfo") or {}
-            out["protocolVersion"] = result.get("protocolVersion") or result.get("supportedVersions")
+            out["server"] = (
+                result.get("serverInfo") or meta.get("io.modelcontextprotocol/serverInfo") or {}
+            )
+            out["protocolVersion"] = result.get("protocolVersion") or result.get(
+                "supportedVersions"
+            )
             out["capabilities"] = result.get("capabilities") or {}
             if result.get("instructions"):
                 out["instructions"] = result["instructions"]
         key = LIST_KEYS.get(ex.method)
         if key and isinstance(result.get(key), list):
             for item in result[key]:
-                name = str(item.get("name") or item.get("uri") or item.get("uriTemplate")) if isinstance(item, dict) else ""
+                name = (
+                    str(item.get("name") or item.get("uri") or item.get("uriTemplate"))
+                    if isinstance(item, dict)
+                    else ""
+                )
                 if name not in seen[key]:
                     seen[key].add(name)
                     out[key].append(item)
@@ -129,5 +137,8 @@ def page_data(cassette: Cassette, session: Session, name: str) -> dict[str, Any]
 
 
 def _stderr(ev: Event) -> dict[str, Any]:
-    return {"seq": ev.seq, "t": round(ev.t * 1000, 3), "text": ev.text if ev.text is not None else "<binary>"}
-
+    return {
+        "seq": ev.seq,
+        "t": round(ev.t * 1000, 3),
+        "text": ev.text if ev.text is not None else "<binary>",
+    }

@@ -105,7 +105,9 @@ def _contents(result: dict[str, Any]) -> str | None:
 
 
 def _messages(result: dict[str, Any]) -> str | None:
-    return f"{len(result['messages'])} messages" if isinstance(result.get("messages"), list) else None
+    return (
+        f"{len(result['messages'])} messages" if isinstance(result.get("messages"), list) else None
+    )
 
 
 _RESULT_SUMMARIES: tuple[Callable[[dict[str, Any]], str | None], ...] = (
@@ -196,7 +198,9 @@ def _message_rows(ev: Event, partner: dict[int, tuple[int, float]], session: int
 def _raw_row(ev: Event, session: int) -> Row:
     body = ev.text if ev.text is not None else f"<{len(ev.raw_bytes or b'')} bytes, not UTF-8>"
     note = f" ({ev.size} bytes, oversize)" if ev.size else ""
-    return Row(ev.seq, ev.t * 1000, _direction(ev), "not JSON", None, short(body) + note, session=session)
+    return Row(
+        ev.seq, ev.t * 1000, _direction(ev), "not JSON", None, short(body) + note, session=session
+    )
 
 
 def _stderr_row(ev: Event, session: int) -> Row:
@@ -211,7 +215,15 @@ def _exit_row(ev: Event, session: int) -> Row:
 
 
 def _eof_row(ev: Event, session: int) -> Row:
-    return Row(ev.seq, ev.t * 1000, _direction(ev), "eof", None, f"{ev.src} closed its stream", session=session)
+    return Row(
+        ev.seq,
+        ev.t * 1000,
+        _direction(ev),
+        "eof",
+        None,
+        f"{ev.src} closed its stream",
+        session=session,
+    )
 
 
 def _http_row(ev: Event, session: int) -> Row:
@@ -232,7 +244,17 @@ def _event_rows(ev: Event, partner: dict[int, tuple[int, float]], session: int =
     make = _ROW_OF.get(ev.kind)
     if make is not None:
         return [make(ev, session)]
-    return [Row(ev.seq, ev.t * 1000, "", str(ev.kind), None, short(ev.info) if ev.info else "", session=session)]
+    return [
+        Row(
+            ev.seq,
+            ev.t * 1000,
+            "",
+            str(ev.kind),
+            None,
+            short(ev.info) if ev.info else "",
+            session=session,
+        )
+    ]
 
 
 def protocol_versions(session: Session) -> list[str]:

@@ -51,7 +51,9 @@ class LineFramer:
                 self._dropped = len(self._buf) + len(piece)
                 self._buf.clear()
             elif nl >= 0 and not self._buf:
-                out.append(piece)  # fast path: a whole line inside one chunk, no copy into the buffer
+                out.append(
+                    piece
+                )  # fast path: a whole line inside one chunk, no copy into the buffer
                 start = nl + 1
                 continue
             else:

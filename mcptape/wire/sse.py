@@ -136,7 +136,14 @@ def serialize(event: SseEvent) -> bytes:
     return encode(event.data.encode(), event.event, event_id=event.id, retry=event.retry)
 
 
-def encode(data: bytes, event: str | None = None, *, event_id: str | None = None, retry: int | None = None, complete: bool = True) -> bytes:
+def encode(
+    data: bytes,
+    event: str | None = None,
+    *,
+    event_id: str | None = None,
+    retry: int | None = None,
+    complete: bool = True,
+) -> bytes:
     """One event from its data bytes (one `data:` line per line of it), the module's one serializer.
 
     `complete=False` leaves off the line end that completes the event: a client never sees it

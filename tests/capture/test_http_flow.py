@@ -45,12 +45,20 @@ def test_who_caused_a_failure(message: str, client_gone: bool, by_client: bool) 
 def test_a_2026_post_stream_closed_by_the_client_before_its_answer_is_a_cancel() -> None:
     cap, buf = capture()
     st = cap.flow("POST")
-    st.request("/mcp", [("Mcp-Protocol-Version", "2026-07-28")], b'{"jsonrpc":"2.0","id":1,"method":"tools/call"}')
+    st.request(
+        "/mcp",
+        [("Mcp-Protocol-Version", "2026-07-28")],
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call"}',
+    )
     st.stream_head(200, SSE)
     st.feed(b'data: {"jsonrpc":"2.0","method":"notifications/progress","params":{}}\n\n')
     st.error("stream reset by client (CANCEL)")
     last = events(buf)[-1]
-    assert last["from"] == "client" and last["http"] == {"exchange": 1, "stream": "post", "phase": "disconnect"}
+    assert last["from"] == "client" and last["http"] == {
+        "exchange": 1,
+        "stream": "post",
+        "phase": "disconnect",
+    }
     assert last["info"] == {"error": "stream reset by client (CANCEL)", "cancel": True}
 
 
@@ -62,7 +70,10 @@ def test_a_broken_gzip_stream_is_one_error_event_and_the_rest_is_ignored() -> No
     st.feed(b"not gzip at all")
     st.feed(b"more")
     kinds = [(e["http"]["phase"], e.get("info")) for e in events(buf)]
-    assert kinds[-1][0] == "error" and "the rest of the stream passes unrecorded" in kinds[-1][1]["error"]
+    assert (
+        kinds[-1][0] == "error"
+        and "the rest of the stream passes unrecorded" in kinds[-1][1]["error"]
+    )
     assert len(kinds) == 3
 
 

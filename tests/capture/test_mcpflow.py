@@ -33,7 +33,12 @@ def test_other_flows_are_not_mcp_and_are_counted() -> None:
     flows = McpFlows()
     others = [
         ("GET", "/index.html", {"accept": "text/html"}, None),
-        ("POST", "/login", {"content-type": "application/x-www-form-urlencoded"}, b"user=a&password=hunter2"),
+        (
+            "POST",
+            "/login",
+            {"content-type": "application/x-www-form-urlencoded"},
+            b"user=a&password=hunter2",
+        ),
         ("GET", "/logo.png", {"accept": "image/*"}, None),
         ("POST", "/api/items", JSON, b'{"name": "x"}'),
         ("POST", "/rpc", JSON, ETH),
@@ -52,13 +57,19 @@ def test_named_endpoints_decide_alone() -> None:
     flows = McpFlows(["/rpc"])
     assert flows.request("POST", "/rpc", JSON, ETH), "the option says so"
     assert not flows.request("POST", "/mcp", JSON, INIT), "with endpoints named, nothing else is"
-    assert flows.request("POST", "/messages/?session_id=1", JSON, INIT, legacy=True), "an announced legacy endpoint"
+    assert flows.request("POST", "/messages/?session_id=1", JSON, INIT, legacy=True), (
+        "an announced legacy endpoint"
+    )
 
 
 def test_a_whole_flow_is_mcp_by_its_response_too() -> None:
     flows = McpFlows()
-    assert flows.whole_flow("GET", "http://h/stream", SSE, None, {}, [("endpoint", "/messages/?s=1")])
-    assert not flows.whole_flow("POST", "http://h/rpc", JSON, ETH, {}, (), b'{"jsonrpc":"2.0","id":1,"result":"0x1"}')
+    assert flows.whole_flow(
+        "GET", "http://h/stream", SSE, None, {}, [("endpoint", "/messages/?s=1")]
+    )
+    assert not flows.whole_flow(
+        "POST", "http://h/rpc", JSON, ETH, {}, (), b'{"jsonrpc":"2.0","id":1,"result":"0x1"}'
+    )
     assert flows.whole_flow("POST", "http://h/x", JSON, b"{}", {"mcp-session-id": "s"})
 
 

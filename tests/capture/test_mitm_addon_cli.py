@@ -24,12 +24,21 @@ def test_addon_path_prints_the_addon_file() -> None:
 
 def test_addon_path_help_shows_mitmdump_use() -> None:
     result = CliRunner().invoke(addon_path, ["--help"])
-    assert "mitmdump -s" in result.output and "mcptape_cassette=" in result.output and "--mode reverse:" in result.output
+    assert (
+        "mitmdump -s" in result.output
+        and "mcptape_cassette=" in result.output
+        and "--mode reverse:" in result.output
+    )
 
 
 @pytest.mark.parametrize(
     ("text", "want"),
-    [("127.0.0.1:8080", ("127.0.0.1", 8080)), ("8080", ("127.0.0.1", 8080)), (":0", ("127.0.0.1", 0)), ("[::1]:9", ("::1", 9))],
+    [
+        ("127.0.0.1:8080", ("127.0.0.1", 8080)),
+        ("8080", ("127.0.0.1", 8080)),
+        (":0", ("127.0.0.1", 0)),
+        ("[::1]:9", ("::1", 9)),
+    ],
 )
 def test_listen_addresses_parse(text: str, want: tuple[str, int]) -> None:
     assert parse_listen(text) == want
@@ -53,16 +62,22 @@ def test_a_taken_listen_port_is_a_record_error(tmp_path: Path) -> None:
         s.listen()
         port = s.getsockname()[1]
         with pytest.raises(RecordError, match=f"cannot listen on 127.0.0.1:{port}"):
-            record_http("http://127.0.0.1:1/mcp", f"127.0.0.1:{port}", tmp_path / "c.jsonl", RedactConfig())
+            record_http(
+                "http://127.0.0.1:1/mcp", f"127.0.0.1:{port}", tmp_path / "c.jsonl", RedactConfig()
+            )
 
 
 def test_an_unwritable_cassette_is_a_record_error(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
     with pytest.raises(RecordError, match="cannot write the cassette"):
-        record_http("http://127.0.0.1:1/mcp", "127.0.0.1:0", tmp_path / "file" / "c.jsonl", RedactConfig())
+        record_http(
+            "http://127.0.0.1:1/mcp", "127.0.0.1:0", tmp_path / "file" / "c.jsonl", RedactConfig()
+        )
 
 
-def test_record_http_errors_are_one_line_with_exit_code_2(capsys: pytest.CaptureFixture[str]) -> None:
+def test_record_http_errors_are_one_line_with_exit_code_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["record", "--http", "--upstream", "ftp://x", "-o", "/dev/null"])
     assert exc.value.code == 2
@@ -75,5 +90,7 @@ def test_addon_path_and_the_cli_do_not_import_mitmproxy() -> None:
     import sys
 
     code = "import sys; from mcptape.cli import main; import mcptape.cli.addon_path, mcptape.cli.record; print('mitmproxy' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
     assert out.stdout.strip() == "False"

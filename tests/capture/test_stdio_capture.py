@@ -23,7 +23,9 @@ ECHO = str(Path(__file__).with_name("echo_server.py"))
 pytestmark = pytest.mark.e2e
 
 
-def record(tmp_path: Path, stdin: bytes, *extra: str, timeout: float = 60) -> tuple[subprocess.CompletedProcess[bytes], Path]:
+def record(
+    tmp_path: Path, stdin: bytes, *extra: str, timeout: float = 60
+) -> tuple[subprocess.CompletedProcess[bytes], Path]:
     out = tmp_path / "c.jsonl"
     cmd = mcptape_cmd("record", "-q", "-o", str(out), *extra, "--", sys.executable, ECHO)
     proc = subprocess.run(cmd, input=stdin, capture_output=True, timeout=timeout)
@@ -45,7 +47,9 @@ def test_json_lines_pass_through_and_are_recorded_in_order(tmp_path: Path) -> No
     assert len(events) == 100
     assert [e.msg["id"] for e in events if e.src is Source.CLIENT] == list(range(50))
     seq = {(e.src, e.msg["id"]): e.seq for e in events}
-    assert all(seq[(Source.CLIENT, i)] < seq[(Source.SERVER, i)] for i in range(50)), "a line is recorded before its echo"
+    assert all(seq[(Source.CLIENT, i)] < seq[(Source.SERVER, i)] for i in range(50)), (
+        "a line is recorded before its echo"
+    )
 
 
 def test_non_json_line_passes_untouched_and_is_recorded_as_raw(tmp_path: Path) -> None:
@@ -53,7 +57,10 @@ def test_non_json_line_passes_untouched_and_is_recorded_as_raw(tmp_path: Path) -
     proc, out = record(tmp_path, data)
     assert proc.stdout == data
     raws = [e for e in load(out).events if e.kind is Kind.RAW]
-    assert [(e.src, e.text) for e in raws] == [(Source.CLIENT, "hello, not json {"), (Source.SERVER, "hello, not json {")]
+    assert [(e.src, e.text) for e in raws] == [
+        (Source.CLIENT, "hello, not json {"),
+        (Source.SERVER, "hello, not json {"),
+    ]
 
 
 def test_invalid_utf8_is_recorded_losslessly(tmp_path: Path) -> None:
@@ -89,13 +96,15 @@ def test_twenty_megabyte_line(tmp_path: Path) -> None:
 
 def test_line_over_the_limit_passes_whole_and_is_recorded_by_size(tmp_path: Path) -> None:
     proc, out = record(tmp_path, b"big 100000\n", "--max-line", "4096")
-    assert len(proc.stdout) == 100001 and proc.stdout.endswith(b"\"}}\n")
+    assert len(proc.stdout) == 100001 and proc.stdout.endswith(b'"}}\n')
     (ev,) = [e for e in load(out).events if e.kind is Kind.RAW and e.src is Source.SERVER]
     assert ev.size == 100000 and ev.info and ev.info["oversize"]
 
 
 def test_stderr_passes_through_and_is_recorded(tmp_path: Path) -> None:
-    proc, out = record(tmp_path, b"stderr warming up\nstderr token=Bearer abcdefghijklmnopqrstu\n{}\n")
+    proc, out = record(
+        tmp_path, b"stderr warming up\nstderr token=Bearer abcdefghijklmnopqrstu\n{}\n"
+    )
     assert proc.stderr == b"warming up\ntoken=Bearer abcdefghijklmnopqrstu\n"
     texts = [e.text for e in load(out).events if e.kind is Kind.STDERR]
     assert texts == ["warming up", f"token={REDACTED}"]
@@ -130,7 +139,9 @@ def test_secrets_in_messages_are_redacted_but_pass_through(tmp_path: Path) -> No
 
 def test_written_cassette_validates_against_the_shipped_schema(tmp_path: Path) -> None:
     jsonschema = pytest.importorskip("jsonschema")
-    _, out = record(tmp_path, b'{"jsonrpc":"2.0","id":1,"method":"a"}\nnot json\n\xff\nstderr x\nexit 0\n')
+    _, out = record(
+        tmp_path, b'{"jsonrpc":"2.0","id":1,"method":"a"}\nnot json\n\xff\nstderr x\nexit 0\n'
+    )
     validator = jsonschema.Draft202012Validator(cassette_schema())
     for line in out.read_bytes().splitlines():
         validator.validate(orjson.loads(line))
@@ -138,17 +149,28 @@ def test_written_cassette_validates_against_the_shipped_schema(tmp_path: Path) -
 
 def test_unwritable_cassette_fails_before_the_server_runs(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
-    cmd = mcptape_cmd("record", "-o", "/dev/full", "--", sys.executable, "-c", f"open({str(marker)!r}, 'w')")
+    cmd = mcptape_cmd(
+        "record", "-o", "/dev/full", "--", sys.executable, "-c", f"open({str(marker)!r}, 'w')"
+    )
     proc = subprocess.run(cmd, input=b"", capture_output=True, timeout=60)
     assert proc.returncode == 1
-    assert proc.stderr.decode().strip().startswith("mcptape: error: /dev/full: cannot write the cassette")
+    assert (
+        proc.stderr.decode()
+        .strip()
+        .startswith("mcptape: error: /dev/full: cannot write the cassette")
+    )
     assert len(proc.stderr.decode().strip().splitlines()) == 1
     assert not marker.exists()
 
 
 def test_command_that_cannot_start(tmp_path: Path) -> None:
     out = tmp_path / "c.jsonl"
-    proc = subprocess.run(mcptape_cmd("record", "-o", str(out), "--", "/no/such/server"), input=b"", capture_output=True, timeout=60)
+    proc = subprocess.run(
+        mcptape_cmd("record", "-o", str(out), "--", "/no/such/server"),
+        input=b"",
+        capture_output=True,
+        timeout=60,
+    )
     assert proc.returncode == 1
     assert proc.stderr.decode().splitlines() == [
         f"mcptape: error: cannot start '/no/such/server': No such file or directory; {out} was not written"
@@ -214,10 +236,14 @@ def test_sigterm_is_forwarded_to_the_server(tmp_path: Path) -> None:
     assert proc.wait(timeout=30) == 128 + signal.SIGTERM
     cas = load(out)
     assert cas.warnings == []
-    assert [e.info for e in cas.events if e.kind is Kind.EXIT] == [{"code": -15, "signal": "SIGTERM"}]
+    assert [e.info for e in cas.events if e.kind is Kind.EXIT] == [
+        {"code": -15, "signal": "SIGTERM"}
+    ]
 
 
-def test_cassette_full_mid_session_keeps_the_session_and_fails_loudly_at_the_end(tmp_path: Path) -> None:
+def test_cassette_full_mid_session_keeps_the_session_and_fails_loudly_at_the_end(
+    tmp_path: Path,
+) -> None:
     """A cassette that stops taking writes (here: a file-size limit) does not disturb the
     session: every line still passes byte for byte, and the recorder says once, at the end,
     what happened and where, and exits non-zero; the cassette is not replaced."""
@@ -234,7 +260,10 @@ def test_cassette_full_mid_session_keeps_the_session_and_fails_loudly_at_the_end
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=limit,
     )  # fmt: skip
     assert proc.stdin and proc.stdout and proc.stderr
-    lines = [b'{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"pad":"' % i + b"x" * 300 + b'"}}\n' for i in range(100)]
+    lines = [
+        b'{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"pad":"' % i + b"x" * 300 + b'"}}\n'
+        for i in range(100)
+    ]
     for line in lines:
         proc.stdin.write(line)
         proc.stdin.flush()
@@ -275,9 +304,15 @@ def test_a_pretty_printed_body_stays_on_one_cassette_line(tmp_path: Path) -> Non
     writer = CassetteWriter(out, new_header(Transport.STREAMABLE_HTTP, {}, {}))
     rec = Recorder(writer, Redactor())
     body = b'{\n  "jsonrpc": "2.0",\r\n  "id": 1,\n  "result": {"ok": true}\n}\n'
-    assert rec.payload(Source.SERVER, body, http={"exchange": 1}) == {"jsonrpc": "2.0", "id": 1, "result": {"ok": True}}
+    assert rec.payload(Source.SERVER, body, http={"exchange": 1}) == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {"ok": True},
+    }
     rec.end()
     writer.close()
     assert len(out.read_bytes().splitlines()) == 3
     (ev,) = [e for e in load(out).events if e.kind is Kind.MESSAGE]
-    assert ev.msg == {"jsonrpc": "2.0", "id": 1, "result": {"ok": True}} and ev.http == {"exchange": 1}
+    assert ev.msg == {"jsonrpc": "2.0", "id": 1, "result": {"ok": True}} and ev.http == {
+        "exchange": 1
+    }

@@ -29,7 +29,10 @@ def test_n_is_the_first_number_not_taken(tmp_path: Path) -> None:
     assert expand(template, "s").name == "s-3.jsonl"
 
 
-@pytest.mark.parametrize(("template", "message"), [("{host}.jsonl", "unknown field {host}"), ("{n.jsonl", "literal braces")])
+@pytest.mark.parametrize(
+    ("template", "message"),
+    [("{host}.jsonl", "unknown field {host}"), ("{n.jsonl", "literal braces")],
+)
 def test_bad_templates_say_what_is_allowed(template: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         expand(template, "s")
@@ -37,11 +40,28 @@ def test_bad_templates_say_what_is_allowed(template: str, message: str) -> None:
 
 @pytest.mark.e2e
 def test_each_launch_gets_its_own_cassette_and_says_where(tmp_path: Path) -> None:
-    cmd = [sys.executable, "-m", "mcptape", "record", "-o", "rec/{server}-{n}.jsonl", "--", sys.executable, str(DEMO_SERVER)]
-    init = ('{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
-            '"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n')  # a session the server answers: only those become cassettes
+    cmd = [
+        sys.executable,
+        "-m",
+        "mcptape",
+        "record",
+        "-o",
+        "rec/{server}-{n}.jsonl",
+        "--",
+        sys.executable,
+        str(DEMO_SERVER),
+    ]
+    init = (
+        '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+        '"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n'
+    )  # a session the server answers: only those become cassettes
     for _ in range(2):
-        proc = subprocess.run(cmd, cwd=tmp_path, input=init, capture_output=True, text=True, timeout=120, check=False)
+        proc = subprocess.run(
+            cmd, cwd=tmp_path, input=init, capture_output=True, text=True, timeout=120, check=False
+        )
         assert proc.returncode == 0, proc.stderr
-    assert sorted(p.name for p in (tmp_path / "rec").iterdir()) == ["demo_server-1.jsonl", "demo_server-2.jsonl"]
+    assert sorted(p.name for p in (tmp_path / "rec").iterdir()) == [
+        "demo_server-1.jsonl",
+        "demo_server-2.jsonl",
+    ]
     assert f"to {tmp_path / 'rec' / 'demo_server-2.jsonl'}" in proc.stderr, "the absolute path"

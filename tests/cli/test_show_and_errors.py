@@ -50,7 +50,9 @@ def test_show_mermaid_is_a_sequence_diagram() -> None:
     assert any(ln.strip().startswith("C->>S: tools/call") for ln in lines)
     assert any(ln.strip().startswith("S-->>C: result") for ln in lines)
     labels = [re.sub(r"#\d+;", "", ln.split(": ", 1)[-1]) for ln in lines[3:]]
-    assert not any(c in label for label in labels for c in ";#<>"), "labels are escaped with Mermaid's entities"
+    assert not any(c in label for label in labels for c in ";#<>"), (
+        "labels are escaped with Mermaid's entities"
+    )
     assert any("#35;" in ln for ln in lines), "a real # (an entity), not a look-alike glyph"
     assert not any("＃" in ln or "∶" in ln for ln in lines)
 
@@ -60,7 +62,11 @@ def test_show_mermaid_is_a_sequence_diagram() -> None:
     [
         (("show", "/no/such.jsonl"), 2, "mcptape: error: /no/such.jsonl: no such cassette"),
         (("replay", "/no/such.jsonl"), 2, "mcptape: error: /no/such.jsonl: no such cassette"),
-        (("diff", "/no/such.jsonl", str(GOLDEN)), 2, "mcptape: error: /no/such.jsonl: no such cassette"),
+        (
+            ("diff", "/no/such.jsonl", str(GOLDEN)),
+            2,
+            "mcptape: error: /no/such.jsonl: no such cassette",
+        ),
         (("redact", "/no/such.jsonl"), 2, "mcptape: error: redact: Invalid value"),
         (("show", str(GOLDEN), "--format", "yaml"), 2, "Invalid value for '-f' / '--format'"),
         (("record", "--bogus", "--", "x"), 2, "mcptape: error: record: No such option '--bogus'"),
@@ -68,7 +74,9 @@ def test_show_mermaid_is_a_sequence_diagram() -> None:
         (("replay", str(ROOT / "README.md")), 1, "README.md:1: not an mcptape cassette"),
     ],
 )
-def test_errors_are_one_line_with_the_right_exit_code(args: tuple[str, ...], code: int, text: str) -> None:
+def test_errors_are_one_line_with_the_right_exit_code(
+    args: tuple[str, ...], code: int, text: str
+) -> None:
     proc = run(*args)
     assert proc.returncode == code
     lines = proc.stderr.strip().splitlines()
@@ -77,13 +85,17 @@ def test_errors_are_one_line_with_the_right_exit_code(args: tuple[str, ...], cod
 
 
 def test_python_dash_m_and_console_script_agree(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "mcptape", "--version"], capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcptape", "--version"], capture_output=True, text=True, check=True
+    )
     assert proc.stdout.startswith("mcptape, version ")
 
 
 def test_usage_errors_have_one_prefix() -> None:
     proc = run("redact", "/no/such.jsonl")
-    assert proc.stderr.count("mcptape") == 2, proc.stderr  # "mcptape: error: redact: ... (see `mcptape redact --help`)"
+    assert proc.stderr.count("mcptape") == 2, (
+        proc.stderr
+    )  # "mcptape: error: redact: ... (see `mcptape redact --help`)"
     assert proc.stderr.startswith("mcptape: error: redact: ")
 
 

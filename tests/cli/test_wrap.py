@@ -73,7 +73,9 @@ HOSTS = {
 
 
 def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, list(args), catch_exceptions=False, env={"PATH": f"{VENV_BIN}:{os.environ['PATH']}"})
+    result = CliRunner().invoke(
+        cli, list(args), catch_exceptions=False, env={"PATH": f"{VENV_BIN}:{os.environ['PATH']}"}
+    )
     return result.exit_code, result.stdout, result.stderr
 
 
@@ -84,7 +86,9 @@ def servers_of(path: Path) -> dict[str, dict[str, object]]:
 
 
 @pytest.mark.parametrize("host", list(HOSTS))
-def test_wrap_then_unwrap_restores_each_hosts_config_byte_for_byte(tmp_path: Path, host: str) -> None:
+def test_wrap_then_unwrap_restores_each_hosts_config_byte_for_byte(
+    tmp_path: Path, host: str
+) -> None:
     config = tmp_path / host
     original = HOSTS[host].replace("DEMO", str(DEMO_SERVER)).encode()
     config.write_bytes(original)
@@ -99,7 +103,11 @@ def test_wrap_then_unwrap_restores_each_hosts_config_byte_for_byte(tmp_path: Pat
     assert args[cut + 1] == str(Path(VENV_BIN) / "python3"), "the command made absolute"
     assert args[cut + 2 :] == [str(DEMO_SERVER)]
     kept = {k: v for k, v in demo.items() if k not in ("command", "args")}
-    assert kept == {k: v for k, v in json.loads(_plain(original))[_key(host)]["demo"].items() if k not in ("command", "args")}
+    assert kept == {
+        k: v
+        for k, v in json.loads(_plain(original))[_key(host)]["demo"].items()
+        if k not in ("command", "args")
+    }
     for name, entry in servers_of(config).items():
         if name != "demo":
             assert "url" in entry and "command" not in entry, "HTTP servers are left alone"
@@ -162,7 +170,12 @@ def test_wrapping_twice_changes_nothing_and_keeps_the_first_backup(tmp_path: Pat
 def test_a_bad_config_is_one_line_with_its_place(tmp_path: Path, text: str, message: str) -> None:
     config = tmp_path / "mcp.json"
     config.write_text(text)
-    proc = subprocess.run([sys.executable, "-m", "mcptape", "wrap", str(config)], capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcptape", "wrap", str(config)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 2
     assert message in proc.stderr and str(tmp_path) in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
@@ -170,14 +183,18 @@ def test_a_bad_config_is_one_line_with_its_place(tmp_path: Path, text: str, mess
 
 @pytest.mark.e2e
 @pytest.mark.anyio
-async def test_a_wrapped_server_under_a_hosts_short_path_records_each_launch(tmp_path: Path) -> None:
+async def test_a_wrapped_server_under_a_hosts_short_path_records_each_launch(
+    tmp_path: Path,
+) -> None:
     config = tmp_path / "claude_desktop_config.json"
     config.write_text(HOSTS["claude_desktop_config.json"].replace("DEMO", str(DEMO_SERVER)))
     folder = tmp_path / "recorded"
     assert run("wrap", str(config), "--cassettes", str(folder))[0] == 0
     entry = servers_of(config)["demo"]
     env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin", **entry.get("env", {})}  # type: ignore[dict-item]
-    params = StdioServerParameters(command=str(entry["command"]), args=[str(a) for a in entry["args"]], env=env)  # type: ignore[union-attr]
+    params = StdioServerParameters(
+        command=str(entry["command"]), args=[str(a) for a in entry["args"]], env=env
+    )  # type: ignore[union-attr]
     results: list[str] = []
 
     async def launch(a: int) -> None:
@@ -198,4 +215,3 @@ async def test_a_wrapped_server_under_a_hosts_short_path_records_each_launch(tmp
         if e.msg and e.msg.get("method") == "tools/call"
     )
     assert args == [1, 2], "each launch in its own cassette"
-

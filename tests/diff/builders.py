@@ -14,7 +14,9 @@ LEGACY = "2025-11-25"
 def cassette(*wire: tuple[str, Any], name: str = "<memory>") -> Cassette:
     """`("c", msg)` is the client sending msg, `("s", msg)` the server."""
     events = [
-        Event(i + 1, i * 0.01, Kind.MESSAGE, Source.CLIENT if who == "c" else Source.SERVER, msg=msg)
+        Event(
+            i + 1, i * 0.01, Kind.MESSAGE, Source.CLIENT if who == "c" else Source.SERVER, msg=msg
+        )
         for i, (who, msg) in enumerate(wire)
     ]
     events.append(Event(len(events) + 1, 1.0, Kind.END))
@@ -29,7 +31,9 @@ def req(i: Any, method: str, params: dict[str, Any] | None = None) -> tuple[str,
     return ("c", msg)
 
 
-def note(method: str, params: dict[str, Any] | None = None, who: str = "s") -> tuple[str, dict[str, Any]]:
+def note(
+    method: str, params: dict[str, Any] | None = None, who: str = "s"
+) -> tuple[str, dict[str, Any]]:
     msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
     if params is not None:
         msg["params"] = params
@@ -47,7 +51,9 @@ def err(i: Any, code: int, message: str = "boom", data: Any = None) -> tuple[str
     return ("s", {"jsonrpc": "2.0", "id": i, "error": e})
 
 
-def meta(level: str | None = None, caps: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+def meta(
+    level: str | None = None, caps: dict[str, Any] | None = None, **extra: Any
+) -> dict[str, Any]:
     m: dict[str, Any] = {
         "io.modelcontextprotocol/protocolVersion": MODERN,
         "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
@@ -63,24 +69,55 @@ SERVER_INFO = {"name": "demo", "version": "1.0.0"}
 CAPS = {"tools": {"listChanged": False}}
 
 
-def legacy_handshake(i: Any = 1, info: dict[str, Any] | None = None, instructions: str = "hi") -> list[tuple[str, Any]]:
+def legacy_handshake(
+    i: Any = 1, info: dict[str, Any] | None = None, instructions: str = "hi"
+) -> list[tuple[str, Any]]:
     return [
-        req(i, "initialize", {"protocolVersion": LEGACY, "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "1"}}),
-        res(i, {"protocolVersion": LEGACY, "capabilities": CAPS, "serverInfo": info or SERVER_INFO, "instructions": instructions}),
+        req(
+            i,
+            "initialize",
+            {
+                "protocolVersion": LEGACY,
+                "capabilities": {"elicitation": {}},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        ),
+        res(
+            i,
+            {
+                "protocolVersion": LEGACY,
+                "capabilities": CAPS,
+                "serverInfo": info or SERVER_INFO,
+                "instructions": instructions,
+            },
+        ),
         note("notifications/initialized", who="c"),
     ]
 
 
-def modern_handshake(i: Any = "d1", info: dict[str, Any] | None = None, instructions: str = "hi") -> list[tuple[str, Any]]:
+def modern_handshake(
+    i: Any = "d1", info: dict[str, Any] | None = None, instructions: str = "hi"
+) -> list[tuple[str, Any]]:
     return [
         req(i, "server/discover", {"_meta": meta(caps={"elicitation": {}})}),
-        res(i, {"resultType": "complete", "supportedVersions": [MODERN], "capabilities": {"tools": {"listChanged": True}},
-                "instructions": instructions, "ttlMs": 0, "cacheScope": "private",
-                "_meta": {"io.modelcontextprotocol/serverInfo": info or SERVER_INFO}}),
+        res(
+            i,
+            {
+                "resultType": "complete",
+                "supportedVersions": [MODERN],
+                "capabilities": {"tools": {"listChanged": True}},
+                "instructions": instructions,
+                "ttlMs": 0,
+                "cacheScope": "private",
+                "_meta": {"io.modelcontextprotocol/serverInfo": info or SERVER_INFO},
+            },
+        ),
     ]
 
 
-def tool(name: str, props: dict[str, Any] | None = None, required: list[str] | None = None, **extra: Any) -> dict[str, Any]:
+def tool(
+    name: str, props: dict[str, Any] | None = None, required: list[str] | None = None, **extra: Any
+) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "object", "properties": props or {}}
     if required is not None:
         schema["required"] = required

@@ -24,9 +24,24 @@ def files(tmp_path: Path) -> dict[str, str]:
     call = [req(2, "tools/call", {"name": "f"}), err(2, -32000, "x")]
     return {
         "a": write(tmp_path / "a.jsonl", *legacy_handshake(), *call),
-        "a2": write(tmp_path / "a2.jsonl", *legacy_handshake(9), req(10, "tools/call", {"name": "f"}), err(10, -32000, "y")),
-        "modern": write(tmp_path / "m.jsonl", *modern_handshake(), req(2, "tools/call", {"name": "f", "_meta": meta()}), err(2, -32000, "x")),
-        "b": write(tmp_path / "b.jsonl", *legacy_handshake(), req(2, "tools/call", {"name": "f"}), res(2, text_result("ok"))),
+        "a2": write(
+            tmp_path / "a2.jsonl",
+            *legacy_handshake(9),
+            req(10, "tools/call", {"name": "f"}),
+            err(10, -32000, "y"),
+        ),
+        "modern": write(
+            tmp_path / "m.jsonl",
+            *modern_handshake(),
+            req(2, "tools/call", {"name": "f", "_meta": meta()}),
+            err(2, -32000, "x"),
+        ),
+        "b": write(
+            tmp_path / "b.jsonl",
+            *legacy_handshake(),
+            req(2, "tools/call", {"name": "f"}),
+            res(2, text_result("ok")),
+        ),
     }
 
 
@@ -62,7 +77,9 @@ def test_behaviour_difference_exits_1_in_every_format(files: dict[str, str], fmt
 
 def test_ignore_option(files: dict[str, str]) -> None:
     assert run(files["a"], files["b"], "--ignore", "/result/content")[0] == 1
-    assert run(files["a"], files["b"], "--ignore", "/error")[0] == 0  # a result <-> error flip is at /error
+    assert (
+        run(files["a"], files["b"], "--ignore", "/error")[0] == 0
+    )  # a result <-> error flip is at /error
 
 
 @pytest.mark.parametrize("pattern", ["", "/", "result/content"])
@@ -84,7 +101,9 @@ def test_help_has_examples() -> None:
     assert code == 0 and "mcptape diff cassettes/v1.jsonl cassettes/v2.jsonl" in out
 
 
-def test_a_cut_short_cassette_is_diffed_with_a_warning(tmp_path: Path, files: dict[str, str]) -> None:
+def test_a_cut_short_cassette_is_diffed_with_a_warning(
+    tmp_path: Path, files: dict[str, str]
+) -> None:
     data = Path(files["a"]).read_bytes().splitlines(keepends=True)
     cut = tmp_path / "cut.jsonl"
     cut.write_bytes(b"".join(data[:-1]))  # without the end marker
@@ -93,7 +112,9 @@ def test_a_cut_short_cassette_is_diffed_with_a_warning(tmp_path: Path, files: di
     assert "mcptape: warning:" in result.stderr and "cut short" in result.stderr
 
 
-def test_a_crash_inside_the_diff_still_exits_2(files: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_crash_inside_the_diff_still_exits_2(
+    files: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     def boom(*_: object) -> None:
         raise RuntimeError("bug")
 

@@ -34,12 +34,22 @@ def rows(report: DiffReport) -> list[tuple[str, str, str, str]]:
 
 
 V1_TOOLS = [
-    tool("add", {"a": {"type": "integer"}, "b": {"type": "integer"}}, ["a", "b"], description="Add two integers."),
+    tool(
+        "add",
+        {"a": {"type": "integer"}, "b": {"type": "integer"}},
+        ["a", "b"],
+        description="Add two integers.",
+    ),
     tool("echo", {"message": {"type": "string"}}, ["message"]),
     tool("weather", {"city": {"type": "string"}}, ["city"]),
 ]
 V2_TOOLS = [
-    tool("add", {"a": {"type": "integer"}, "b": {"type": "integer"}}, ["a", "b"], description="Add two integers and return the sum."),
+    tool(
+        "add",
+        {"a": {"type": "integer"}, "b": {"type": "integer"}},
+        ["a", "b"],
+        description="Add two integers and return the sum.",
+    ),
     tool("echo", {"message": {"type": "string"}, "tone": {"type": "string"}}, ["message", "tone"]),
     tool("multiply", {"a": {"type": "integer"}}, ["a"]),
 ]
@@ -47,7 +57,11 @@ V2_TOOLS = [
 
 def session(tools: list[Any], greeting: str, fail_code: int, *, modern: bool = False) -> list[Any]:
     m = {"_meta": meta("info")} if modern else {}
-    extra = {"resultType": "complete", "_meta": {"io.modelcontextprotocol/serverInfo": SERVER_INFO}} if modern else {}
+    extra = (
+        {"resultType": "complete", "_meta": {"io.modelcontextprotocol/serverInfo": SERVER_INFO}}
+        if modern
+        else {}
+    )
     list_extra = {"resultType": "complete", "ttlMs": 0, "cacheScope": "private"} if modern else {}
     return [
         *(modern_handshake() if modern else legacy_handshake()),
@@ -85,15 +99,25 @@ def test_legacy_and_modern_recordings_of_one_server_differ_only_in_the_envelope(
     assert rows(report) == []
     assert report.equivalent
     paths = {d.path for d in report.envelope}
-    assert {"/protocol/version", "/result/resultType", "/result/ttlMs", "/result/cacheScope"} <= paths
-    assert "/server/capabilities/tools/listChanged" in paths  # sub-flags differ across eras: envelope
+    assert {
+        "/protocol/version",
+        "/result/resultType",
+        "/result/ttlMs",
+        "/result/cacheScope",
+    } <= paths
+    assert (
+        "/server/capabilities/tools/listChanged" in paths
+    )  # sub-flags differ across eras: envelope
     strict = diff(V1, session(V1_TOOLS, "Hello, Ada!", -32000, modern=True), strict_envelope=True)
     assert not strict.equivalent and strict.exit_code == 1 and strict.differences == []
 
 
 @pytest.mark.parametrize("modern", [False, True])
 def test_a_second_release_lists_each_change_once_with_its_class(modern: bool) -> None:
-    report = diff(session(V1_TOOLS, "Hello, Ada!", -32000, modern=modern), session(V2_TOOLS, "Hi, Ada!", -32001, modern=modern))
+    report = diff(
+        session(V1_TOOLS, "Hello, Ada!", -32000, modern=modern),
+        session(V2_TOOLS, "Hi, Ada!", -32001, modern=modern),
+    )
     assert sorted(rows(report)) == sorted(EXPECTED_V1_V2)
     assert report.counts() == {"breaking": 2, "changed": 2, "added": 1, "removed": 0, "cosmetic": 1}
     assert report.exit_code == 1
@@ -103,8 +127,14 @@ def test_a_second_release_lists_each_change_once_with_its_class(modern: bool) ->
 
 
 def test_the_server_version_is_envelope_and_the_name_is_behaviour() -> None:
-    report = diff(legacy_handshake(), legacy_handshake(info={"name": "other", "version": "9"}, instructions="bye"))
-    assert sorted(rows(report)) == [("changed", "server", "server", "/server/name"), ("cosmetic", "server", "server", "/server/instructions")]
+    report = diff(
+        legacy_handshake(),
+        legacy_handshake(info={"name": "other", "version": "9"}, instructions="bye"),
+    )
+    assert sorted(rows(report)) == [
+        ("changed", "server", "server", "/server/name"),
+        ("cosmetic", "server", "server", "/server/instructions"),
+    ]
     assert [(d.path, d.a, d.b) for d in report.envelope] == [("/server/version", "1.0.0", "9")]
 
 
@@ -140,28 +170,56 @@ def test_progress_steps_and_logs_are_compared_in_order() -> None:
                 res(1, text_result("ok"))]  # fmt: skip
 
     report = diff(call([1, 2], ["a"]), call([1, 3], ["a", "b"]))
-    assert rows(report) == [("added", "notifications", "tools/call t", "/logs/1"), ("changed", "notifications", "tools/call t", "/progress/1/progress")]
+    assert rows(report) == [
+        ("added", "notifications", "tools/call t", "/logs/1"),
+        ("changed", "notifications", "tools/call t", "/progress/1/progress"),
+    ]
 
 
 def test_logs_are_not_compared_when_different_levels_were_asked() -> None:
-    a = [req(1, "tools/call", {"name": "t", "_meta": meta("debug")}), note("notifications/message", {"level": "debug", "data": "x"}), res(1, text_result("ok"))]
+    a = [
+        req(1, "tools/call", {"name": "t", "_meta": meta("debug")}),
+        note("notifications/message", {"level": "debug", "data": "x"}),
+        res(1, text_result("ok")),
+    ]
     b = [req(1, "tools/call", {"name": "t", "_meta": meta("error")}), res(1, text_result("ok"))]
     report = diff(a, b)
     assert report.equivalent
-    assert [(d.path, d.a, d.b) for d in report.envelope] == [("/params/_meta/logLevel", "debug", "error")]
+    assert [(d.path, d.a, d.b) for d in report.envelope] == [
+        ("/params/_meta/logLevel", "debug", "error")
+    ]
 
 
 def test_exchanges_only_in_one_cassette_are_added_or_removed() -> None:
-    a = [req(1, "tools/call", {"name": "x"}), res(1, text_result("1")), req(2, "tools/call", {"name": "x"}), res(2, text_result("1"))]
-    b = [req(1, "tools/call", {"name": "x"}), res(1, text_result("1")), req(2, "prompts/get", {"name": "p"}), res(2, {"messages": []})]
+    a = [
+        req(1, "tools/call", {"name": "x"}),
+        res(1, text_result("1")),
+        req(2, "tools/call", {"name": "x"}),
+        res(2, text_result("1")),
+    ]
+    b = [
+        req(1, "tools/call", {"name": "x"}),
+        res(1, text_result("1")),
+        req(2, "prompts/get", {"name": "p"}),
+        res(2, {"messages": []}),
+    ]
     report = diff(a, b)
-    assert rows(report) == [("removed", "exchange", "tools/call x #2", ""), ("added", "exchange", "prompts/get p", "")]
+    assert rows(report) == [
+        ("removed", "exchange", "tools/call x #2", ""),
+        ("added", "exchange", "prompts/get p", ""),
+    ]
     assert report.differences[0].a == text_result("1") and report.differences[0].b is MISSING
 
 
 def test_ignore_patterns_leave_out_paths_everywhere() -> None:
-    a = [req(1, "tools/call", {"name": "now"}), res(1, {"content": [{"type": "text", "text": "12:00"}], "isError": False})]
-    b = [req(1, "tools/call", {"name": "now"}), res(1, {"content": [{"type": "text", "text": "12:01"}], "isError": False})]
+    a = [
+        req(1, "tools/call", {"name": "now"}),
+        res(1, {"content": [{"type": "text", "text": "12:00"}], "isError": False}),
+    ]
+    b = [
+        req(1, "tools/call", {"name": "now"}),
+        res(1, {"content": [{"type": "text", "text": "12:01"}], "isError": False}),
+    ]
     assert not diff(a, b).equivalent
     assert diff(a, b, ignore=("/result/content/*/text",)).equivalent
     assert diff(a, b, ignore=("/result",)).equivalent
@@ -183,7 +241,10 @@ def test_surfaces_are_compared_only_when_both_sides_listed_them() -> None:
 
 def test_prompt_arguments_are_classified() -> None:
     def prompts(args: list[dict[str, Any]]) -> list[Any]:
-        return [req(1, "prompts/list"), res(1, {"prompts": [{"name": "review", "arguments": args}]})]
+        return [
+            req(1, "prompts/list"),
+            res(1, {"prompts": [{"name": "review", "arguments": args}]}),
+        ]
 
     report = diff(prompts([{"name": "code", "required": True}, {"name": "lang"}]),
                   prompts([{"name": "code", "required": True, "description": "the code"}, {"name": "style", "required": True}]))  # fmt: skip
@@ -200,13 +261,18 @@ def test_resources_and_templates_added_and_removed() -> None:
                 req(2, "resources/templates/list"), res(2, {"resourceTemplates": [{"uriTemplate": t, "name": t} for t in templates]})]  # fmt: skip
 
     report = diff(lists(["a://1", "a://2"], ["t://{x}"]), lists(["a://1"], ["t://{x}", "t://{y}"]))
-    assert sorted((d.kind, d.exchange) for d in report.differences) == [("added", "template t://{y}"), ("breaking", "resource a://2")]
+    assert sorted((d.kind, d.exchange) for d in report.differences) == [
+        ("added", "template t://{y}"),
+        ("breaking", "resource a://2"),
+    ]
 
 
 def test_change_notification_streams_are_compared() -> None:
     a = [*legacy_handshake(), note("notifications/tools/list_changed")]
     b = [*legacy_handshake()]
-    assert rows(diff(a, b)) == [("removed", "notifications", "(server notifications)", "/changes/0")]
+    assert rows(diff(a, b)) == [
+        ("removed", "notifications", "(server notifications)", "/changes/0")
+    ]
 
 
 def test_legacy_versions_are_detected_from_the_handshake() -> None:
@@ -216,7 +282,10 @@ def test_legacy_versions_are_detected_from_the_handshake() -> None:
 
 def test_a_session_without_handshake_compares_only_what_results_said() -> None:
     served = {"_meta": {"io.modelcontextprotocol/serverInfo": SERVER_INFO}}
-    modern = [req(1, "tools/call", {"name": "t", "_meta": meta()}), res(1, {**text_result("ok"), **served})]
+    modern = [
+        req(1, "tools/call", {"name": "t", "_meta": meta()}),
+        res(1, {**text_result("ok"), **served}),
+    ]
     legacy = [*legacy_handshake(), req(2, "tools/call", {"name": "t"}), res(2, text_result("ok"))]
     assert rows(diff(legacy, modern)) == []
     renamed = [req(1, "tools/call", {"name": "t", "_meta": meta()}),

@@ -30,7 +30,9 @@ def row(exchange: str, path: str) -> Difference:
     ("resources/read file:///tmp/a.log:/result/contents/0/text", "resources/read file:///tmp/a.log", "/result/contents/0/text", True),
     ("resources/read file:///tmp/a.log:/result/contents/0/text", "resources/read file:///tmp/b.log", "/result/contents/0/text", False),
 ])  # fmt: skip
-def test_an_ignore_covers_its_path_in_its_scope(spec: str, exchange: str, path: str, hit: bool) -> None:
+def test_an_ignore_covers_its_path_in_its_scope(
+    spec: str, exchange: str, path: str, hit: bool
+) -> None:
     assert parse_ignore(spec).covers(row(exchange, path)) is hit
 
 
@@ -42,7 +44,9 @@ def test_a_bad_ignore_says_how_to_write_one(spec: str) -> None:
 
 def test_the_config_file_beside_the_cassettes(tmp_path: Path) -> None:
     assert load_config(tmp_path) == []
-    (tmp_path / "mcptape-diff.toml").write_text('ignore = ["tools/call now:/result", "/server/instructions"]\n')
+    (tmp_path / "mcptape-diff.toml").write_text(
+        'ignore = ["tools/call now:/result", "/server/instructions"]\n'
+    )
     assert [(i.method, i.name, i.pattern) for i in load_config(tmp_path)] == [
         ("tools/call", "now", ("result",)), (None, None, ("server", "instructions"))]  # fmt: skip
 
@@ -53,7 +57,9 @@ def test_the_config_file_beside_the_cassettes(tmp_path: Path) -> None:
     ('\nignores = ["/result"]\n', r"mcptape-diff.toml:2: unknown setting 'ignores'; known: ignore"),
     ('ignore = [\n  "/ok",\n  "nope",\n]\n', r"mcptape-diff.toml:3: ignore 'nope': give a JSON pointer"),
 ])  # fmt: skip
-def test_a_bad_config_file_is_one_error_with_its_line(tmp_path: Path, text: str, message: str) -> None:
+def test_a_bad_config_file_is_one_error_with_its_line(
+    tmp_path: Path, text: str, message: str
+) -> None:
     (tmp_path / "mcptape-diff.toml").write_text(text)
     with pytest.raises(ConfigError, match=message):
         load_config(tmp_path)

@@ -61,8 +61,27 @@ def report(*diffs: Difference, envelope: tuple[Difference, ...] = ()) -> DiffRep
 
 TICKS = Difference(Section.RESULT, Change.CHANGED, Impact.BEHAVIOUR, "tools/call run", "/result/content/0/text",
                    "run `ls` now", "``a`` | b", "text changed")  # fmt: skip
-EDGE = Difference(Section.RESULT, Change.CHANGED, Impact.BEHAVIOUR, "tools/call x", "/result/x", "`", " padded ", "")
-ENV = Difference(Section.ENVELOPE, Change.ADDED, Impact.ENVELOPE, "tools/list", "/result/`ttl`", MISSING, 0, "", 4)
+EDGE = Difference(
+    Section.RESULT,
+    Change.CHANGED,
+    Impact.BEHAVIOUR,
+    "tools/call x",
+    "/result/x",
+    "`",
+    " padded ",
+    "",
+)
+ENV = Difference(
+    Section.ENVELOPE,
+    Change.ADDED,
+    Impact.ENVELOPE,
+    "tools/list",
+    "/result/`ttl`",
+    MISSING,
+    0,
+    "",
+    4,
+)
 
 
 def test_backticks_and_pipes_stay_inside_their_code_spans() -> None:

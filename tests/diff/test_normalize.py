@@ -46,20 +46,49 @@ def test_ids_progress_tokens_and_key_order_do_not_matter() -> None:
 
 
 def test_a_batch_is_exploded_into_its_messages() -> None:
-    batch = ("c", [{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, {"jsonrpc": "2.0", "id": 2, "method": "prompts/list"}])
-    a = canon(batch, ("s", [{"jsonrpc": "2.0", "id": 1, "result": {"tools": []}}, {"jsonrpc": "2.0", "id": 2, "result": {"prompts": []}}]))
-    b = canon(req(7, "tools/list"), res(7, {"tools": []}), req(8, "prompts/list"), res(8, {"prompts": []}))
+    batch = (
+        "c",
+        [
+            {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+            {"jsonrpc": "2.0", "id": 2, "method": "prompts/list"},
+        ],
+    )
+    a = canon(
+        batch,
+        (
+            "s",
+            [
+                {"jsonrpc": "2.0", "id": 1, "result": {"tools": []}},
+                {"jsonrpc": "2.0", "id": 2, "result": {"prompts": []}},
+            ],
+        ),
+    )
+    b = canon(
+        req(7, "tools/list"), res(7, {"tools": []}), req(8, "prompts/list"), res(8, {"prompts": []})
+    )
     assert bodies(a) == bodies(b)
 
 
 @pytest.mark.parametrize(
     ("legacy_result", "modern_result"),
     [
-        ({"tools": []}, {"tools": [], "resultType": "complete", "ttlMs": 0, "cacheScope": "private"}),
-        (text_result("x"), {**text_result("x"), "resultType": "complete", "_meta": {"io.modelcontextprotocol/serverInfo": SERVER_INFO}}),
+        (
+            {"tools": []},
+            {"tools": [], "resultType": "complete", "ttlMs": 0, "cacheScope": "private"},
+        ),
+        (
+            text_result("x"),
+            {
+                **text_result("x"),
+                "resultType": "complete",
+                "_meta": {"io.modelcontextprotocol/serverInfo": SERVER_INFO},
+            },
+        ),
     ],
 )
-def test_envelope_only_members_leave_the_body(legacy_result: dict[str, Any], modern_result: dict[str, Any]) -> None:
+def test_envelope_only_members_leave_the_body(
+    legacy_result: dict[str, Any], modern_result: dict[str, Any]
+) -> None:
     method = "tools/list" if "tools" in legacy_result else "tools/call"
     a = canon(req(1, method, {"name": "t"}), res(1, legacy_result))
     b = canon(req(1, method, {"name": "t", "_meta": meta("info")}), res(1, modern_result))
@@ -76,12 +105,17 @@ def test_an_unfinished_input_required_keeps_its_result_type_but_not_its_state() 
                       "inputRequests": {"k": {"method": "elicitation/create", "params": {"message": "name?"}}}}))  # fmt: skip
     body = c.calls[0].body
     assert body["result"] == {"resultType": "input_required"}
-    assert body["inputs"] == [{"method": "elicitation/create", "params": {"message": "name?"}, "answer": None}]
+    assert body["inputs"] == [
+        {"method": "elicitation/create", "params": {"message": "name?"}, "answer": None}
+    ]
 
 
 @pytest.mark.parametrize("code", [-32002, -32602])
 def test_resource_not_found_codes_are_one(code: int) -> None:
-    c = canon(req(1, "resources/read", {"uri": "demo://nope"}), err(1, code, "not found", {"uri": "demo://nope"}))
+    c = canon(
+        req(1, "resources/read", {"uri": "demo://nope"}),
+        err(1, code, "not found", {"uri": "demo://nope"}),
+    )
     assert c.calls[0].body == {"error": {"code": -32602, "data": {"uri": "demo://nope"}}}
     assert c.calls[0].envelope["/error/code"] == code
 
@@ -89,7 +123,9 @@ def test_resource_not_found_codes_are_one(code: int) -> None:
 def test_error_messages_are_kept_only_when_strict() -> None:
     wire = (req(1, "tools/call", {"name": "fail"}), err(1, -32000, "failed: boom"))
     assert canon(*wire).calls[0].body == {"error": {"code": -32000}}
-    assert canon(*wire, opts=Options(strict_messages=True)).calls[0].body == {"error": {"code": -32000, "message": "failed: boom"}}
+    assert canon(*wire, opts=Options(strict_messages=True)).calls[0].body == {
+        "error": {"code": -32000, "message": "failed: boom"}
+    }
 
 
 SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
@@ -116,7 +152,11 @@ def test_legacy_elicitation_equals_the_2026_input_required_chain() -> None:
     assert bodies(legacy) == bodies(modern)
     assert len(modern.calls) == 1
     assert modern.calls[0].body["inputs"] == [
-        {"method": "elicitation/create", "params": {"message": "name?", "requestedSchema": SCHEMA}, "answer": {"action": "accept", "content": {"name": "Ada"}}}
+        {
+            "method": "elicitation/create",
+            "params": {"message": "name?", "requestedSchema": SCHEMA},
+            "answer": {"action": "accept", "content": {"name": "Ada"}},
+        }
     ]
 
 
@@ -126,14 +166,21 @@ def test_initialize_and_discover_give_the_same_server() -> None:
     assert modern.era == "modern" and modern.protocol_version == MODERN
     assert legacy.handshake.server["name"] == modern.handshake.server["name"] == "demo"
     assert legacy.handshake.server["instructions"] == modern.handshake.server["instructions"]
-    assert legacy.handshake.envelope["/server/version"] == modern.handshake.envelope["/server/version"] == "1.0.0"
+    assert (
+        legacy.handshake.envelope["/server/version"]
+        == modern.handshake.envelope["/server/version"]
+        == "1.0.0"
+    )
     assert legacy.handshake.envelope["/server/protocolVersion"] == LEGACY
     assert modern.handshake.envelope["/server/protocolVersion"] == [MODERN]
     assert legacy.calls == modern.calls == []  # handshakes are not calls
 
 
 def test_a_modern_session_without_discover_takes_server_info_from_results() -> None:
-    c = canon(req(1, "tools/list", {"_meta": meta()}), res(1, {"tools": [], "_meta": {"io.modelcontextprotocol/serverInfo": SERVER_INFO}}))
+    c = canon(
+        req(1, "tools/list", {"_meta": meta()}),
+        res(1, {"tools": [], "_meta": {"io.modelcontextprotocol/serverInfo": SERVER_INFO}}),
+    )
     assert c.handshake.server == {"name": "demo"}
 
 
@@ -158,11 +205,19 @@ def test_subscribe_and_listen_map_to_one_subscription_and_one_change_stream() ->
     )  # fmt: skip
     assert bodies(legacy) == bodies(modern)
     assert legacy.calls[0].label == "resources/subscribe demo://a"
-    assert legacy.changes == modern.changes == [{"method": "notifications/resources/updated", "params": {"uri": "demo://a"}}]
+    assert (
+        legacy.changes
+        == modern.changes
+        == [{"method": "notifications/resources/updated", "params": {"uri": "demo://a"}}]
+    )
 
 
 def test_list_changed_during_a_call_goes_to_the_change_stream() -> None:
-    c = canon(req(1, "tools/call", {"name": "t"}), note("notifications/tools/list_changed"), res(1, text_result("ok")))
+    c = canon(
+        req(1, "tools/call", {"name": "t"}),
+        note("notifications/tools/list_changed"),
+        res(1, text_result("ok")),
+    )
     assert "notifications" not in c.calls[0].body
     assert c.changes == [{"method": "notifications/tools/list_changed"}]
 
@@ -185,8 +240,13 @@ def test_list_results_feed_the_surface_across_pages() -> None:
         ({"name": "t", "_meta": {"custom": 1}}, {"name": "t"}, False),
     ],
 )
-def test_the_matching_key_ignores_only_volatile_and_era_parts(params_a: Any, params_b: Any, same: bool) -> None:
-    assert (canonical_key("tools/call", params_a, Options()) == canonical_key("tools/call", params_b, Options())) is same
+def test_the_matching_key_ignores_only_volatile_and_era_parts(
+    params_a: Any, params_b: Any, same: bool
+) -> None:
+    assert (
+        canonical_key("tools/call", params_a, Options())
+        == canonical_key("tools/call", params_b, Options())
+    ) is same
 
 
 def test_ignored_params_leave_the_key() -> None:

@@ -11,7 +11,11 @@ from mcptape.diff.pointer import drop, ignored, matches, pointer, tokens
 
 @pytest.mark.parametrize(
     ("parts", "text"),
-    [((), ""), (("result", "content", 0, "text"), "/result/content/0/text"), (("_meta", "io.x/y", "a~b"), "/_meta/io.x~1y/a~0b")],
+    [
+        ((), ""),
+        (("result", "content", 0, "text"), "/result/content/0/text"),
+        (("_meta", "io.x/y", "a~b"), "/_meta/io.x~1y/a~0b"),
+    ],
 )
 def test_pointer_round_trips(parts: tuple[Any, ...], text: str) -> None:
     assert pointer(parts) == text

@@ -13,7 +13,10 @@ from .builders import cassette
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["a", "b", "_meta", "name", "uri"]), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(["a", "b", "_meta", "name", "uri"]), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 methods = st.sampled_from([
@@ -36,7 +39,12 @@ def wire_message(draw: Any) -> tuple[str, Any]:
     if shape == "result":
         msg["result"] = draw(json_values)
     if shape == "error":
-        msg["error"] = draw(st.fixed_dictionaries({"code": st.integers(-32700, -32000), "message": st.text(max_size=3)}) | json_values)
+        msg["error"] = draw(
+            st.fixed_dictionaries(
+                {"code": st.integers(-32700, -32000), "message": st.text(max_size=3)}
+            )
+            | json_values
+        )
     if shape == "junk":
         return who, draw(json_values)
     return who, msg
@@ -54,10 +62,15 @@ def test_any_session_diffs_equivalent_to_itself(wire: list[tuple[str, Any]]) -> 
 
 @settings(max_examples=100, deadline=None)
 @given(sessions, sessions)
-def test_any_two_sessions_diff_without_crashing(a: list[tuple[str, Any]], b: list[tuple[str, Any]]) -> None:
+def test_any_two_sessions_diff_without_crashing(
+    a: list[tuple[str, Any]], b: list[tuple[str, Any]]
+) -> None:
     report = diff_cassettes(cassette(*a), cassette(*b))
     assert report.exit_code in (0, 1)
-    assert all(d.kind in ("breaking", "changed", "added", "removed", "cosmetic") for d in report.differences)
+    assert all(
+        d.kind in ("breaking", "changed", "added", "removed", "cosmetic")
+        for d in report.differences
+    )
 
 
 def _shift(value: Any) -> Any:

@@ -31,14 +31,58 @@ from mcptape.diff.types import (
 SIDE = Side("a.jsonl", "legacy", "2025-11-25", 5, 4)
 
 
-def report(diffs: list[Difference] = [], envelope: list[Difference] = [], strict: bool = False) -> DiffReport:  # noqa: B006
+def report(
+    diffs: tuple[Difference, ...] | list[Difference] = (),
+    envelope: tuple[Difference, ...] | list[Difference] = (),
+    strict: bool = False,
+) -> DiffReport:
     return DiffReport(SIDE, SIDE, DiffOptions(strict_envelope=strict), list(diffs), list(envelope))
 
 
-BREAK = Difference(Section.TOOLS, Change.REMOVED, Impact.BREAKING, "tool weather", "/tools/weather", {"name": "weather"}, MISSING, "tool 'weather' removed")
-CHANGE = Difference(Section.ERROR, Change.CHANGED, Impact.BEHAVIOUR, "tools/call fail", "/error/code", -32000, -32001, "error code changed", 1, 8, 9)
-ADD = Difference(Section.TOOLS, Change.ADDED, Impact.COMPATIBLE, "tool multiply", "/tools/multiply", MISSING, {"name": "multiply"}, "new tool")
-ENV = Difference(Section.ENVELOPE, Change.ADDED, Impact.ENVELOPE, "tools/list", "/result/ttlMs", MISSING, 0, "", 4)
+BREAK = Difference(
+    Section.TOOLS,
+    Change.REMOVED,
+    Impact.BREAKING,
+    "tool weather",
+    "/tools/weather",
+    {"name": "weather"},
+    MISSING,
+    "tool 'weather' removed",
+)
+CHANGE = Difference(
+    Section.ERROR,
+    Change.CHANGED,
+    Impact.BEHAVIOUR,
+    "tools/call fail",
+    "/error/code",
+    -32000,
+    -32001,
+    "error code changed",
+    1,
+    8,
+    9,
+)
+ADD = Difference(
+    Section.TOOLS,
+    Change.ADDED,
+    Impact.COMPATIBLE,
+    "tool multiply",
+    "/tools/multiply",
+    MISSING,
+    {"name": "multiply"},
+    "new tool",
+)
+ENV = Difference(
+    Section.ENVELOPE,
+    Change.ADDED,
+    Impact.ENVELOPE,
+    "tools/list",
+    "/result/ttlMs",
+    MISSING,
+    0,
+    "",
+    4,
+)
 
 
 @pytest.mark.parametrize(
@@ -51,7 +95,9 @@ ENV = Difference(Section.ENVELOPE, Change.ADDED, Impact.ENVELOPE, "tools/list", 
         ([CHANGE], [ENV], False, "behaviour differs: 1 changed (+1 envelope difference)"),
     ],
 )
-def test_summary_line(diffs: list[Difference], envelope: list[Difference], strict: bool, line: str) -> None:
+def test_summary_line(
+    diffs: list[Difference], envelope: list[Difference], strict: bool, line: str
+) -> None:
     r = report(diffs, envelope, strict)
     assert summary(r) == line
     for render in (render_text, render_markdown):
@@ -60,11 +106,37 @@ def test_summary_line(diffs: list[Difference], envelope: list[Difference], stric
 
 def test_json_report_shape_is_stable() -> None:
     data = orjson.loads(render_json(report([BREAK, CHANGE], [ENV])))
-    assert list(data) == ["format", "summary", "equivalent", "exit_code", "counts", "a", "b", "options", "differences", "envelope", "noise", "masked"]
+    assert list(data) == [
+        "format",
+        "summary",
+        "equivalent",
+        "exit_code",
+        "counts",
+        "a",
+        "b",
+        "options",
+        "differences",
+        "envelope",
+        "noise",
+        "masked",
+    ]
     assert data["format"] == JSON_FORMAT
-    assert data["counts"] == {"breaking": 1, "changed": 1, "added": 0, "removed": 0, "cosmetic": 0, "envelope": 1}
+    assert data["counts"] == {
+        "breaking": 1,
+        "changed": 1,
+        "added": 0,
+        "removed": 0,
+        "cosmetic": 0,
+        "envelope": 1,
+    }
     assert data["exit_code"] == 1 and data["equivalent"] is False
-    assert data["a"] == {"name": "a.jsonl", "era": "legacy", "protocol_version": "2025-11-25", "exchanges": 5, "calls": 4}
+    assert data["a"] == {
+        "name": "a.jsonl",
+        "era": "legacy",
+        "protocol_version": "2025-11-25",
+        "exchanges": 5,
+        "calls": 4,
+    }
     assert data["differences"][0] == {
         "section": "tools", "kind": "breaking", "change": "removed", "impact": "breaking", "exchange": "tool weather",
         "path": "/tools/weather", "message": "tool 'weather' removed", "a": {"name": "weather"},
@@ -75,7 +147,9 @@ def test_json_report_shape_is_stable() -> None:
 
 
 def test_json_cuts_very_long_strings() -> None:
-    long = Difference(Section.RESULT, Change.CHANGED, Impact.BEHAVIOUR, "x", "/result", "a" * 5000, "b")
+    long = Difference(
+        Section.RESULT, Change.CHANGED, Impact.BEHAVIOUR, "x", "/result", "a" * 5000, "b"
+    )
     value = report_json(report([long]))["differences"][0]["a"]
     assert value.endswith("… (5000 chars)") and len(value) < 2100
 
@@ -83,13 +157,25 @@ def test_json_cuts_very_long_strings() -> None:
 def test_text_and_markdown_tables_name_exchange_path_and_both_values() -> None:
     text = render_text(report([BREAK, CHANGE], [ENV]))
     assert "Server surface:" in text and "Exchanges:" in text and "Envelope (" in text
-    assert "tools/call fail" in text and "/error/code" in text and "-32000" in text and "-32001" in text
+    assert (
+        "tools/call fail" in text
+        and "/error/code" in text
+        and "-32000" in text
+        and "-32001" in text
+    )
     md = render_markdown(report([BREAK, CHANGE], [ENV]))
-    assert "### Server surface" in md and "| breaking |" in md and "`/error/code`" in md and "<details>" in md
+    assert (
+        "### Server surface" in md
+        and "| breaking |" in md
+        and "`/error/code`" in md
+        and "<details>" in md
+    )
 
 
 def test_markdown_escapes_pipes() -> None:
-    d = Difference(Section.RESULT, Change.CHANGED, Impact.BEHAVIOUR, "tools/call a|b", "/result", "x|y", "z")
+    d = Difference(
+        Section.RESULT, Change.CHANGED, Impact.BEHAVIOUR, "tools/call a|b", "/result", "x|y", "z"
+    )
     assert "a\\|b" in render_markdown(report([d]))
 
 
@@ -107,6 +193,9 @@ def test_shorten_long_values_in_the_middle() -> None:
 
 
 def test_two_long_strings_are_shown_from_where_they_differ() -> None:
-    a, b = "The quick brown fox jumps over the lazy dog " * 3 + "END-A", "The quick brown fox jumps over the lazy dog " * 3 + "END-B"
+    a, b = (
+        "The quick brown fox jumps over the lazy dog " * 3 + "END-A",
+        "The quick brown fox jumps over the lazy dog " * 3 + "END-B",
+    )
     sa, sb = shorten_pair(a, b, 40)
     assert "END-A" in sa and "END-B" in sb

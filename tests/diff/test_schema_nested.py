@@ -69,8 +69,13 @@ CASES = [
 
 
 @pytest.mark.parametrize(("a", "b", "output", "want"), CASES)
-def test_nested_schema_changes_are_classified_with_a_reason(a: Any, b: Any, output: bool, want: list[tuple[str, Change, Impact, str]]) -> None:
-    got = [("/".join(path), change, impact, msg) for path, change, impact, msg, *_ in schema_changes(a, b, output=output)]
+def test_nested_schema_changes_are_classified_with_a_reason(
+    a: Any, b: Any, output: bool, want: list[tuple[str, Change, Impact, str]]
+) -> None:
+    got = [
+        ("/".join(path), change, impact, msg)
+        for path, change, impact, msg, *_ in schema_changes(a, b, output=output)
+    ]
     assert got == want
 
 

@@ -37,7 +37,9 @@ def test_the_report_lists_what_it_masked_and_counts_it_not() -> None:
     a = cassette(*legacy_handshake(), *call(2, "2026-01-02T10:00:00Z"), *call(3, "one"))
     b = cassette(*legacy_handshake(), *call(2, "2026-05-06T07:08:09Z"), *call(3, "two"))
     report = diff_cassettes(a, b)
-    assert [(d.exchange, d.path) for d in report.differences] == [("tools/call now #2", "/result/content/0/text")]
+    assert [(d.exchange, d.path) for d in report.differences] == [
+        ("tools/call now #2", "/result/content/0/text")
+    ]
     assert [(d.exchange, d.path, d.message) for d in report.masked] == [
         ("tools/call now", "/result/content/0/text", "timestamp on both sides (masked)")]  # fmt: skip
     unmasked = diff_cassettes(a, b, DiffOptions(mask_volatile=False))

@@ -39,8 +39,14 @@ def cassettes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def run_action(tmp_path: Path, cassettes: Path, *, variant: str = "v1", **inputs: str) -> tuple[int, str, str, dict[str, str]]:
-    summary, output, temp = tmp_path / "summary.md", tmp_path / "output.txt", tmp_path / "runner-temp"
+def run_action(
+    tmp_path: Path, cassettes: Path, *, variant: str = "v1", **inputs: str
+) -> tuple[int, str, str, dict[str, str]]:
+    summary, output, temp = (
+        tmp_path / "summary.md",
+        tmp_path / "output.txt",
+        tmp_path / "runner-temp",
+    )
     temp.mkdir()
     env = {
         **os.environ,
@@ -51,16 +57,28 @@ def run_action(tmp_path: Path, cassettes: Path, *, variant: str = "v1", **inputs
         "MCPTAPE_FAIL_ON": "breaking", "MCPTAPE_NOISE_RUNS": "0", "MCPTAPE_ARGS": "",
     }  # fmt: skip
     env.update({f"MCPTAPE_{k.upper()}": v for k, v in inputs.items()})
-    proc = subprocess.run([sys.executable, str(SCRIPT)], capture_output=True, text=True, timeout=180, env=env)
-    outputs = dict(line.split("=", 1) for line in output.read_text().splitlines() if "=" in line) if output.exists() else {}
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT)], capture_output=True, text=True, timeout=180, env=env
+    )
+    outputs = (
+        dict(line.split("=", 1) for line in output.read_text().splitlines() if "=" in line)
+        if output.exists()
+        else {}
+    )
     return proc.returncode, proc.stdout, summary.read_text() if summary.exists() else "", outputs
 
 
-def test_breaking_changes_fail_the_job_with_the_report_in_the_summary(tmp_path: Path, cassettes: Path) -> None:
+def test_breaking_changes_fail_the_job_with_the_report_in_the_summary(
+    tmp_path: Path, cassettes: Path
+) -> None:
     code, stdout, summary, outputs = run_action(tmp_path, cassettes, variant="v2")
     assert code == 1
     assert "behaviour differs: 2 breaking" in summary and "| tool weather" in summary
-    assert outputs["exit-code"] == "1" and outputs["breaking"] == "2" and outputs["summary"].startswith("behaviour differs")
+    assert (
+        outputs["exit-code"] == "1"
+        and outputs["breaking"] == "2"
+        and outputs["summary"].startswith("behaviour differs")
+    )
     assert Path(outputs["report"]).is_file()
     assert len(re.findall(r"^::error title=mcptape breaking: tool ", stdout, re.M)) == 2
 
@@ -76,8 +94,12 @@ def test_an_unchanged_server_passes(tmp_path: Path, cassettes: Path) -> None:
     assert "equivalent" in summary and outputs["exit-code"] == "0" and outputs["differences"] == "0"
 
 
-def test_a_server_that_cannot_start_fails_with_the_reason_in_the_summary(tmp_path: Path, cassettes: Path) -> None:
-    code, stdout, summary, outputs = run_action(tmp_path, cassettes, server="/nonexistent/server --flag")
+def test_a_server_that_cannot_start_fails_with_the_reason_in_the_summary(
+    tmp_path: Path, cassettes: Path
+) -> None:
+    code, stdout, summary, outputs = run_action(
+        tmp_path, cassettes, server="/nonexistent/server --flag"
+    )
     assert code == 2 and outputs["exit-code"] == "2"
     assert "could not run" in summary and "cannot start '/nonexistent/server'" in summary
     assert stdout.count("::error title=mcptape verify::") == 1
@@ -85,7 +107,10 @@ def test_a_server_that_cannot_start_fails_with_the_reason_in_the_summary(tmp_pat
 
 def test_action_yml_runs_this_script_with_every_input_mapped() -> None:
     text = (ROOT / "action.yml").read_text()
-    assert "using: composite" in text and 'python "$GITHUB_ACTION_PATH/scripts/action_verify.py"' in text
+    assert (
+        "using: composite" in text
+        and 'python "$GITHUB_ACTION_PATH/scripts/action_verify.py"' in text
+    )
     for name in ("cassettes", "server", "url", "fail-on", "noise-runs", "args"):
         env = "MCPTAPE_" + name.upper().replace("-", "_")
         assert f"  {name}:\n" in text and f"{env}: ${{{{ inputs.{name} }}}}" in text

@@ -28,11 +28,18 @@ def tapes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Recording]:
 
 
 def legacy_client(transport: Any, **kw: Any) -> Client:
-    opts: dict[str, Any] = {"mode": "legacy", "elicitation_callback": accept_name, "log_level": "info", "client_info": OTHER_CLIENT}
+    opts: dict[str, Any] = {
+        "mode": "legacy",
+        "elicitation_callback": accept_name,
+        "log_level": "info",
+        "client_info": OTHER_CLIENT,
+    }
     return Client(transport, **(opts | kw))
 
 
-async def test_a_legacy_client_replays_a_2026_cassette_in_process(tapes: dict[str, Recording]) -> None:
+async def test_a_legacy_client_replays_a_2026_cassette_in_process(
+    tapes: dict[str, Recording],
+) -> None:
     rec = tapes["auto"]
     notes: list[Note] = []
     with anyio.fail_after(20):
@@ -44,7 +51,9 @@ async def test_a_legacy_client_replays_a_2026_cassette_in_process(tapes: dict[st
     assert any("handshake made from the recorded server/discover" in n.text for n in notes)
 
 
-async def test_a_legacy_client_replays_a_2026_cassette_through_mcptape_replay(tapes: dict[str, Recording]) -> None:
+async def test_a_legacy_client_replays_a_2026_cassette_through_mcptape_replay(
+    tapes: dict[str, Recording],
+) -> None:
     rec = tapes["auto"]
     with anyio.fail_after(30):
         async with legacy_client(stdio(mcptape_cmd("replay", "-q", str(rec.path)))) as c:
@@ -52,7 +61,9 @@ async def test_a_legacy_client_replays_a_2026_cassette_through_mcptape_replay(ta
     assert replace(got, protocol_version=rec.outcome.protocol_version) == rec.outcome
 
 
-async def test_the_readme_in_process_example_works_on_a_demo_cassette(tapes: dict[str, Recording]) -> None:
+async def test_the_readme_in_process_example_works_on_a_demo_cassette(
+    tapes: dict[str, Recording],
+) -> None:
     """`mcp.Client(mcptape.replay_transport("cassettes/demo.jsonl"))`, as the README shows: a client with
     its own defaults (no elicitation callback, no log level) gets the recorded answers, and a note says
     what it declared differently."""
@@ -63,22 +74,34 @@ async def test_the_readme_in_process_example_works_on_a_demo_cassette(tapes: dic
             tools = [t.name for t in (await c.list_tools()).tools]
             added = await c.call_tool("add", {"a": 1, "b": 2})
     assert tools == rec.outcome.tools
-    assert added.model_dump(mode="json", exclude_none=True, by_alias=True)["content"] == rec.outcome.results[0]["content"]
+    assert (
+        added.model_dump(mode="json", exclude_none=True, by_alias=True)["content"]
+        == rec.outcome.results[0]["content"]
+    )
     assert any("declared otherwise" in n.text and "logLevel" in n.text for n in notes)
 
 
 def without_envelope(outcome: Outcome) -> Outcome:
     """The outcome with the 2026-only result members taken off (what a legacy client never sees)."""
-    return replace(outcome, protocol_version=None, results=[strip_envelope(r)[0] for r in outcome.results])
+    return replace(
+        outcome, protocol_version=None, results=[strip_envelope(r)[0] for r in outcome.results]
+    )
 
 
-async def test_a_2026_client_replays_a_legacy_cassette_in_process(tapes: dict[str, Recording]) -> None:
+async def test_a_2026_client_replays_a_legacy_cassette_in_process(
+    tapes: dict[str, Recording],
+) -> None:
     """The SDK's `auto` client discovers (answered from the recorded initialize) and speaks 2026-07-28:
     elicitation comes as input_required, and every result, error and progress step is the recorded one."""
     rec = tapes["legacy"]
     notes: list[Note] = []
     with anyio.fail_after(20):
-        async with Client(replay_transport(rec.path, on_note=notes.append), mode="auto", elicitation_callback=accept_name, log_level="info") as c:
+        async with Client(
+            replay_transport(rec.path, on_note=notes.append),
+            mode="auto",
+            elicitation_callback=accept_name,
+            log_level="info",
+        ) as c:
             got = await demo_session(c)
     assert got.protocol_version == "2026-07-28"
     assert without_envelope(got) == without_envelope(rec.outcome)
@@ -86,9 +109,18 @@ async def test_a_2026_client_replays_a_legacy_cassette_in_process(tapes: dict[st
     assert any("answered from the recorded initialize result" in n.text for n in notes)
 
 
-async def test_a_2026_client_replays_a_legacy_cassette_through_mcptape_replay(tapes: dict[str, Recording]) -> None:
+async def test_a_2026_client_replays_a_legacy_cassette_through_mcptape_replay(
+    tapes: dict[str, Recording],
+) -> None:
     rec = tapes["legacy"]
     with anyio.fail_after(30):
-        async with Client(stdio(mcptape_cmd("replay", "-q", str(rec.path))), mode="auto", elicitation_callback=accept_name, log_level="info") as c:
+        async with Client(
+            stdio(mcptape_cmd("replay", "-q", str(rec.path))),
+            mode="auto",
+            elicitation_callback=accept_name,
+            log_level="info",
+        ) as c:
             got = await demo_session(c)
-    assert got.protocol_version == "2026-07-28" and without_envelope(got) == without_envelope(rec.outcome)
+    assert got.protocol_version == "2026-07-28" and without_envelope(got) == without_envelope(
+        rec.outcome
+    )

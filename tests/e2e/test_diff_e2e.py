@@ -61,7 +61,9 @@ async def record_demo(path: Path, era: str, variant: str) -> Path:
     cmd = mcptape_cmd("record", "-q", "-o", str(path), "--", sys.executable, str(DEMO_SERVER))
     env = {**os.environ, "DEMO_SERVER_VARIANT": variant}
     params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=env)
-    async with Client(params, mode=MODES[era], elicitation_callback=accept_name, log_level="info") as client:
+    async with Client(
+        params, mode=MODES[era], elicitation_callback=accept_name, log_level="info"
+    ) as client:
         await demo_calls(client)
     return path
 
@@ -70,7 +72,11 @@ async def record_demo(path: Path, era: str, variant: str) -> Path:
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Cassettes by name: legacy-v1, legacy-v1-again, legacy-v2, modern-v1, modern-v1-again, modern-v2."""
     root = tmp_path_factory.mktemp("diff-e2e")
-    names = [(era, v, suffix) for era in MODES for v, suffix in (("v1", ""), ("v1", "-again"), ("v2", ""))]
+    names = [
+        (era, v, suffix)
+        for era in MODES
+        for v, suffix in (("v1", ""), ("v1", "-again"), ("v2", ""))
+    ]
 
     async def all_of_them() -> dict[str, Path]:
         out = {}
@@ -84,7 +90,9 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 def mcptape_diff(*args: Any) -> tuple[int, str, str]:
-    proc = subprocess.run(mcptape_cmd("diff", *map(str, args)), capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        mcptape_cmd("diff", *map(str, args)), capture_output=True, text=True, timeout=60
+    )
     return proc.returncode, proc.stdout, proc.stderr
 
 
@@ -99,12 +107,16 @@ def test_the_same_session_recorded_twice_is_equivalent(recorded: dict[str, Path]
     assert out.splitlines()[0] == "equivalent"
 
 
-def test_renumbered_ids_and_tokens_are_still_equivalent(recorded: dict[str, Path], tmp_path: Path) -> None:
+def test_renumbered_ids_and_tokens_are_still_equivalent(
+    recorded: dict[str, Path], tmp_path: Path
+) -> None:
     cas = load(recorded["modern-v1"])
     shifted = tmp_path / "shifted.jsonl"
     text = dumps(cas).decode()
     for i in range(30, 0, -1):  # ids and progress tokens are small integers in SDK sessions
-        text = text.replace(f'"id":{i},', f'"id":"x{i}",').replace(f'"progressToken":{i}', f'"progressToken":"p{i}"')
+        text = text.replace(f'"id":{i},', f'"id":"x{i}",').replace(
+            f'"progressToken":{i}', f'"progressToken":"p{i}"'
+        )
     shifted.write_text(text)
     code, out, _ = mcptape_diff(recorded["modern-v1"], shifted, "--strict-envelope")
     assert code == 0, out
@@ -115,25 +127,50 @@ def test_legacy_and_2026_recordings_are_equivalent_in_behaviour(recorded: dict[s
     report = orjson.loads(out)
     assert code == 0 and report["equivalent"] and report["differences"] == []
     envelope = {d["path"] for d in report["envelope"]}
-    assert {"/protocol/version", "/server/protocolVersion", "/result/resultType", "/result/ttlMs", "/result/cacheScope"} <= envelope
+    assert {
+        "/protocol/version",
+        "/server/protocolVersion",
+        "/result/resultType",
+        "/result/ttlMs",
+        "/result/cacheScope",
+    } <= envelope
     assert report["counts"]["envelope"] == len(report["envelope"]) > 0
     code, out, _ = mcptape_diff(recorded["legacy-v1"], recorded["modern-v1"], "--strict-envelope")
     assert code == 1 and out.startswith("envelope differs")
 
 
-@pytest.mark.parametrize(("a", "b"), [("legacy-v1", "legacy-v2"), ("modern-v1", "modern-v2"), ("legacy-v1", "modern-v2")])
-def test_a_second_release_lists_each_change_once_with_its_class(recorded: dict[str, Path], a: str, b: str) -> None:
+@pytest.mark.parametrize(
+    ("a", "b"), [("legacy-v1", "legacy-v2"), ("modern-v1", "modern-v2"), ("legacy-v1", "modern-v2")]
+)
+def test_a_second_release_lists_each_change_once_with_its_class(
+    recorded: dict[str, Path], a: str, b: str
+) -> None:
     code, out, _ = mcptape_diff(recorded[a], recorded[b], "--format", "json")
     assert code == 1
     report = orjson.loads(out)
     found = changes(report)
     assert sorted(found) == sorted(V1_TO_V2), found
-    assert report["counts"] == {"breaking": 2, "changed": 2, "added": 1, "removed": 0, "cosmetic": 2, "envelope": len(report["envelope"])}
-    assert report["summary"].startswith("behaviour differs: 2 breaking, 2 changed, 1 added, 2 cosmetic")
+    assert report["counts"] == {
+        "breaking": 2,
+        "changed": 2,
+        "added": 1,
+        "removed": 0,
+        "cosmetic": 2,
+        "envelope": len(report["envelope"]),
+    }
+    assert report["summary"].startswith(
+        "behaviour differs: 2 breaking, 2 changed, 1 added, 2 cosmetic"
+    )
     by_path = {d["path"]: d for d in report["differences"]}
     assert (by_path["/error/code"]["a"], by_path["/error/code"]["b"]) == (-32000, -32001)
-    assert (by_path["/result/content/0/text"]["a"], by_path["/result/content/0/text"]["b"]) == ("Hello, Ada!", "Hi, Ada!")
-    assert by_path["/tools/echo/inputSchema/properties/tone"]["message"] == "new required argument 'tone'"
+    assert (by_path["/result/content/0/text"]["a"], by_path["/result/content/0/text"]["b"]) == (
+        "Hello, Ada!",
+        "Hi, Ada!",
+    )
+    assert (
+        by_path["/tools/echo/inputSchema/properties/tone"]["message"]
+        == "new required argument 'tone'"
+    )
     assert by_path["/tools/weather"]["change"] == "removed" and "b" not in by_path["/tools/weather"]
     assert by_path["/tools/multiply"]["impact"] == "compatible"
     assert {d["path"] for d in report["envelope"]} >= {"/server/version"}
@@ -156,4 +193,6 @@ def test_a_broken_cassette_exits_2(recorded: dict[str, Path], tmp_path: Path) ->
     bad = tmp_path / "bad.jsonl"
     bad.write_text("{}\n")
     code, out, err = mcptape_diff(recorded["legacy-v1"], bad)
-    assert code == 2 and out == "" and err.startswith("mcptape: error:") and len(err.splitlines()) == 1
+    assert (
+        code == 2 and out == "" and err.startswith("mcptape: error:") and len(err.splitlines()) == 1
+    )

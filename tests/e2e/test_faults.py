@@ -26,7 +26,12 @@ pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 pytest_plugins = ["pytester"]
 DEMO = ROOT / "cassettes" / "python-sdk" / "2026-07-28" / "stdio.jsonl"
 """The demo server's standard session, 2026-07-28: add (with progress), fail, divide, greet, readme, review."""
-CLIENT: dict[str, Any] = {"mode": "auto", "elicitation_callback": accept_name, "log_level": "info", "cache": None}
+CLIENT: dict[str, Any] = {
+    "mode": "auto",
+    "elicitation_callback": accept_name,
+    "log_level": "info",
+    "cache": None,
+}
 """Options that make the SDK client's requests match the recorded ones."""
 TRANSPORTS = ["memory", "stdio"]
 
@@ -65,25 +70,42 @@ def kind(request: pytest.FixtureRequest) -> str:
 
 
 async def test_error_raises_mcp_error_with_the_given_code(kind: str) -> None:
-    rule = {"tool": "add", "action": "error", "code": -32050, "message": "upstream down", "data": {"retry": True}}
+    rule = {
+        "tool": "add",
+        "action": "error",
+        "code": -32050,
+        "message": "upstream down",
+        "data": {"retry": True},
+    }
     with anyio.fail_after(20):
         async with Client(transport(kind, rule), **CLIENT) as client:
             with pytest.raises(MCPError) as info:
                 await add(client)
-            assert (info.value.error.code, info.value.error.message, info.value.error.data) == (-32050, "upstream down", {"retry": True})
-            assert (await client.call_tool("greet", {})).content[0].text == "Hello, Ada!"  # other calls unharmed
+            assert (info.value.error.code, info.value.error.message, info.value.error.data) == (
+                -32050,
+                "upstream down",
+                {"retry": True},
+            )
+            assert (await client.call_tool("greet", {})).content[
+                0
+            ].text == "Hello, Ada!"  # other calls unharmed
 
 
 async def test_tool_error_is_an_is_error_result(kind: str) -> None:
     with anyio.fail_after(20):
-        async with Client(transport(kind, {"tool": "add", "action": "tool_error", "text": "quota exceeded"}), **CLIENT) as client:
+        async with Client(
+            transport(kind, {"tool": "add", "action": "tool_error", "text": "quota exceeded"}),
+            **CLIENT,
+        ) as client:
             result = await add(client)
     assert result.is_error is True and result.content[0].text == "quota exceeded"
 
 
 async def test_nth_fails_only_that_call(kind: str) -> None:
     with anyio.fail_after(20):
-        async with Client(transport(kind, {"tool": "add", "nth": 2, "action": "error", "code": -32000}), **CLIENT) as client:
+        async with Client(
+            transport(kind, {"tool": "add", "nth": 2, "action": "error", "code": -32000}), **CLIENT
+        ) as client:
             assert (await add(client)).content[0].text == "3"
             with pytest.raises(MCPError, match=r"Internal error \(injected by mcptape\)"):
                 await add(client)
@@ -92,7 +114,9 @@ async def test_nth_fails_only_that_call(kind: str) -> None:
 
 async def test_drop_makes_the_call_time_out_and_the_session_goes_on(kind: str) -> None:
     with anyio.fail_after(20):
-        async with Client(transport(kind, {"tool": "add", "nth": 1, "action": "drop"}), **CLIENT) as client:
+        async with Client(
+            transport(kind, {"tool": "add", "nth": 1, "action": "drop"}), **CLIENT
+        ) as client:
             with pytest.raises(MCPError) as info:
                 await add(client, read_timeout_seconds=0.3)
             assert info.value.error.code == REQUEST_TIMEOUT
@@ -107,22 +131,36 @@ async def test_drop_makes_the_call_time_out_and_the_session_goes_on(kind: str) -
         ({"action": "truncate"}, "EOF while parsing"),
     ],
 )
-async def test_garbage_reaches_the_message_handler_and_the_call_times_out(kind: str, rule: dict[str, Any], says: str) -> None:
+async def test_garbage_reaches_the_message_handler_and_the_call_times_out(
+    kind: str, rule: dict[str, Any], says: str
+) -> None:
     faults = Faults()
     with anyio.fail_after(20):
-        async with Client(transport(kind, {"tool": "add", "nth": 1, **rule}), message_handler=faults, **CLIENT) as client:
+        async with Client(
+            transport(kind, {"tool": "add", "nth": 1, **rule}), message_handler=faults, **CLIENT
+        ) as client:
             with pytest.raises(MCPError) as info:
                 await add(client, read_timeout_seconds=0.3)
             await faults.arrived.wait()
             assert info.value.error.code == REQUEST_TIMEOUT
-            assert (await add(client)).content[0].text == "3"  # one bad line does not end the session
-    assert len(faults.seen) == 1 and isinstance(faults.seen[0], ValidationError) and says in str(faults.seen[0])
+            assert (await add(client)).content[
+                0
+            ].text == "3"  # one bad line does not end the session
+    assert (
+        len(faults.seen) == 1
+        and isinstance(faults.seen[0], ValidationError)
+        and says in str(faults.seen[0])
+    )
 
 
 async def test_a_stray_line_before_the_answer_does_not_lose_it(kind: str) -> None:
     faults = Faults()
     with anyio.fail_after(20):
-        async with Client(transport(kind, {"tool": "add", "action": "malformed", "keep_answer": True}), message_handler=faults, **CLIENT) as client:
+        async with Client(
+            transport(kind, {"tool": "add", "action": "malformed", "keep_answer": True}),
+            message_handler=faults,
+            **CLIENT,
+        ) as client:
             assert (await add(client)).content[0].text == "3"
             await faults.arrived.wait()
     assert isinstance(faults.seen[0], ValidationError)
@@ -135,7 +173,9 @@ async def test_disconnect_closes_the_connection_mid_exchange(kind: str) -> None:
         progress.append(value)
 
     with anyio.fail_after(20):
-        async with Client(transport(kind, {"tool": "add", "action": "disconnect"}), **CLIENT) as client:
+        async with Client(
+            transport(kind, {"tool": "add", "action": "disconnect"}), **CLIENT
+        ) as client:
             with pytest.raises(MCPError) as info:
                 await add(client, progress_callback=on_progress)
             assert info.value.error.code == CONNECTION_CLOSED
@@ -148,7 +188,9 @@ async def test_disconnect_closes_the_connection_mid_exchange(kind: str) -> None:
 async def test_a_delayed_answer_comes_after_a_later_prompt_one(kind: str) -> None:
     done: list[str] = []
     with anyio.fail_after(20):
-        async with Client(transport(kind, {"tool": "add", "action": "delay", "seconds": 0.4}), **CLIENT) as client:
+        async with Client(
+            transport(kind, {"tool": "add", "action": "delay", "seconds": 0.4}), **CLIENT
+        ) as client:
             greeted = anyio.Event()
 
             async def slow() -> None:
@@ -191,15 +233,20 @@ async def test_use_cassette_takes_faults_in_process_and_in_its_command() -> None
                 await add(tape.client)
             assert info.value.error.code == -32042
             cmd = tape.command
-            assert cmd[cmd.index("--fault") + 1] == json.dumps({"action": "error", "method": "tools/call", "name": "add", "code": -32042})
-            async with Client(StdioServerParameters(command=cmd[0], args=cmd[1:]), **CLIENT) as other:
+            assert cmd[cmd.index("--fault") + 1] == json.dumps(
+                {"action": "error", "method": "tools/call", "name": "add", "code": -32042}
+            )
+            async with Client(
+                StdioServerParameters(command=cmd[0], args=cmd[1:]), **CLIENT
+            ) as other:
                 with pytest.raises(MCPError) as info:
                     await add(other)
                 assert info.value.error.code == -32042
 
 
 def test_the_pytest_marker_takes_faults(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(test_marker=f'''
+    pytester.makepyfile(
+        test_marker=f"""
 import pytest
 from mcp import MCPError
 
@@ -221,14 +268,18 @@ async def test_add_fails(mcptape):
 @pytest.mark.mcptape(cassette={str(DEMO)!r}, faults=[{{"action": "explode"}}])
 async def test_bad_rule(mcptape):
     pass
-''')
+"""
+    )
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "anyio", timeout=120)
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(["*fault rule 1: action 'explode' is not one of*"])
 
 
 def test_dry_run_lists_the_hits_without_serving() -> None:
-    rules = ['{"tool": "add", "action": "disconnect"}', '{"method": "tools/*", "every": 3, "action": "delay", "seconds": 1}']
+    rules = [
+        '{"tool": "add", "action": "disconnect"}',
+        '{"method": "tools/*", "every": 3, "action": "delay", "seconds": 1}',
+    ]
     proc = subprocess.run([*mcptape_cmd("replay", "--dry-run", *[a for r in rules for a in ("--fault", r)]), str(DEMO)],
                           capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -239,7 +290,9 @@ def test_dry_run_lists_the_hits_without_serving() -> None:
         "    #10 tools/call echo  (match 3, 1.000s)",
         "    #17 tools/call greet  (match 6, 1.000s)",
     ]
-    assert proc.stdout.splitlines()[0].endswith("stdio.jsonl: 2 fault rule(s), as if the client made the recorded requests in order")
+    assert proc.stdout.splitlines()[0].endswith(
+        "stdio.jsonl: 2 fault rule(s), as if the client made the recorded requests in order"
+    )
 
 
 def test_a_bad_rule_is_a_usage_error() -> None:

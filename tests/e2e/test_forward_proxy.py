@@ -38,7 +38,9 @@ class Site(BaseHTTPRequestHandler):
     def log_message(self, *_: Any) -> None:
         return
 
-    def answer(self, status: int, ctype: str, body: bytes, extra: dict[str, str] | None = None) -> None:
+    def answer(
+        self, status: int, ctype: str, body: bytes, extra: dict[str, str] | None = None
+    ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
@@ -50,7 +52,11 @@ class Site(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path == "/":
-            self.answer(200, "text/html; charset=utf-8", b"<html><body><form action=/login method=post></form></body></html>")
+            self.answer(
+                200,
+                "text/html; charset=utf-8",
+                b"<html><body><form action=/login method=post></form></body></html>",
+            )
         elif self.path == "/logo.png":
             self.answer(200, "image/png", PNG)
         elif self.path == "/api/items":
@@ -61,7 +67,12 @@ class Site(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers["Content-Length"]))
         if self.path == "/login":
-            self.answer(302, "text/html", b"<a href=/>moved</a>", {"Set-Cookie": "sid=abc; HttpOnly", "Location": "/"})
+            self.answer(
+                302,
+                "text/html",
+                b"<a href=/>moved</a>",
+                {"Set-Cookie": "sid=abc; HttpOnly", "Location": "/"},
+            )
         elif self.path == "/rpc":
             self.answer(200, "application/json", ETH_ANSWER)
         elif self.path == "/mcp":
@@ -89,11 +100,21 @@ def site() -> Iterator[int]:
 
 OTHERS: list[tuple[str, str, bytes | None, dict[str, str]]] = [
     ("GET", "/", None, {"Accept": "text/html"}),
-    ("POST", "/login", f"user=alice&password={PASSWORD}".encode(), {"Content-Type": "application/x-www-form-urlencoded"}),
+    (
+        "POST",
+        "/login",
+        f"user=alice&password={PASSWORD}".encode(),
+        {"Content-Type": "application/x-www-form-urlencoded"},
+    ),
     ("GET", "/logo.png", None, {"Accept": "image/*"}),
     ("GET", "/api/items", None, {"Accept": "application/json"}),
     ("POST", "/api/items", b'{"name": "x"}', {"Content-Type": "application/json"}),
-    ("POST", "/rpc", b'{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}', {"Content-Type": "application/json"}),
+    (
+        "POST",
+        "/rpc",
+        b'{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}',
+        {"Content-Type": "application/json"},
+    ),
     ("GET", "/missing", None, {}),
 ]
 MCP = [
@@ -104,7 +125,9 @@ MCP = [
 ]  # fmt: skip
 
 
-def fetch(host: str, port: int, method: str, target: str, body: bytes | None, headers: dict[str, str]) -> tuple[int, list[tuple[str, str]], bytes]:
+def fetch(
+    host: str, port: int, method: str, target: str, body: bytes | None, headers: dict[str, str]
+) -> tuple[int, list[tuple[str, str]], bytes]:
     conn = http.client.HTTPConnection(host, port, timeout=30)
     conn.request(method, target, body, headers)
     resp = conn.getresponse()
@@ -115,7 +138,9 @@ def fetch(host: str, port: int, method: str, target: str, body: bytes | None, he
 
 
 @pytest.mark.skipif(not MITMDUMP.exists(), reason="needs the mitm extra (mitmproxy)")
-def test_only_the_mcp_session_is_recorded_and_other_responses_pass_byte_identical(tmp_path: Path, site: int) -> None:
+def test_only_the_mcp_session_is_recorded_and_other_responses_pass_byte_identical(
+    tmp_path: Path, site: int
+) -> None:
     cassette = tmp_path / "fwd.jsonl"
     port = free_port()
     proc = subprocess.Popen([str(MITMDUMP), "--set", "termlog_verbosity=warn", "--set", "flow_detail=0", "-s", str(ADDON), "--listen-host", "127.0.0.1", "--listen-port", str(port),
@@ -125,7 +150,9 @@ def test_only_the_mcp_session_is_recorded_and_other_responses_pass_byte_identica
         wait_port(port, proc)
         for method, path, body, headers in OTHERS:
             direct = fetch("127.0.0.1", site, method, path, body, headers)
-            proxied = fetch("127.0.0.1", port, method, base + path, body, headers)  # a forward proxy: the absolute URL
+            proxied = fetch(
+                "127.0.0.1", port, method, base + path, body, headers
+            )  # a forward proxy: the absolute URL
             assert proxied == direct, f"{method} {path} changed through the proxy"
         for msg in MCP:
             status, _, _ = fetch("127.0.0.1", port, "POST", base + "/mcp", orjson.dumps(msg),
@@ -138,7 +165,16 @@ def test_only_the_mcp_session_is_recorded_and_other_responses_pass_byte_identica
     assert proc.returncode == 0, stderr
     assert f"{len(OTHERS)} flow(s) that are not MCP passed through unrecorded" in stderr, "counted"
     data = cassette.read_bytes()
-    assert PASSWORD.encode() not in data and b"eth_blockNumber" not in data and b"<html>" not in data and b"items" not in data
+    assert (
+        PASSWORD.encode() not in data
+        and b"eth_blockNumber" not in data
+        and b"<html>" not in data
+        and b"items" not in data
+    )
     cas = load(cassette)
     assert {e.http["path"] for e in cas.events if e.http and "path" in e.http} == {"/mcp"}
-    assert [ex.method for ex in pair(cas.events).exchanges] == ["initialize", "notifications/initialized", "tools/list"]
+    assert [ex.method for ex in pair(cas.events).exchanges] == [
+        "initialize",
+        "notifications/initialized",
+        "tools/list",
+    ]

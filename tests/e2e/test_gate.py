@@ -33,7 +33,9 @@ GREET = ("tools/call greet", "/result/content/0/text")
 
 async def record_clock(path: Path, variant: str = "v1") -> Path:
     cmd = mcptape_cmd("record", "-q", "-o", str(path), "--", *SERVER)
-    params = StdioServerParameters(command=cmd[0], args=cmd[1:], env={**os.environ, "CLOCK_SERVER_VARIANT": variant})
+    params = StdioServerParameters(
+        command=cmd[0], args=cmd[1:], env={**os.environ, "CLOCK_SERVER_VARIANT": variant}
+    )
     async with Client(params, mode="auto") as client:
         await client.list_tools()
         await client.call_tool("now", {})
@@ -56,7 +58,9 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 def mcptape(*args: Any, variant: str = "v1") -> tuple[int, str, str]:
     env = {**os.environ, "CLOCK_SERVER_VARIANT": variant}
-    proc = subprocess.run(mcptape_cmd(*map(str, args)), capture_output=True, text=True, timeout=120, env=env)
+    proc = subprocess.run(
+        mcptape_cmd(*map(str, args)), capture_output=True, text=True, timeout=120, env=env
+    )
     return proc.returncode, proc.stdout, proc.stderr
 
 
@@ -64,7 +68,9 @@ def rows(report: dict[str, Any], key: str = "differences") -> list[tuple[str, st
     return [(d["exchange"], d["path"]) for d in report[key]]
 
 
-def test_without_noise_runs_the_clock_is_a_difference_and_the_stamp_is_masked(recorded: dict[str, Path]) -> None:
+def test_without_noise_runs_the_clock_is_a_difference_and_the_stamp_is_masked(
+    recorded: dict[str, Path],
+) -> None:
     code, out, err = mcptape("verify", recorded["v1"], "--format", "json", "--", *SERVER)
     report = orjson.loads(out)
     assert code == 1, err
@@ -74,43 +80,94 @@ def test_without_noise_runs_the_clock_is_a_difference_and_the_stamp_is_masked(re
 
 
 def test_noise_runs_learn_the_clock(recorded: dict[str, Path], tmp_path: Path) -> None:
-    code, out, err = mcptape("verify", recorded["v1"], "--noise-runs", "2", "-o", tmp_path, "--format", "json", "--", *SERVER)
+    code, out, err = mcptape(
+        "verify",
+        recorded["v1"],
+        "--noise-runs",
+        "2",
+        "-o",
+        tmp_path,
+        "--format",
+        "json",
+        "--",
+        *SERVER,
+    )
     report = orjson.loads(out)
     assert code == 0, out + err
     assert report["differences"] == [] and rows(report, "noise") == [NOW]
     assert "differs between 2 live runs" in report["noise"][0]["message"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["v1.jsonl", "v1.run-2.jsonl"]
     code, out, _ = mcptape("verify", recorded["v1"], "--noise-runs", "2", "--", *SERVER)
-    assert code == 0 and out.splitlines()[0] == "equivalent" and "Noise (1, differs between runs" in out
+    assert (
+        code == 0
+        and out.splitlines()[0] == "equivalent"
+        and "Noise (1, differs between runs" in out
+    )
 
 
 def test_a_real_change_beside_the_noise_still_fails(recorded: dict[str, Path]) -> None:
-    code, out, err = mcptape("verify", recorded["v1"], "--noise-runs", "2", "--format", "json", "--", *SERVER, variant="v2")
+    code, out, err = mcptape(
+        "verify",
+        recorded["v1"],
+        "--noise-runs",
+        "2",
+        "--format",
+        "json",
+        "--",
+        *SERVER,
+        variant="v2",
+    )
     report = orjson.loads(out)
     assert code == 1, err
     assert rows(report) == [GREET] and rows(report, "noise") == [NOW]
-    assert report["b"]["name"] == " ".join(SERVER)  # side B is the live command, not a temporary file
+    assert report["b"]["name"] == " ".join(
+        SERVER
+    )  # side B is the live command, not a temporary file
 
 
 def test_diff_learns_noise_from_a_second_recording_of_a(recorded: dict[str, Path]) -> None:
     code, out, _ = mcptape("diff", recorded["v1"], recorded["v2"], "--format", "json")
     assert code == 1 and sorted(rows(orjson.loads(out))) == sorted([GREET, NOW])
-    code, out, _ = mcptape("diff", recorded["v1"], recorded["v2"], "--noise", recorded["v1-again"], "--format", "json")
+    code, out, _ = mcptape(
+        "diff", recorded["v1"], recorded["v2"], "--noise", recorded["v1-again"], "--format", "json"
+    )
     report = orjson.loads(out)
     assert code == 1 and rows(report) == [GREET] and rows(report, "noise") == [NOW]
-    code, out, _ = mcptape("diff", recorded["v1"], recorded["v1-again"], "--noise", recorded["v1-again"])
+    code, out, _ = mcptape(
+        "diff", recorded["v1"], recorded["v1-again"], "--noise", recorded["v1-again"]
+    )
     assert code == 0 and out.splitlines()[0] == "equivalent"
 
 
 def test_a_scoped_ignore_hides_one_tool_only(recorded: dict[str, Path], tmp_path: Path) -> None:
-    code, out, _ = mcptape("diff", recorded["v1"], recorded["v2"], "--ignore", "tools/call now:/result/content/0/text", "--format", "json")
-    assert code == 1 and rows(orjson.loads(out)) == [GREET]  # greet's text is at the same path, and still shown
-    code, out, _ = mcptape("diff", recorded["v1"], recorded["v2"], "--ignore", "tools/call n*:/result", "--ignore", "tools/call:/result/content/0/text")
+    code, out, _ = mcptape(
+        "diff",
+        recorded["v1"],
+        recorded["v2"],
+        "--ignore",
+        "tools/call now:/result/content/0/text",
+        "--format",
+        "json",
+    )
+    assert code == 1 and rows(orjson.loads(out)) == [
+        GREET
+    ]  # greet's text is at the same path, and still shown
+    code, out, _ = mcptape(
+        "diff",
+        recorded["v1"],
+        recorded["v2"],
+        "--ignore",
+        "tools/call n*:/result",
+        "--ignore",
+        "tools/call:/result/content/0/text",
+    )
     assert code == 0, out
     folder = tmp_path / "cassettes"
     folder.mkdir()
     a = shutil.copy(recorded["v1"], folder / "v1.jsonl")
-    (folder / "mcptape-diff.toml").write_text('# the clock tool answers with the time\nignore = ["tools/call now:/result/content/0/text"]\n')
+    (folder / "mcptape-diff.toml").write_text(
+        '# the clock tool answers with the time\nignore = ["tools/call now:/result/content/0/text"]\n'
+    )
     code, out, _ = mcptape("diff", a, recorded["v1-again"])
     assert code == 0, out
     code, out, err = mcptape("verify", a, "--format", "json", "--", *SERVER, variant="v2")
@@ -121,13 +178,27 @@ def test_a_scoped_ignore_hides_one_tool_only(recorded: dict[str, Path], tmp_path
     assert f"{folder / 'mcptape-diff.toml'}:3: ignore 'tools/call now': give a JSON pointer" in err
 
 
-def test_four_cassettes_against_a_changed_server_give_one_report_each_finding_once(recorded: dict[str, Path], tmp_path: Path) -> None:
+def test_four_cassettes_against_a_changed_server_give_one_report_each_finding_once(
+    recorded: dict[str, Path], tmp_path: Path
+) -> None:
     folder = tmp_path / "cassettes"
     for n in range(4):
         (folder / f"s{n}").mkdir(parents=True)
         shutil.copy(recorded["v1"], folder / f"s{n}" / "session.jsonl")
     out_dir = tmp_path / "new"
-    code, out, err = mcptape("verify", folder, "--noise-runs", "2", "-o", out_dir, "--format", "json", "--", *SERVER, variant="v2")
+    code, out, err = mcptape(
+        "verify",
+        folder,
+        "--noise-runs",
+        "2",
+        "-o",
+        out_dir,
+        "--format",
+        "json",
+        "--",
+        *SERVER,
+        variant="v2",
+    )
     report = orjson.loads(out)
     assert code == 1, err
     assert rows(report) == [GREET] and report["summary"].startswith("behaviour differs: 1 changed")
@@ -136,7 +207,11 @@ def test_four_cassettes_against_a_changed_server_give_one_report_each_finding_on
     assert report["a"]["name"] == "4 cassettes" and report["b"]["name"] == " ".join(SERVER)
     assert len(list(out_dir.glob("*.jsonl"))) == 8  # two live runs of each, names kept apart
     code, text, _ = mcptape("verify", str(folder / "*" / "*.jsonl"), "--", *SERVER, variant="v2")
-    assert code == 1 and text.count("tools/call greet") == 1 and "session.jsonl, session.jsonl, session.jsonl +1 more" in text
+    assert (
+        code == 1
+        and text.count("tools/call greet") == 1
+        and "session.jsonl, session.jsonl, session.jsonl +1 more" in text
+    )
 
 
 def test_verify_against_a_missing_command_exits_2(recorded: dict[str, Path]) -> None:

@@ -34,7 +34,11 @@ async def answer(_ctx: Any, _params: Any) -> ElicitResult:
 def plain(value: Any) -> Any:
     """A result as comparable JSON: no server info, no resultType 'complete' the SDK may add, no
     caching hints (a 2026-07-28 client replaying a legacy cassette gets them, as from a 2026 server)."""
-    data = value.model_dump(mode="json", by_alias=True, exclude_unset=True) if hasattr(value, "model_dump") else value
+    data = (
+        value.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        if hasattr(value, "model_dump")
+        else value
+    )
     if isinstance(data, dict):
         data = dict(data)
         meta = {k: v for k, v in (data.pop("_meta", None) or {}).items() if k != META_SERVER_INFO}
@@ -69,10 +73,19 @@ async def redo(client: Client, ex: Exchange) -> Any:
     raise AssertionError(method)
 
 
-OPS = {"tools/call", "resources/read", "prompts/get", "tools/list", "resources/list", "prompts/list"}
+OPS = {
+    "tools/call",
+    "resources/read",
+    "prompts/get",
+    "tools/list",
+    "resources/list",
+    "prompts/list",
+}
 
 
-@pytest.mark.parametrize("path", GOLDEN, ids=[str(p.relative_to(ROOT / "cassettes")) for p in GOLDEN])
+@pytest.mark.parametrize(
+    "path", GOLDEN, ids=[str(p.relative_to(ROOT / "cassettes")) for p in GOLDEN]
+)
 async def test_golden_cassette_replays_for_the_sdk_client(path: Path) -> None:
     cassette = load(path)
     assert cassette.warnings == []
@@ -115,5 +128,7 @@ async def test_a_null_id_http_error_answers_the_request_it_came_back_on() -> Non
     discover = pair(load(path).events).exchanges[0]
     assert discover.method == "server/discover" and discover.error is not None
     with anyio.fail_after(5):
-        async with Client(replay_transport(path), mode="auto", elicitation_callback=answer, cache=None) as client:
+        async with Client(
+            replay_transport(path), mode="auto", elicitation_callback=answer, cache=None
+        ) as client:
             assert client.protocol_version == "2025-11-25"

@@ -49,7 +49,9 @@ async def legacy_session(client: Client) -> Outcome:
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         out.progress.append((progress, total, message))
 
-    out.results.append(_plain(await client.call_tool("add", {"a": 1, "b": 2}, progress_callback=on_progress)))
+    out.results.append(
+        _plain(await client.call_tool("add", {"a": 1, "b": 2}, progress_callback=on_progress))
+    )
     try:
         await client.call_tool("fail", {})
     except MCPError as exc:
@@ -74,13 +76,17 @@ class Capture:
 
 
 @pytest.fixture(scope="module", params=sorted(SESSIONS))
-def capture(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Capture]:
+def capture(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Capture]:
     mode = request.param
     where = tmp_path_factory.mktemp(f"capture-{mode}")
     procs: list[subprocess.Popen[Any]] = []
     try:
         port = free_port()
-        server = subprocess.Popen(demo_server_cmd("http", str(port)), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        server = subprocess.Popen(
+            demo_server_cmd("http", str(port)), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         procs.append(server)
         wait_port(port, server)
         rec = Recorder(f"http://127.0.0.1:{port}/mcp", where / "live.jsonl")
@@ -97,7 +103,9 @@ def capture(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
 
         async def drive() -> Outcome:
             with anyio.fail_after(60):
-                async with Client(url, mode=mode, elicitation_callback=accept_name, log_level="info") as client:
+                async with Client(
+                    url, mode=mode, elicitation_callback=accept_name, log_level="info"
+                ) as client:
                     outcome = await SESSIONS[mode](client)
                 async with httpx2.AsyncClient() as http:
                     await http.get(f"http://127.0.0.1:{listen}/favicon.ico")
@@ -107,7 +115,9 @@ def capture(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
         outcome = anyio.run(drive)
         assert stop(dump) == 0
         rec.stop()
-        yield Capture(mode, where / "flows.mitm", where / "flows.har", where / "live.jsonl", outcome)
+        yield Capture(
+            mode, where / "flows.mitm", where / "flows.har", where / "live.jsonl", outcome
+        )
     finally:
         for proc in procs:
             if proc.poll() is None:
@@ -116,7 +126,12 @@ def capture(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
 
 
 def run_import(src: Path, dest: Path, *extra: str) -> str:
-    done = subprocess.run(mcptape_cmd("import", str(src), "-o", str(dest), *extra), capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        mcptape_cmd("import", str(src), "-o", str(dest), *extra),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     return done.stderr
 
@@ -147,11 +162,18 @@ def by_exchange(cas: Cassette, upto: int | None = None) -> dict[int, list[dict[s
 
 async def replayed(path: Path, mode: str) -> Outcome:
     with anyio.fail_after(30):
-        async with Client(replay_transport(path, strict=True), mode=mode, elicitation_callback=accept_name, log_level="info") as client:
+        async with Client(
+            replay_transport(path, strict=True),
+            mode=mode,
+            elicitation_callback=accept_name,
+            log_level="info",
+        ) as client:
             return await SESSIONS[mode](client)
 
 
-async def test_flow_file_import_has_the_live_addons_events_and_replays_for_the_sdk_client(capture: Capture, tmp_path: Path) -> None:
+async def test_flow_file_import_has_the_live_addons_events_and_replays_for_the_sdk_client(
+    capture: Capture, tmp_path: Path
+) -> None:
     cassette = tmp_path / "imported.jsonl"
     said = run_import(capture.flows, cassette)
     cas = valid(cassette)
@@ -170,7 +192,9 @@ async def test_flow_file_import_has_the_live_addons_events_and_replays_for_the_s
     assert capture.outcome.progress == [(1.0, 2.0, "adding"), (2.0, 2.0, "done")]
 
 
-async def test_har_import_gives_the_same_cassette_as_the_flow_file_and_replays(capture: Capture, tmp_path: Path) -> None:
+async def test_har_import_gives_the_same_cassette_as_the_flow_file_and_replays(
+    capture: Capture, tmp_path: Path
+) -> None:
     from_flows, from_har = tmp_path / "flows.jsonl", tmp_path / "har.jsonl"
     run_import(capture.flows, from_flows)
     said = run_import(capture.har, from_har)
@@ -182,17 +206,24 @@ async def test_har_import_gives_the_same_cassette_as_the_flow_file_and_replays(c
     flows_cas, har_cas = valid(from_flows), valid(from_har)
     assert untimed(har_cas) == untimed(flows_cas)
     # HAR keeps times to the millisecond: the same instants, within that resolution
-    assert all(abs(h.t - f.t) <= 0.0015 for h, f in zip(har_cas.events, flows_cas.events, strict=True))
+    assert all(
+        abs(h.t - f.t) <= 0.0015 for h, f in zip(har_cas.events, flows_cas.events, strict=True)
+    )
     assert await replayed(from_har, capture.mode) == capture.outcome
 
 
 async def test_import_redacts_like_the_recorder(capture: Capture, tmp_path: Path) -> None:
     cassette = tmp_path / "red.jsonl"
-    run_import(capture.flows, cassette, "--redact-key", "user-agent", "--redact-pattern", r"mcptape-demo")
+    run_import(
+        capture.flows, cassette, "--redact-key", "user-agent", "--redact-pattern", r"mcptape-demo"
+    )
     events = cassette.read_text().split("\n", 1)[1]
     assert "python-httpx2" not in events and "mcptape-demo" not in events
     cas = load(cassette)
-    assert "user-agent" in cas.header.redaction["keys"] and "mcptape-demo" in cas.header.redaction["patterns"]
+    assert (
+        "user-agent" in cas.header.redaction["keys"]
+        and "mcptape-demo" in cas.header.redaction["patterns"]
+    )
     assert any(e.redacted for e in cas.events)
     clear = tmp_path / "clear.jsonl"
     run_import(capture.flows, clear, "--no-redact")

@@ -26,9 +26,31 @@ from mcptape.schema import cassette_schema
 from tests.conftest import mcptape_cmd
 
 SESSION = "9f00c0ffee"
-INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}
-INIT_RESULT = {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2024-11-05", "capabilities": {"tools": {}}, "serverInfo": {"name": "s", "version": "1"}}}
-CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 2}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2024-11-05",
+        "capabilities": {},
+        "clientInfo": {"name": "c", "version": "1"},
+    },
+}
+INIT_RESULT = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "result": {
+        "protocolVersion": "2024-11-05",
+        "capabilities": {"tools": {}},
+        "serverInfo": {"name": "s", "version": "1"},
+    },
+}
+CALL = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/call",
+    "params": {"name": "add", "arguments": {"a": 1, "b": 2}},
+}
 CALL_RESULT = {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "3"}]}}
 
 
@@ -39,8 +61,20 @@ def entry(method: str, url: str, *, at: float, body: Any = None, status: int = 2
     req: dict[str, Any] = {"method": method, "url": url, "httpVersion": "HTTP/1.1", "cookies": [], "queryString": [],
                            "headers": [{"name": k, "value": v} for k, v in (headers or {}).items()], "headersSize": 0, "bodySize": 0}  # fmt: skip
     if body is not None:
-        req["postData"] = {"mimeType": "application/json", "text": body if isinstance(body, str) else orjson.dumps(body).decode(), "params": []}
-    resp: dict[str, Any] = {"status": 0, "statusText": "", "httpVersion": "", "headers": [], "cookies": [], "content": {}, "_error": error}
+        req["postData"] = {
+            "mimeType": "application/json",
+            "text": body if isinstance(body, str) else orjson.dumps(body).decode(),
+            "params": [],
+        }
+    resp: dict[str, Any] = {
+        "status": 0,
+        "statusText": "",
+        "httpVersion": "",
+        "headers": [],
+        "cookies": [],
+        "content": {},
+        "_error": error,
+    }
     if error is None:
         resp = {"status": status, "statusText": "OK", "httpVersion": "HTTP/1.1", "cookies": [], "redirectURL": "",
                 "headers": [{"name": "content-type", "value": ctype}], "content": {"size": len(text), "mimeType": ctype, "text": text}}  # fmt: skip
@@ -50,11 +84,23 @@ def entry(method: str, url: str, *, at: float, body: Any = None, status: int = 2
 
 
 def sse(*events: tuple[str, Any]) -> str:
-    return "".join(f"event: {name}\r\ndata: {data if isinstance(data, str) else orjson.dumps(data).decode()}\r\n\r\n" for name, data in events)
+    return "".join(
+        f"event: {name}\r\ndata: {data if isinstance(data, str) else orjson.dumps(data).decode()}\r\n\r\n"
+        for name, data in events
+    )
 
 
 def har(*entries: dict[str, Any], creator: str = "mitmproxy") -> bytes:
-    return orjson.dumps({"log": {"version": "1.2", "creator": {"name": creator, "version": "12"}, "pages": [], "entries": list(entries)}})
+    return orjson.dumps(
+        {
+            "log": {
+                "version": "1.2",
+                "creator": {"name": creator, "version": "12"},
+                "pages": [],
+                "entries": list(entries),
+            }
+        }
+    )
 
 
 def imported(tmp_path: Path, data: bytes, name: str = "c.har") -> Any:
@@ -81,27 +127,56 @@ def legacy_har() -> bytes:
     )  # fmt: skip
 
 
-def test_legacy_http_sse_har_pairs_responses_from_the_get_stream_with_the_posts(tmp_path: Path) -> None:
+def test_legacy_http_sse_har_pairs_responses_from_the_get_stream_with_the_posts(
+    tmp_path: Path,
+) -> None:
     stats, cas = imported(tmp_path, legacy_har())
-    assert (stats.imported, stats.skipped, stats.transport, stats.format) == (4, 1, Transport.SSE, "har")
+    assert (stats.imported, stats.skipped, stats.transport, stats.format) == (
+        4,
+        1,
+        Transport.SSE,
+        "har",
+    )
     assert cas.header.target == {"url": "http://127.0.0.1:8001/sse"}
-    posts = [e for e in cas.events if e.http and e.http["phase"] == "request" and e.http["method"] == "POST"]
+    posts = [
+        e
+        for e in cas.events
+        if e.http and e.http["phase"] == "request" and e.http["method"] == "POST"
+    ]
     assert all(e.http["session"] == SESSION and e.http["legacy"] is True for e in posts)
-    endpoint = next(e for e in cas.events if e.http and e.http.get("sse", {}).get("event") == "endpoint")
-    assert endpoint.kind is Kind.HTTP and endpoint.http["sse"]["data"] == f"/messages/?session_id={SESSION}"
+    endpoint = next(
+        e for e in cas.events if e.http and e.http.get("sse", {}).get("event") == "endpoint"
+    )
+    assert (
+        endpoint.kind is Kind.HTTP
+        and endpoint.http["sse"]["data"] == f"/messages/?session_id={SESSION}"
+    )
     assert endpoint.http["exchange"] == 1 and endpoint.http["stream"] == "get"
     accepted = [e for e in cas.events if e.kind is Kind.RAW]
-    assert [e.text for e in accepted] == ["Accepted"] * 3 and all(e.http["status"] == 202 for e in accepted)
+    assert [e.text for e in accepted] == ["Accepted"] * 3 and all(
+        e.http["status"] == 202 for e in accepted
+    )
     session = pair(cas.events)
-    assert [ex.method for ex in session.exchanges] == ["initialize", "notifications/initialized", "tools/call"]
-    assert session.exchanges[2].response is not None and session.exchanges[2].result == CALL_RESULT["result"]
+    assert [ex.method for ex in session.exchanges] == [
+        "initialize",
+        "notifications/initialized",
+        "tools/call",
+    ]
+    assert (
+        session.exchanges[2].response is not None
+        and session.exchanges[2].result == CALL_RESULT["result"]
+    )
     assert session.orphans == []
 
 
-def test_pretty_printed_json_bodies_become_one_line_messages_with_the_same_value(tmp_path: Path) -> None:
+def test_pretty_printed_json_bodies_become_one_line_messages_with_the_same_value(
+    tmp_path: Path,
+) -> None:
     pretty = orjson.dumps(CALL, option=orjson.OPT_INDENT_2).decode()
     answer = orjson.dumps(CALL_RESULT, option=orjson.OPT_INDENT_2).decode()
-    _, cas = imported(tmp_path, har(entry("POST", "http://h/mcp", at=0.0, body=pretty, response=answer)))
+    _, cas = imported(
+        tmp_path, har(entry("POST", "http://h/mcp", at=0.0, body=pretty, response=answer))
+    )
     msgs = [e.msg for e in cas.events if e.kind is Kind.MESSAGE]
     assert msgs == [CALL, CALL_RESULT]
 
@@ -112,7 +187,11 @@ def test_a_failed_request_is_a_disconnect_or_an_error_event(tmp_path: Path) -> N
         entry("POST", "http://h/mcp", at=0.1, body={**CALL, "id": 2}, error="Connection refused"),
     )  # fmt: skip
     _, cas = imported(tmp_path, data)
-    ends = [(e.kind, e.src, e.http["phase"], e.http.get("method"), e.info) for e in cas.events if e.http and e.http["phase"] != "request"]
+    ends = [
+        (e.kind, e.src, e.http["phase"], e.http.get("method"), e.info)
+        for e in cas.events
+        if e.http and e.http["phase"] != "request"
+    ]
     assert ends == [
         (Kind.HTTP, Source.CLIENT, "disconnect", "POST", {"error": "Client disconnected."}),
         (Kind.HTTP, Source.SERVER, "error", "POST", {"error": "Connection refused"}),
@@ -120,9 +199,15 @@ def test_a_failed_request_is_a_disconnect_or_an_error_event(tmp_path: Path) -> N
 
 
 def test_a_compressed_har_and_a_browser_har_are_read(tmp_path: Path) -> None:
-    data = har(entry("POST", "http://h/mcp", at=0.0, body=CALL, response=orjson.dumps(CALL_RESULT)), creator="Firefox")
+    data = har(
+        entry("POST", "http://h/mcp", at=0.0, body=CALL, response=orjson.dumps(CALL_RESULT)),
+        creator="Firefox",
+    )
     stats, cas = imported(tmp_path, zlib.compress(data), "c.zhar")
-    assert stats.imported == 1 and [e.msg for e in cas.events if e.kind is Kind.MESSAGE] == [CALL, CALL_RESULT]
+    assert stats.imported == 1 and [e.msg for e in cas.events if e.kind is Kind.MESSAGE] == [
+        CALL,
+        CALL_RESULT,
+    ]
 
 
 def test_flows_that_carry_no_json_rpc_are_skipped_and_counted(tmp_path: Path) -> None:
@@ -133,7 +218,12 @@ def test_flows_that_carry_no_json_rpc_are_skipped_and_counted(tmp_path: Path) ->
     )  # fmt: skip
     src = tmp_path / "mixed.har"
     src.write_bytes(data)
-    done = subprocess.run(mcptape_cmd("import", str(src), "-o", str(tmp_path / "o.jsonl")), capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        mcptape_cmd("import", str(src), "-o", str(tmp_path / "o.jsonl")),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert "imported 1 flows, skipped 2 that are not MCP" in done.stderr
 
@@ -147,13 +237,21 @@ def test_flows_that_carry_no_json_rpc_are_skipped_and_counted(tmp_path: Path) ->
         (b"{oops", "not a HAR file"),
     ],
 )  # fmt: skip
-def test_a_file_without_mcp_traffic_is_a_one_line_error_and_writes_nothing(tmp_path: Path, content: bytes, says: str) -> None:
+def test_a_file_without_mcp_traffic_is_a_one_line_error_and_writes_nothing(
+    tmp_path: Path, content: bytes, says: str
+) -> None:
     src = tmp_path / "in.har"
     src.write_bytes(content)
     out = tmp_path / "o.jsonl"
-    done = subprocess.run(mcptape_cmd("import", str(src), "-o", str(out)), capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        mcptape_cmd("import", str(src), "-o", str(out)), capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 1
-    assert done.stderr.startswith("mcptape: error: ") and says in done.stderr and done.stderr.count("\n") == 1
+    assert (
+        done.stderr.startswith("mcptape: error: ")
+        and says in done.stderr
+        and done.stderr.count("\n") == 1
+    )
     assert not out.exists() and list(tmp_path.iterdir()) == [src]
 
 

@@ -30,10 +30,14 @@ def recorded(path: Path) -> StdioServerParameters:
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_client_sees_the_same_session_through_the_recorder(tmp_path: Path, mode: str) -> None:
     with anyio.fail_after(60):
-        async with Client(direct(), mode=mode, elicitation_callback=accept_name, log_level="info") as c:
+        async with Client(
+            direct(), mode=mode, elicitation_callback=accept_name, log_level="info"
+        ) as c:
             want = await demo_session(c)
         cassette = tmp_path / "s.jsonl"
-        async with Client(recorded(cassette), mode=mode, elicitation_callback=accept_name, log_level="info") as c:
+        async with Client(
+            recorded(cassette), mode=mode, elicitation_callback=accept_name, log_level="info"
+        ) as c:
             got = await demo_session(c)
     assert got == want
     assert got.progress == [(1.0, 2.0, "adding"), (2.0, 2.0, "done")]
@@ -49,14 +53,23 @@ async def test_client_sees_the_same_session_through_the_recorder(tmp_path: Path,
     calls = [ex.name for ex in session.exchanges if ex.method == "tools/call"]
     if mode == "auto":
         assert methods[0] == "server/discover"
-        assert calls == ["add", "fail", "divide", "greet", "greet"]  # greet: input_required, then the retry
+        assert calls == [
+            "add",
+            "fail",
+            "divide",
+            "greet",
+            "greet",
+        ]  # greet: input_required, then the retry
         retry = [ex for ex in session.exchanges if ex.retry_of is not None]
         assert len(retry) == 1 and retry[0].name == "greet"
     else:
         assert methods[:2] == ["initialize", "notifications/initialized"]
         assert calls == ["add", "fail", "divide", "greet"]
         greet = next(ex for ex in session.exchanges if ex.name == "greet")
-        assert [it.msg.get("method", "answer") for it in greet.items] == ["elicitation/create", "answer"]
+        assert [it.msg.get("method", "answer") for it in greet.items] == [
+            "elicitation/create",
+            "answer",
+        ]
     add = next(ex for ex in session.exchanges if ex.name == "add")
     assert [it.msg["method"] for it in add.items] == [
         "notifications/progress", "notifications/message", "notifications/progress",

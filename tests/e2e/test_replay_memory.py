@@ -39,7 +39,12 @@ def rec(request: pytest.FixtureRequest, tapes: dict[str, Recording]) -> Recordin
 
 
 def client(transport: Any, rec: Recording, **kw: Any) -> Client:
-    opts: dict[str, Any] = {"mode": rec.mode, "elicitation_callback": accept_name, "log_level": "info", "client_info": OTHER_CLIENT}
+    opts: dict[str, Any] = {
+        "mode": rec.mode,
+        "elicitation_callback": accept_name,
+        "log_level": "info",
+        "client_info": OTHER_CLIENT,
+    }
     return Client(transport, **(opts | kw))
 
 
@@ -57,7 +62,9 @@ class Tap:
 
         class W:
             async def send(self, item: Any) -> None:
-                tap.sent.append(item.message.model_dump(by_alias=True, mode="json", exclude_unset=True))
+                tap.sent.append(
+                    item.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+                )
                 await write.send(item)
 
             async def aclose(self) -> None:
@@ -75,7 +82,9 @@ class Tap:
 
             async def __anext__(self) -> Any:
                 item = await read.__anext__()
-                tap.received.append(item.message.model_dump(by_alias=True, mode="json", exclude_unset=True))
+                tap.received.append(
+                    item.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+                )
                 return item
 
             async def receive(self) -> Any:
@@ -114,14 +123,26 @@ async def test_the_sdk_client_sees_the_recorded_session_with_its_own_ids(rec: Re
     assert got.protocol_version == ERAS[rec.mode]
     assert logs == rec.logs == ["adding 1 and 2"]
     assert miss["code"] == NO_MATCH and miss["data"]["reason"] == "never recorded"
-    recorded_calls = [(e.msg["params"]["name"], e.msg["id"]) for e in load(rec.path).events if e.msg and e.msg.get("method") == "tools/call"]
-    replayed_calls = [(m["params"]["name"], m["id"]) for m in tap.sent if m.get("method") == "tools/call" and m["params"]["name"] != "weather"]
+    recorded_calls = [
+        (e.msg["params"]["name"], e.msg["id"])
+        for e in load(rec.path).events
+        if e.msg and e.msg.get("method") == "tools/call"
+    ]
+    replayed_calls = [
+        (m["params"]["name"], m["id"])
+        for m in tap.sent
+        if m.get("method") == "tools/call" and m["params"]["name"] != "weather"
+    ]
     assert [n for n, _ in replayed_calls] == [n for n, _ in recorded_calls]
     assert all(a != b for (_, a), (_, b) in zip(replayed_calls, recorded_calls, strict=True))
     sent_ids = [m["id"] for m in tap.sent if "method" in m and "id" in m]
     answered = {m["id"] for m in tap.received if "method" not in m}
     assert answered <= set(sent_ids)
-    tokens = [m["params"]["progressToken"] for m in tap.received if m.get("method") == "notifications/progress"]
+    tokens = [
+        m["params"]["progressToken"]
+        for m in tap.received
+        if m.get("method") == "notifications/progress"
+    ]
     assert len(tokens) == 2 and tokens[0] != 3
     first = tap.sent[0]["params"]
     infos = [first.get("clientInfo") or first["_meta"]["io.modelcontextprotocol/clientInfo"]]
@@ -169,19 +190,32 @@ async def test_unmatched_arguments_name_the_field_and_the_ignore_option(rec: Rec
         async with client(replay_transport(rec.path, on_note=None), rec) as c:
             with pytest.raises(MCPError) as info:
                 await c.call_tool("add", {"a": 1, "b": 5})
-            async with client(replay_transport(rec.path, ignore=["/arguments/b"], on_note=None), rec) as c2:
-                assert (await c2.call_tool("add", {"a": 1, "b": 5})).structured_content == {"result": "3"}
+            async with client(
+                replay_transport(rec.path, ignore=["/arguments/b"], on_note=None), rec
+            ) as c2:
+                assert (await c2.call_tool("add", {"a": 1, "b": 5})).structured_content == {
+                    "result": "3"
+                }
     error = info.value.error
     assert error.code == NO_MATCH
     assert "arguments/b is 5 (recorded 2)" in error.message
-    assert error.data["nearest"][0]["diff"] == [{"path": "/arguments/b", "recorded": 2, "incoming": 5}]
+    assert error.data["nearest"][0]["diff"] == [
+        {"path": "/arguments/b", "recorded": 2, "incoming": 5}
+    ]
     assert "--ignore /arguments/b" in error.data["hint"]
 
 
-async def test_an_auto_client_falls_back_to_initialize_on_a_legacy_cassette_with_same_era(tapes: dict[str, Recording]) -> None:
+async def test_an_auto_client_falls_back_to_initialize_on_a_legacy_cassette_with_same_era(
+    tapes: dict[str, Recording],
+) -> None:
     legacy = tapes["legacy"]
     with anyio.fail_after(10):
-        async with Client(replay_transport(legacy.path, on_note=None, same_era=True), mode="auto", elicitation_callback=accept_name, log_level="info") as c:
+        async with Client(
+            replay_transport(legacy.path, on_note=None, same_era=True),
+            mode="auto",
+            elicitation_callback=accept_name,
+            log_level="info",
+        ) as c:
             assert c.protocol_version == "2025-11-25"
             assert await demo_session(c) == legacy.outcome
 
@@ -192,7 +226,9 @@ async def test_recorded_timing_replays_the_same_session(rec: Recording) -> None:
             assert await demo_session(c) == rec.outcome
 
 
-async def test_a_call_the_client_cancels_mid_elicitation_is_dropped(tapes: dict[str, Recording]) -> None:
+async def test_a_call_the_client_cancels_mid_elicitation_is_dropped(
+    tapes: dict[str, Recording],
+) -> None:
     rec = tapes["legacy"]
     transport = replay_transport(rec.path, on_note=None)
     scope = anyio.CancelScope()
@@ -206,10 +242,11 @@ async def test_a_call_the_client_cancels_mid_elicitation_is_dropped(tapes: dict[
             with scope:
                 await c.call_tool("greet", {})
             assert scope.cancelled_caught
-            await c.list_tools()  # answered after the client's notifications/cancelled was processed
+            await (
+                c.list_tools()
+            )  # answered after the client's notifications/cancelled was processed
             assert transport.engine is not None and transport.engine.in_flight == 0
             assert (await c.call_tool("divide", {"a": 1, "b": 0})).is_error
-
 
 
 async def test_the_transport_fits_the_sdks_public_transport_protocol(rec: Recording) -> None:
@@ -221,9 +258,15 @@ async def test_the_transport_fits_the_sdks_public_transport_protocol(rec: Record
 
     (streams,) = next(typing.get_args(b) for b in Transport.__orig_bases__ if typing.get_args(b))  # type: ignore[attr-defined]
     protocols = [typing.get_origin(t) or t for t in typing.get_args(streams)]
-    members = [set(getattr(typing, "get_protocol_members", lambda p: p.__protocol_attrs__)(p)) for p in protocols]
+    members = [
+        set(getattr(typing, "get_protocol_members", lambda p: p.__protocol_attrs__)(p))
+        for p in protocols
+    ]
     assert members[0] >= {"receive", "aclose", "__anext__"} and members[1] >= {"send", "aclose"}
     with anyio.fail_after(10):
         async with replay_transport(rec.path) as (read, write):
             for wanted, stream in zip(members, (read, write), strict=True):
-                assert all(callable(getattr(stream, name, None)) for name in wanted), (stream, wanted)
+                assert all(callable(getattr(stream, name, None)) for name in wanted), (
+                    stream,
+                    wanted,
+                )

@@ -44,24 +44,53 @@ def rec(request: pytest.FixtureRequest, tapes: dict[str, Recording]) -> Recordin
 
 
 def client(cmd: list[str], rec: Recording, **kw: Any) -> Client:
-    opts: dict[str, Any] = {"mode": rec.mode, "elicitation_callback": accept_name, "log_level": "info", "client_info": OTHER_CLIENT}
+    opts: dict[str, Any] = {
+        "mode": rec.mode,
+        "elicitation_callback": accept_name,
+        "log_level": "info",
+        "client_info": OTHER_CLIENT,
+    }
     return Client(stdio(cmd), **(opts | kw))
 
 
 def client_lines(path: Path) -> list[bytes]:
     """The recorded client's messages, as the lines it sent."""
-    return [orjson.dumps(e.msg) for e in load(path).events if e.kind is Kind.MESSAGE and e.src is Source.CLIENT]
+    return [
+        orjson.dumps(e.msg)
+        for e in load(path).events
+        if e.kind is Kind.MESSAGE and e.src is Source.CLIENT
+    ]
 
 
 def run_replay(path: Path, lines: list[bytes], *args: str) -> tuple[int, list[Any], str]:
     """Runs `mcptape replay` on the given input lines; returns exit code, stdout messages, stderr."""
-    proc = subprocess.run(mcptape_cmd("replay", *args, str(path)), input=b"".join(ln + b"\n" for ln in lines), capture_output=True, timeout=30)
-    return proc.returncode, [orjson.loads(ln) for ln in proc.stdout.splitlines()], proc.stderr.decode()
+    proc = subprocess.run(
+        mcptape_cmd("replay", *args, str(path)),
+        input=b"".join(ln + b"\n" for ln in lines),
+        capture_output=True,
+        timeout=30,
+    )
+    return (
+        proc.returncode,
+        [orjson.loads(ln) for ln in proc.stdout.splitlines()],
+        proc.stderr.decode(),
+    )
 
 
-async def test_the_sdk_client_gets_the_recorded_results_with_its_own_ids(rec: Recording, tmp_path: Path) -> None:
-    rerecorded = tmp_path / "replayed.jsonl"  # the replay session itself, recorded, to look at the wire
-    cmd = mcptape_cmd("record", "-q", "-o", str(rerecorded), "--", *mcptape_cmd("replay", "--strict", str(rec.path)))
+async def test_the_sdk_client_gets_the_recorded_results_with_its_own_ids(
+    rec: Recording, tmp_path: Path
+) -> None:
+    rerecorded = (
+        tmp_path / "replayed.jsonl"
+    )  # the replay session itself, recorded, to look at the wire
+    cmd = mcptape_cmd(
+        "record",
+        "-q",
+        "-o",
+        str(rerecorded),
+        "--",
+        *mcptape_cmd("replay", "--strict", str(rec.path)),
+    )
     with anyio.fail_after(30):
         async with client(cmd, rec) as c:
             miss = await unmatched_call(c)
@@ -84,12 +113,20 @@ async def test_the_sdk_client_gets_the_recorded_results_with_its_own_ids(rec: Re
     want, seen = calls(original), calls(replayed)
     assert [c[0] for c in seen] == [c[0] for c in want]
     assert all(a[1] != b[1] for a, b in zip(seen, want, strict=True))
-    tokens = [e.msg["params"]["progressToken"] for e in replayed if e.kind is Kind.MESSAGE and e.msg.get("method") == "notifications/progress"]
+    tokens = [
+        e.msg["params"]["progressToken"]
+        for e in replayed
+        if e.kind is Kind.MESSAGE and e.msg.get("method") == "notifications/progress"
+    ]
     assert tokens == [seen[0][2]] * 2 and seen[0][2] != want[0][2]
-    first = next(e.msg["params"] for e in replayed if e.kind is Kind.MESSAGE and e.src is Source.CLIENT)
+    first = next(
+        e.msg["params"] for e in replayed if e.kind is Kind.MESSAGE and e.src is Source.CLIENT
+    )
     info = first.get("clientInfo") or first["_meta"]["io.modelcontextprotocol/clientInfo"]
     assert info["name"] == "some-other-client"
-    assert next(e for e in replayed if e.kind is Kind.EXIT).info == {"code": 0}  # --strict: everything played
+    assert next(e for e in replayed if e.kind is Kind.EXIT).info == {
+        "code": 0
+    }  # --strict: everything played
 
 
 async def test_another_client_in_another_order_gets_the_same_answers(rec: Recording) -> None:
@@ -121,7 +158,13 @@ def test_strict_exits_1_listing_what_never_played(rec: Recording) -> None:
 
 
 def test_bad_input_lines_are_answered_and_the_server_goes_on(rec: Recording) -> None:
-    lines = [b"this is not json", b'{"hello": "world"}', b"[1, 2]", b"", *client_lines(rec.path)[:1]]
+    lines = [
+        b"this is not json",
+        b'{"hello": "world"}',
+        b"[1, 2]",
+        b"",
+        *client_lines(rec.path)[:1],
+    ]
     code, out, err = run_replay(rec.path, lines)
     assert code == 0
     assert [m.get("error", {}).get("code") for m in out[:4]] == [-32700, -32600, -32600, -32600]
@@ -129,11 +172,21 @@ def test_bad_input_lines_are_answered_and_the_server_goes_on(rec: Recording) -> 
     assert "not JSON" in err
 
 
-def test_listen_is_acknowledged_then_cancelled_without_an_answer(tapes: dict[str, Recording]) -> None:
+def test_listen_is_acknowledged_then_cancelled_without_an_answer(
+    tapes: dict[str, Recording],
+) -> None:
     rec = tapes["auto"]
-    listen = next(orjson.loads(ln) for ln in client_lines(rec.path) if orjson.loads(ln).get("method") == "subscriptions/listen")
+    listen = next(
+        orjson.loads(ln)
+        for ln in client_lines(rec.path)
+        if orjson.loads(ln).get("method") == "subscriptions/listen"
+    )
     mine = {**listen, "id": "my-listen"}
-    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "my-listen", "reason": "done"}}
+    cancel = {
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": "my-listen", "reason": "done"},
+    }
     ping = {"jsonrpc": "2.0", "id": 99, "method": "ping"}
     code, out, _ = run_replay(rec.path, [orjson.dumps(m) for m in (mine, cancel, ping)])
     assert code == 0
@@ -148,7 +201,11 @@ def test_timing_delays_each_exchange_on_its_own_keeping_its_order(rec: Recording
     _, instant, _ = run_replay(rec.path, lines)
     code, timed, _ = run_replay(rec.path, lines, "--timing", "20")
     assert code == 0 and sorted(map(orjson.dumps, timed)) == sorted(map(orjson.dumps, instant))
-    add = [m.get("method", "response") for m in timed if m.get("method") == "notifications/progress" or m.get("id") == 3]
+    add = [
+        m.get("method", "response")
+        for m in timed
+        if m.get("method") == "notifications/progress" or m.get("id") == 3
+    ]
     assert add == ["notifications/progress", "notifications/progress", "response"]
     first_in_cassette = instant[0]  # the server took its start-up time to answer the first request
     assert timed.index(first_in_cassette) > 0

@@ -47,7 +47,12 @@ class Served:
     LINE = re.compile(r"^mcptape: serving (\S+) at (\S+)")
 
     def __init__(self, cassette: Path, *extra: str) -> None:
-        self.proc = subprocess.Popen(mcptape_cmd("serve", str(cassette), *extra), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            mcptape_cmd("serve", str(cassette), *extra),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         self.stderr: list[str] = []
         self.url = ""
         self._ready = threading.Event()
@@ -112,7 +117,11 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Record
         if kind in cache:
             return cache[kind]
         port = free_port()
-        server = subprocess.Popen(demo_server_cmd("sse" if kind == "sse" else "http", str(port)), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        server = subprocess.Popen(
+            demo_server_cmd("sse" if kind == "sse" else "http", str(port)),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         path = tmp_path_factory.mktemp("serve") / f"{kind}.jsonl"
         try:
             wait_port(port, server)
@@ -137,18 +146,26 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Record
 
 
 @pytest.mark.parametrize("kind", ["auto", "legacy", "sse"])
-async def test_the_sdk_client_gets_the_recorded_session_from_serve(recorded: Any, serve: Any, kind: str) -> None:
+async def test_the_sdk_client_gets_the_recorded_session_from_serve(
+    recorded: Any, serve: Any, kind: str
+) -> None:
     rec = await anyio.to_thread.run_sync(recorded, kind)
     served = serve(rec.path, "--strict")
-    assert served.url.endswith("/sse" if kind == "sse" else "/mcp") and served.url.startswith("http://127.0.0.1:")
+    assert served.url.endswith("/sse" if kind == "sse" else "/mcp") and served.url.startswith(
+        "http://127.0.0.1:"
+    )
     with anyio.fail_after(30):
         got = await session_over(served.url, kind)
     assert got == rec.want
-    assert got.progress == PROGRESS, "progress delivered before the result (the SDK drops progress that comes after)"
+    assert got.progress == PROGRESS, (
+        "progress delivered before the result (the SDK drops progress that comes after)"
+    )
     assert served.stop() == 0, served.stderr  # strict: the whole recording was played
 
 
-async def test_an_auto_client_falls_back_to_initialize_on_a_legacy_recording_with_same_era(recorded: Any, serve: Any) -> None:
+async def test_an_auto_client_falls_back_to_initialize_on_a_legacy_recording_with_same_era(
+    recorded: Any, serve: Any
+) -> None:
     rec = await anyio.to_thread.run_sync(recorded, "legacy")
     served = serve(rec.path, "--strict", "--same-era")
     with anyio.fail_after(30):
@@ -158,7 +175,9 @@ async def test_an_auto_client_falls_back_to_initialize_on_a_legacy_recording_wit
 
 
 @pytest.mark.parametrize(("recorded_by", "client"), [("legacy", "auto"), ("auto", "legacy")])
-async def test_a_client_of_the_other_era_gets_the_recorded_session_from_serve(recorded: Any, serve: Any, recorded_by: str, client: str) -> None:
+async def test_a_client_of_the_other_era_gets_the_recorded_session_from_serve(
+    recorded: Any, serve: Any, recorded_by: str, client: str
+) -> None:
     """Streamable HTTP across eras: an `auto` client speaks 2026-07-28 to a legacy recording (discover
     from its initialize, elicitation as input_required), a legacy client the handshake to a 2026 one."""
     rec = await anyio.to_thread.run_sync(recorded, recorded_by)
@@ -173,7 +192,9 @@ async def test_a_client_of_the_other_era_gets_the_recorded_session_from_serve(re
 
 
 @pytest.mark.parametrize("kind", ["legacy", "sse"])
-async def test_concurrent_sessions_each_get_their_own_answers(recorded: Any, serve: Any, kind: str) -> None:
+async def test_concurrent_sessions_each_get_their_own_answers(
+    recorded: Any, serve: Any, kind: str
+) -> None:
     rec = await anyio.to_thread.run_sync(recorded, kind)
     served = serve(rec.path)
     outcomes: list[Outcome] = []
@@ -189,11 +210,15 @@ async def test_concurrent_sessions_each_get_their_own_answers(recorded: Any, ser
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-async def test_a_stdio_cassette_is_served_over_streamable_http(tmp_path: Path, serve: Any, mode: str) -> None:
+async def test_a_stdio_cassette_is_served_over_streamable_http(
+    tmp_path: Path, serve: Any, mode: str
+) -> None:
     recording = await anyio.to_thread.run_sync(record_demo, tmp_path / "stdio.jsonl", mode)
     served = serve(recording.path)
     with anyio.fail_after(30):
-        async with Client(served.url, mode=mode, elicitation_callback=accept_name, log_level="info") as c:
+        async with Client(
+            served.url, mode=mode, elicitation_callback=accept_name, log_level="info"
+        ) as c:
             got = await demo_session(c)
             if mode == "auto":
                 async with c.listen(tools_list_changed=True):
@@ -204,31 +229,61 @@ async def test_a_stdio_cassette_is_served_over_streamable_http(tmp_path: Path, s
 @pytest.mark.parametrize("kind", ["auto", "legacy", "sse"])
 async def test_an_http_cassette_replays_on_stdio(recorded: Any, kind: str) -> None:
     rec = await anyio.to_thread.run_sync(recorded, kind)
-    params = StdioServerParameters(command=sys.executable, args=["-m", "mcptape", "replay", "-q", str(rec.path)])
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "mcptape", "replay", "-q", str(rec.path)]
+    )
     with anyio.fail_after(30):
-        async with Client(params, mode="legacy" if kind == "sse" else kind, elicitation_callback=accept_name, log_level="info") as c:
+        async with Client(
+            params,
+            mode="legacy" if kind == "sse" else kind,
+            elicitation_callback=accept_name,
+            log_level="info",
+        ) as c:
             got = await demo_session(c)
     assert got == rec.want
 
 
-async def test_foreign_origins_and_mismatched_headers_are_refused(recorded: Any, serve: Any) -> None:
+async def test_foreign_origins_and_mismatched_headers_are_refused(
+    recorded: Any, serve: Any
+) -> None:
     served = serve((await anyio.to_thread.run_sync(recorded, "auto")).path)
     msg = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 2}, "_meta": {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}}  # fmt: skip
-    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call"}
+    headers = {
+        "accept": "application/json, text/event-stream",
+        "content-type": "application/json",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+    }
     with anyio.fail_after(10):
         async with httpx.AsyncClient(timeout=5) as http:
-            foreign = await http.post(served.url, content=orjson.dumps(msg), headers={**headers, "mcp-name": "add", "origin": "https://evil.example"})
-            wrong = await http.post(served.url, content=orjson.dumps(msg), headers={**headers, "mcp-name": "divide"})
-            right = await http.post(served.url, content=orjson.dumps(msg), headers={**headers, "mcp-name": "add"})
+            foreign = await http.post(
+                served.url,
+                content=orjson.dumps(msg),
+                headers={**headers, "mcp-name": "add", "origin": "https://evil.example"},
+            )
+            wrong = await http.post(
+                served.url, content=orjson.dumps(msg), headers={**headers, "mcp-name": "divide"}
+            )
+            right = await http.post(
+                served.url, content=orjson.dumps(msg), headers={**headers, "mcp-name": "add"}
+            )
     assert foreign.status_code == 403
-    assert (wrong.status_code, wrong.json()["error"]["code"], wrong.json()["id"]) == (400, -32020, 1)
+    assert (wrong.status_code, wrong.json()["error"]["code"], wrong.json()["id"]) == (
+        400,
+        -32020,
+        1,
+    )
     assert right.status_code == 200 and "3" in right.text
 
 
-async def test_strict_lists_what_no_session_asked_for_and_exits_1(recorded: Any, serve: Any) -> None:
+async def test_strict_lists_what_no_session_asked_for_and_exits_1(
+    recorded: Any, serve: Any
+) -> None:
     served = serve((await anyio.to_thread.run_sync(recorded, "legacy")).path, "--strict")
-    with anyio.fail_after(30):  # declaring what the recording client declared: strict plays only what fits
+    with anyio.fail_after(
+        30
+    ):  # declaring what the recording client declared: strict plays only what fits
         async with Client(served.url, mode="legacy", elicitation_callback=accept_name) as c:
             await c.list_tools()
     assert served.stop() == 1
@@ -238,7 +293,12 @@ async def test_strict_lists_what_no_session_asked_for_and_exits_1(recorded: Any,
 def test_serve_help_and_bad_port() -> None:
     out = subprocess.run(mcptape_cmd("serve", "--help"), capture_output=True, text=True, timeout=30)
     assert out.returncode == 0 and "--allow-repeats" in out.stdout and "Examples" in out.stdout
-    bad = subprocess.run(mcptape_cmd("serve", "nope.jsonl", "--port", "70000"), capture_output=True, text=True, timeout=30)
+    bad = subprocess.run(
+        mcptape_cmd("serve", "nope.jsonl", "--port", "70000"),
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert bad.returncode == 2 and bad.stderr.startswith("mcptape: error:")
 
 
@@ -258,14 +318,22 @@ async def test_stopping_ends_open_streams_and_exits_0(recorded: Any, serve: Any)
 GOLDEN_HTTP = sorted((ROOT / "cassettes").glob("*/*/streamable-http.jsonl"))
 
 
-@pytest.mark.parametrize("path", GOLDEN_HTTP, ids=[str(p.relative_to(ROOT / "cassettes")) for p in GOLDEN_HTTP])
+@pytest.mark.parametrize(
+    "path", GOLDEN_HTTP, ids=[str(p.relative_to(ROOT / "cassettes")) for p in GOLDEN_HTTP]
+)
 async def test_golden_http_cassettes_serve_the_recorded_results(serve: Any, path: Path) -> None:
     """Each golden Streamable HTTP cassette (real servers, both eras) answers the SDK client as recorded."""
     session = pair(load(path).events)
     exchanges = [ex for ex in session.exchanges if ex.method in OPS and ex.retry_of is None]
     served = serve(path, "--allow-repeats")
     with anyio.fail_after(60):
-        async with Client(served.url, mode="auto", elicitation_callback=golden_answer, log_level="info", cache=None) as client:
+        async with Client(
+            served.url,
+            mode="auto",
+            elicitation_callback=golden_answer,
+            log_level="info",
+            cache=None,
+        ) as client:
             for ex in exchanges:
                 final = golden_final(ex, session)
                 try:
@@ -276,7 +344,9 @@ async def test_golden_http_cassettes_serve_the_recorded_results(serve: Any, path
                         else normalize_recorded(final.result))  # fmt: skip
                 if ex.method.endswith("/list"):
                     kind = ex.method.split("/")[0]
-                    assert [x.get("name") or x.get("uri") for x in got[kind]] == [x.get("name") or x.get("uri") for x in want[kind]]
+                    assert [x.get("name") or x.get("uri") for x in got[kind]] == [
+                        x.get("name") or x.get("uri") for x in want[kind]
+                    ]
                 else:
                     assert got == want, (ex.method, ex.name)
     assert served.stop() == 0

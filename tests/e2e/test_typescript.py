@@ -27,11 +27,19 @@ def npm_ready() -> Path:
     """Installs js/'s packages from its lock file unless they are current; the vitest binary."""
     npm = shutil.which("npm")
     if npm is None:
-        pytest.fail("npm is not installed: run `make test` (it installs Node and npm) or install Node 20")
+        pytest.fail(
+            "npm is not installed: run `make test` (it installs Node and npm) or install Node 20"
+        )
     stamp = JS / "node_modules" / ".mcptape-installed"
     lock = JS / "package-lock.json"
     if not stamp.exists() or stamp.stat().st_mtime < lock.stat().st_mtime:
-        done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=JS, capture_output=True, text=True, timeout=600)
+        done = subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund"],
+            cwd=JS,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert done.returncode == 0, f"npm ci in js/ failed:\n{done.stderr[-2000:]}"
         stamp.touch()
     return JS / "node_modules" / ".bin" / "vitest"
@@ -41,13 +49,17 @@ def vitest(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     runner = npm_ready()
     full = {**os.environ, "MCPTAPE_COMMAND": f"{sys.executable} -m mcptape", **env}
     full.pop("MCPTAPE_RECORD_MODE", None)
-    return subprocess.run([str(runner), "run", *args], cwd=JS, capture_output=True, text=True, timeout=300, env=full)
+    return subprocess.run(
+        [str(runner), "run", *args], cwd=JS, capture_output=True, text=True, timeout=300, env=full
+    )
 
 
 def test_the_vitest_example_passes() -> None:
     done = vitest()
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    assert re.search(r"Tests\s+6 passed", done.stdout), done.stdout[-2000:]  # the strict-failure demo runs only on demand
+    assert re.search(r"Tests\s+6 passed", done.stdout), done.stdout[
+        -2000:
+    ]  # the strict-failure demo runs only on demand
 
 
 def test_a_strict_replay_with_unplayed_exchanges_fails_the_vitest_run() -> None:

@@ -23,8 +23,19 @@ from tests.sdk_helpers import accept_name
 ROOT = Path(__file__).resolve().parents[2]
 SLOW = {"everything/2025-11-25/streamable-http.jsonl"}
 """Every in-process SDK session on it takes 10 s (test_golden's too): left out of the parametrized tests."""
-GOLDEN = sorted(p for p in (ROOT / "cassettes").glob("*/*/*.jsonl") if str(p.relative_to(ROOT / "cassettes")) not in SLOW)
-OPS = ("tools/call", "resources/read", "prompts/get", "tools/list", "resources/list", "prompts/list")
+GOLDEN = sorted(
+    p
+    for p in (ROOT / "cassettes").glob("*/*/*.jsonl")
+    if str(p.relative_to(ROOT / "cassettes")) not in SLOW
+)
+OPS = (
+    "tools/call",
+    "resources/read",
+    "prompts/get",
+    "tools/list",
+    "resources/list",
+    "prompts/list",
+)
 
 Call = tuple[str, dict[str, Any]]
 
@@ -33,7 +44,11 @@ def calls_of(path: Path, names: Sequence[str] | None = None) -> list[Call]:
     """The cassette's client calls (first tries only), optionally only those about `names`."""
     out = []
     for ex in pair(load(path).events).exchanges:
-        if ex.method in OPS and ex.retry_of is None and (names is None or ex.name in names or ex.method in names):
+        if (
+            ex.method in OPS
+            and ex.retry_of is None
+            and (names is None or ex.name in names or ex.method in names)
+        ):
             out.append((ex.method, dict(ex.msg.get("params") or {})))
     return out
 
@@ -53,7 +68,11 @@ async def _redo(client: Client, method: str, p: dict[str, Any]) -> Any:
         return await client.read_resource(p["uri"])
     if method == "prompts/get":
         return await client.get_prompt(p["name"], p.get("arguments"))
-    lister = {"tools/list": client.list_tools, "resources/list": client.list_resources, "prompts/list": client.list_prompts}[method]
+    lister = {
+        "tools/list": client.list_tools,
+        "resources/list": client.list_resources,
+        "prompts/list": client.list_prompts,
+    }[method]
     return await lister(cursor=p.get("cursor"))
 
 
@@ -62,7 +81,9 @@ async def results(path: Path, calls: Sequence[Call], *, strict: bool = False) ->
     out: list[Any] = []
     with anyio.fail_after(30):
         transport = replay_transport(path, strict=strict, on_note=None)
-        async with Client(transport, mode="auto", elicitation_callback=accept_name, log_level="info", cache=None) as client:
+        async with Client(
+            transport, mode="auto", elicitation_callback=accept_name, log_level="info", cache=None
+        ) as client:
             for method, params in calls:
                 try:
                     out.append(plain(await _redo(client, method, params)))

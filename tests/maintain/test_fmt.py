@@ -16,7 +16,9 @@ from tests.conftest import mcptape_cmd
 from tests.maintain.replaying import GOLDEN, ROOT, calls_of, results
 
 pytestmark = [pytest.mark.anyio]
-EVERY_GOLDEN = sorted((ROOT / "cassettes").glob("*/*/*.jsonl"))  # the committed ones (make demo writes others)
+EVERY_GOLDEN = sorted(
+    (ROOT / "cassettes").glob("*/*/*.jsonl")
+)  # the committed ones (make demo writes others)
 HTTP_2025 = ROOT / "cassettes" / "python-sdk" / "2025-11-25" / "streamable-http.jsonl"
 
 
@@ -43,8 +45,12 @@ def scramble(src: Path, dest: Path) -> None:
     dest.write_text("\r\n".join(out[:3] + [""] + out[3:]) + "\r\n", newline="")
 
 
-@pytest.mark.parametrize("golden", EVERY_GOLDEN, ids=[str(p.relative_to(ROOT / "cassettes")) for p in EVERY_GOLDEN])
-def test_recorded_cassettes_are_canonical_and_fmt_restores_them_byte_for_byte(golden: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "golden", EVERY_GOLDEN, ids=[str(p.relative_to(ROOT / "cassettes")) for p in EVERY_GOLDEN]
+)
+def test_recorded_cassettes_are_canonical_and_fmt_restores_them_byte_for_byte(
+    golden: Path, tmp_path: Path
+) -> None:
     assert cli("fmt", "--check", str(golden)).returncode == 0
     messy = tmp_path / golden.name
     scramble(golden, messy)
@@ -61,12 +67,16 @@ def test_fmt_keeps_every_message_and_its_key_order(tmp_path: Path) -> None:
     scramble(HTTP_2025, messy)
     assert cli("fmt", str(messy)).returncode == 0
     before, after = load(HTTP_2025), load(messy)
-    assert [orjson.dumps(e.msg) for e in after.events] == [orjson.dumps(e.msg) for e in before.events]
+    assert [orjson.dumps(e.msg) for e in after.events] == [
+        orjson.dumps(e.msg) for e in before.events
+    ]
     assert [e.to_json() for e in after.events] == [e.to_json() for e in before.events]
     assert after.header == before.header
 
 
-@pytest.mark.parametrize("golden", GOLDEN[:2] + GOLDEN[-2:], ids=lambda p: str(p.relative_to(ROOT / "cassettes")))
+@pytest.mark.parametrize(
+    "golden", GOLDEN[:2] + GOLDEN[-2:], ids=lambda p: str(p.relative_to(ROOT / "cassettes"))
+)
 async def test_a_reformatted_cassette_replays_the_same(golden: Path, tmp_path: Path) -> None:
     messy = tmp_path / golden.name
     scramble(golden, messy)
@@ -86,12 +96,18 @@ def test_unknown_keys_go_last_sorted_and_renumber_is_opt_in(tmp_path: Path) -> N
     path.write_bytes(b"".join(orjson.dumps(o) + b"\n" for o in objs))
     assert cli("fmt", str(path)).returncode == 0
     out = [orjson.loads(line) for line in path.read_bytes().splitlines()]
-    assert list(out[0])[-2:] == ["alpha", "zeta"] and list(out[2])[-1] == "x-note" and out[2]["x-note"] == "kept"
+    assert (
+        list(out[0])[-2:] == ["alpha", "zeta"]
+        and list(out[2])[-1] == "x-note"
+        and out[2]["x-note"] == "kept"
+    )
     assert [o["seq"] for o in out[1:]] == [3, 7, 8, 20, 21]
     assert cli("fmt", "--check", str(path)).returncode == 0
     assert cli("fmt", "--check", "--renumber", str(path)).returncode == 1
     assert cli("fmt", "--renumber", str(path)).returncode == 0
-    assert [o["seq"] for o in (orjson.loads(line) for line in path.read_bytes().splitlines()[1:])] == [1, 2, 3, 4, 5]
+    assert [
+        o["seq"] for o in (orjson.loads(line) for line in path.read_bytes().splitlines()[1:])
+    ] == [1, 2, 3, 4, 5]
 
 
 def test_check_lists_every_file_and_a_truncated_cassette_is_refused(tmp_path: Path) -> None:
@@ -100,7 +116,14 @@ def test_check_lists_every_file_and_a_truncated_cassette_is_refused(tmp_path: Pa
     scramble(HTTP_2025, messy)
     cut.write_bytes(HTTP_2025.read_bytes()[:-20])
     done = cli("fmt", "--check", str(good), str(messy))
-    assert done.returncode == 1 and "1 file(s) would be reformatted, 1 already canonical" in done.stderr
+    assert (
+        done.returncode == 1
+        and "1 file(s) would be reformatted, 1 already canonical" in done.stderr
+    )
     refused = cli("fmt", str(cut))
-    assert refused.returncode == 1 and "truncated" in refused.stderr and refused.stderr.count("\n") == 1
+    assert (
+        refused.returncode == 1
+        and "truncated" in refused.stderr
+        and refused.stderr.count("\n") == 1
+    )
     assert cut.read_bytes() == HTTP_2025.read_bytes()[:-20]

@@ -33,12 +33,18 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 def some_calls(path: Path) -> list[str]:
     """Two names a small test would use: the first and the last tool/resource/prompt the cassette calls."""
-    named = [p.get("name") or p.get("uri") for m, p in calls_of(path) if m in ("tools/call", "resources/read", "prompts/get")]
+    named = [
+        p.get("name") or p.get("uri")
+        for m, p in calls_of(path)
+        if m in ("tools/call", "resources/read", "prompts/get")
+    ]
     return [named[0], named[-1]]
 
 
 @pytest.mark.parametrize("golden", GOLDEN, ids=IDS)
-async def test_pruning_what_a_strict_run_never_played_leaves_its_replay_unchanged(golden: Path, tmp_path: Path) -> None:
+async def test_pruning_what_a_strict_run_never_played_leaves_its_replay_unchanged(
+    golden: Path, tmp_path: Path
+) -> None:
     cassette = tmp_path / golden.name
     shutil.copy(golden, cassette)
     calls = calls_of(cassette, some_calls(cassette))
@@ -46,53 +52,100 @@ async def test_pruning_what_a_strict_run_never_played_leaves_its_replay_unchange
     with pytest.raises(UnplayedExchangesError) as caught:
         await results(cassette, calls, strict=True)
     log = tmp_path / "run.log"
-    log.write_text(f"tests/test_x.py F\nE   {type(caught.value).__name__}: " + str(caught.value).replace("\n", "\nE   ") + "\n1 failed\n")
+    log.write_text(
+        f"tests/test_x.py F\nE   {type(caught.value).__name__}: "
+        + str(caught.value).replace("\n", "\nE   ")
+        + "\n1 failed\n"
+    )
     done = cli("prune", str(cassette), "--unused-from", str(log))
     assert done.returncode == 0, done.stderr
-    assert f"mcptape: pruned {len(parse_run_log(log.read_text())[0].unplayed)} exchange(s)" in done.stderr
-    assert await results(cassette, calls, strict=True) == before  # nothing unplayed any more, same answers
+    assert (
+        f"mcptape: pruned {len(parse_run_log(log.read_text())[0].unplayed)} exchange(s)"
+        in done.stderr
+    )
+    assert (
+        await results(cassette, calls, strict=True) == before
+    )  # nothing unplayed any more, same answers
     pruned = load(cassette)
-    assert pruned.warnings == [] and [e.seq for e in pruned.events] == list(range(1, len(pruned.events) + 1))
+    assert pruned.warnings == [] and [e.seq for e in pruned.events] == list(
+        range(1, len(pruned.events) + 1)
+    )
     assert len(pair(pruned.events).orphans) == len(pair(load(golden).events).orphans)
 
 
 @pytest.mark.parametrize("golden", GOLDEN, ids=IDS)
-async def test_keep_leaves_only_the_named_calls_with_the_same_answers(golden: Path, tmp_path: Path) -> None:
+async def test_keep_leaves_only_the_named_calls_with_the_same_answers(
+    golden: Path, tmp_path: Path
+) -> None:
     names = some_calls(golden)
     out = tmp_path / "small.jsonl"
-    done = cli("prune", str(golden), "--keep", names[0], "--keep", names[1], "--keep", "tools/list", "-o", str(out))
+    done = cli(
+        "prune",
+        str(golden),
+        "--keep",
+        names[0],
+        "--keep",
+        names[1],
+        "--keep",
+        "tools/list",
+        "-o",
+        str(out),
+    )
     assert done.returncode == 0, done.stderr
     calls = calls_of(golden, [*names, "tools/list"])
     assert await results(out, calls) == await results(golden, calls)
     kept = {ex.method if ex.name is None else ex.name for ex in pair(load(out).events).exchanges}
-    assert kept - {"initialize", "server/discover", "notifications/initialized", "tools/list"} == set(names)
+    assert kept - {
+        "initialize",
+        "server/discover",
+        "notifications/initialized",
+        "tools/list",
+    } == set(names)
 
 
-def test_pruned_http_cassette_loses_the_http_exchanges_of_dropped_calls_and_keeps_other_lines_verbatim(tmp_path: Path) -> None:
+def test_pruned_http_cassette_loses_the_http_exchanges_of_dropped_calls_and_keeps_other_lines_verbatim(
+    tmp_path: Path,
+) -> None:
     out = tmp_path / "add.jsonl"
     assert cli("prune", str(HTTP_SDK), "--keep", "add", "-o", str(out)).returncode == 0
     before, after = load(HTTP_SDK), load(out)
-    keep_msgs = {ex.request.event.seq for ex in pair(before.events).exchanges if ex.method in ("initialize", "notifications/initialized") or ex.name == "add"}
+    keep_msgs = {
+        ex.request.event.seq
+        for ex in pair(before.events).exchanges
+        if ex.method in ("initialize", "notifications/initialized") or ex.name == "add"
+    }
     with_msgs = {e.http["exchange"] for e in before.events if e.kind is Kind.MESSAGE and e.http}
     wanted = {e.http["exchange"] for e in before.events if e.seq in keep_msgs and e.http} | {
         e.http["exchange"] for e in before.events if e.http and e.http["exchange"] not in with_msgs
     }  # the calls kept, plus exchanges without messages (the GET stream, DELETE)
     assert {e.http["exchange"] for e in after.events if e.http} == wanted
-    assert not any(e.kind is Kind.MESSAGE and isinstance(e.msg, dict) and e.msg.get("method") == "elicitation/create" for e in after.events)
+    assert not any(
+        e.kind is Kind.MESSAGE
+        and isinstance(e.msg, dict)
+        and e.msg.get("method") == "elicitation/create"
+        for e in after.events
+    )
     old = {line.split(b",", 1)[1] for line in HTTP_SDK.read_bytes().splitlines()[1:]}
     new = out.read_bytes().splitlines()
     assert new[0] == HTTP_SDK.read_bytes().splitlines()[0]
-    assert all(line.split(b",", 1)[1] in old for line in new[1:]), "only seq changes on the lines kept"
+    assert all(line.split(b",", 1)[1] in old for line in new[1:]), (
+        "only seq changes on the lines kept"
+    )
 
 
 async def test_replay_report_of_the_stdio_server_feeds_prune(tmp_path: Path) -> None:
     cassette = tmp_path / "c.jsonl"
     shutil.copy(ROOT / "cassettes" / "python-sdk" / "2026-07-28" / "stdio.jsonl", cassette)
     report = tmp_path / "unplayed.jsonl"
-    params = StdioServerParameters(command=sys.executable, args=["-m", "mcptape", "replay", "-q", "--report", str(report), str(cassette)])
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "mcptape", "replay", "-q", "--report", str(report), str(cassette)],
+    )
     for _ in range(2):  # two sessions of a suite: one line each; an exchange either played is kept
         with anyio.fail_after(30):
-            async with Client(params, mode="auto", elicitation_callback=accept_name, log_level="info") as client:
+            async with Client(
+                params, mode="auto", elicitation_callback=accept_name, log_level="info"
+            ) as client:
                 await client.call_tool("echo", {"message": "hello"})
     lines = [orjson.loads(line) for line in report.read_bytes().splitlines()]
     assert len(lines) == 2 and lines[0]["cassette"] == str(cassette)
@@ -114,15 +167,34 @@ other output
 
 def test_run_logs_are_read_in_every_form() -> None:
     text = parse_run_log(STRICT.replace("demo://it''s", "demo://x"))
-    assert text == [UnplayedReport("cassettes/a.jsonl", ((5, "tools/call", "add"), (9, "resources/read", "demo://x"), (12, "tools/list", None)))]
+    assert text == [
+        UnplayedReport(
+            "cassettes/a.jsonl",
+            ((5, "tools/call", "add"), (9, "resources/read", "demo://x"), (12, "tools/list", None)),
+        )
+    ]
     one_line = "mcptape: error: " + STRICT.replace("\n", "   ").replace("demo://it''s", "demo://x")
     assert parse_run_log(one_line) == text
-    pytest_style = "\n".join("E   " + line for line in STRICT.replace("demo://it''s", "demo://x").splitlines())
+    pytest_style = "\n".join(
+        "E   " + line for line in STRICT.replace("demo://it''s", "demo://x").splitlines()
+    )
     assert parse_run_log(pytest_style) == text
-    obj = {"cassette": "cassettes/a.jsonl", "unplayed": [{"seq": 5, "method": "tools/call", "name": "add"}]}
-    assert parse_run_log(orjson.dumps(obj).decode()) == [UnplayedReport("cassettes/a.jsonl", ((5, "tools/call", "add"),))]
+    obj = {
+        "cassette": "cassettes/a.jsonl",
+        "unplayed": [{"seq": 5, "method": "tools/call", "name": "add"}],
+    }
+    assert parse_run_log(orjson.dumps(obj).decode()) == [
+        UnplayedReport("cassettes/a.jsonl", ((5, "tools/call", "add"),))
+    ]
     assert len(parse_run_log(orjson.dumps([obj, obj]).decode())) == 2
-    assert len(parse_run_log("noise\n" + orjson.dumps(obj).decode() + "\nnoise\n" + orjson.dumps(obj).decode())) == 2
+    assert (
+        len(
+            parse_run_log(
+                "noise\n" + orjson.dumps(obj).decode() + "\nnoise\n" + orjson.dumps(obj).decode()
+            )
+        )
+        == 2
+    )
 
 
 def test_only_reports_about_this_cassette_count_and_a_stale_log_is_refused(tmp_path: Path) -> None:
@@ -145,10 +217,19 @@ def test_usage_errors_exit_2_and_leave_the_file_alone(tmp_path: Path) -> None:
     shutil.copy(HTTP_SDK, cassette)
     log = tmp_path / "run.log"
     log.write_text(STRICT)
-    for args in ([], ["--keep", "add", "--unused-from", str(log)], ["--keep", "no-such-tool"], ["--unused-from", str(log)]):
+    for args in (
+        [],
+        ["--keep", "add", "--unused-from", str(log)],
+        ["--keep", "no-such-tool"],
+        ["--unused-from", str(log)],
+    ):
         done = cli("prune", str(cassette), *args)
         assert done.returncode == 2, (args, done.stderr)
         assert done.stderr.startswith("mcptape: error: ") and done.stderr.count("\n") == 1
     assert cassette.read_bytes() == HTTP_SDK.read_bytes()
     dry = cli("prune", str(cassette), "--keep", "add", "--dry-run")
-    assert dry.returncode == 0 and "would drop 10 exchange(s)" in dry.stderr and cassette.read_bytes() == HTTP_SDK.read_bytes()
+    assert (
+        dry.returncode == 0
+        and "would drop 10 exchange(s)" in dry.stderr
+        and cassette.read_bytes() == HTTP_SDK.read_bytes()
+    )

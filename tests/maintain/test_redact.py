@@ -51,7 +51,11 @@ def plant_in_echo(src: Path, dest: Path) -> None:
         msg = o.get("msg")
         if isinstance(msg, dict) and msg.get("params", {}).get("name") == "echo":
             msg["params"]["arguments"]["message"] = secret
-        if isinstance(msg, dict) and isinstance(msg.get("result"), dict) and msg["result"].get("content", [{}])[0].get("text") == "hello":
+        if (
+            isinstance(msg, dict)
+            and isinstance(msg.get("result"), dict)
+            and msg["result"].get("content", [{}])[0].get("text") == "hello"
+        ):
             msg["result"]["content"][0]["text"] = secret
             msg["result"]["structuredContent"]["result"] = secret
     write(dest, objs)
@@ -85,12 +89,20 @@ async def test_redact_removes_planted_secrets_and_check_passes_after(tmp_path: P
     assert GITHUB.encode() not in events and ACME.encode() not in events
     assert check(cassette).returncode == 0, check(cassette).stdout
     cas = load(cassette)
-    assert "x-tenant" in cas.header.redaction["keys"] and ACME_RX in cas.header.redaction["patterns"]
+    assert (
+        "x-tenant" in cas.header.redaction["keys"] and ACME_RX in cas.header.redaction["patterns"]
+    )
     redacted = {p for e in cas.events for p in e.redacted}
-    assert {"/params/arguments/message", "/result/content/0/text", "/result/structuredContent/result"} <= redacted
+    assert {
+        "/params/arguments/message",
+        "/result/content/0/text",
+        "/result/structuredContent/result",
+    } <= redacted
     assert await results(cassette, others) == before
     # a redacted argument is a wildcard: the client may say anything there and gets the (redacted) answer
-    got = await results(cassette, [("tools/call", {"name": "echo", "arguments": {"message": f"{GITHUB} {ACME}"}})])
+    got = await results(
+        cassette, [("tools/call", {"name": "echo", "arguments": {"message": f"{GITHUB} {ACME}"}})]
+    )
     assert got[0]["content"][0]["text"] == f"{REDACTED} {REDACTED}"
 
 
@@ -101,7 +113,10 @@ def test_redact_reaches_http_headers_and_query_strings(tmp_path: Path) -> None:
     data = cassette.read_bytes()
     assert GITHUB.encode() not in data and TENANT.encode() not in data and ACME.encode() not in data
     heads = [o["http"] for o in lines(cassette)[1:] if o.get("http", {}).get("phase") == "request"]
-    assert all(h["headers"]["Authorization"] == REDACTED and h["headers"]["X-Tenant"] == REDACTED for h in heads)
+    assert all(
+        h["headers"]["Authorization"] == REDACTED and h["headers"]["X-Tenant"] == REDACTED
+        for h in heads
+    )
     assert all(h["path"] == "/mcp?access_token=%5BREDACTED%5D&page=2" for h in heads)
     assert check(cassette).returncode == 0
 
@@ -116,8 +131,12 @@ def test_redact_is_idempotent_and_leaves_a_clean_file_untouched(tmp_path: Path) 
     assert cassette.read_bytes() == once and cassette.stat().st_ino == inode
 
 
-@pytest.mark.parametrize("golden", GOLDEN, ids=[str(p.relative_to(ROOT / "cassettes")) for p in GOLDEN])
-async def test_redacting_a_clean_golden_cassette_changes_only_its_header_and_no_answer(golden: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "golden", GOLDEN, ids=[str(p.relative_to(ROOT / "cassettes")) for p in GOLDEN]
+)
+async def test_redacting_a_clean_golden_cassette_changes_only_its_header_and_no_answer(
+    golden: Path, tmp_path: Path
+) -> None:
     cassette = tmp_path / golden.name
     shutil.copy(golden, cassette)
     assert cli("redact", str(cassette), "--key", "x-internal-id").returncode == 0
@@ -127,7 +146,9 @@ async def test_redacting_a_clean_golden_cassette_changes_only_its_header_and_no_
     assert await results(cassette, calls) == await results(golden, calls)
 
 
-def test_the_file_is_replaced_whole_or_not_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_file_is_replaced_whole_or_not_at_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cassette = tmp_path / "c.jsonl"
     plant_in_echo(STDIO_2026, cassette)
     cassette.chmod(0o640)
@@ -145,7 +166,9 @@ def test_the_file_is_replaced_whole_or_not_at_all(tmp_path: Path, monkeypatch: p
                 write_atomic(cassette, data)
         assert cassette.read_bytes() == original and sorted(tmp_path.iterdir()) == [cassette]
     write_atomic(cassette, data)
-    assert cassette.read_bytes() == data and cassette.stat().st_ino != inode, "a new file renamed over the old one"
+    assert cassette.read_bytes() == data and cassette.stat().st_ino != inode, (
+        "a new file renamed over the old one"
+    )
     assert cassette.stat().st_mode & 0o777 == 0o640 and sorted(tmp_path.iterdir()) == [cassette]
 
 

@@ -28,9 +28,16 @@ for line in sys.stdin.buffer:
     if method == "test/hang":
         threading.Event().wait()
     if method == "test/crash":
-        note = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": msg["id"], "progress": 1}}
+        note = {
+            "jsonrpc": "2.0",
+            "method": "notifications/progress",
+            "params": {"progressToken": msg["id"], "progress": 1},
+        }
         out.write(json.dumps(note).encode() + b"\n")
         out.flush()
         os.kill(os.getpid(), signal.SIGKILL)
-    out.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {"method": method}}).encode() + b"\n")
+    out.write(
+        json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {"method": method}}).encode()
+        + b"\n"
+    )
     out.flush()

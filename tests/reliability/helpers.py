@@ -16,8 +16,14 @@ from mcptape.cli import main
 from tests.conftest import ROOT, mcptape_cmd
 
 GOLDEN = sorted(
-    p for p in [*(ROOT / "cassettes").rglob("*.jsonl"), *(ROOT / "examples" / "cassettes").rglob("*.jsonl")]
-    if not p.name.startswith("demo")  # cassettes/demo*.jsonl are what `make demo` writes, not committed
+    p
+    for p in [
+        *(ROOT / "cassettes").rglob("*.jsonl"),
+        *(ROOT / "examples" / "cassettes").rglob("*.jsonl"),
+    ]
+    if not p.name.startswith(
+        "demo"
+    )  # cassettes/demo*.jsonl are what `make demo` writes, not committed
 )
 """Every cassette the project ships: recorded from real servers, so they must check clean."""
 
@@ -33,7 +39,9 @@ def event_lines(*events: dict[str, Any]) -> list[bytes]:
     return [orjson.dumps({"seq": i, "t": i / 1000, **e}) for i, e in enumerate(events, start=1)]
 
 
-def write_cassette(path: Path, *events: dict[str, Any], header: dict[str, Any] | None = None, end: bool = True) -> Path:
+def write_cassette(
+    path: Path, *events: dict[str, Any], header: dict[str, Any] | None = None, end: bool = True
+) -> Path:
     """A cassette file: the header, the events, and the end marker unless `end` is False."""
     events_ = [*events, {"kind": "end"}] if end else list(events)
     lines = [orjson.dumps(header or HEADER), *event_lines(*events_)]
@@ -84,7 +92,16 @@ def lines_of(path: Path) -> Iterable[Any]:
 
 def start_recorder(upstream_url: str, cassette: Path) -> tuple[subprocess.Popen[str], str]:
     """`mcptape record --http` in front of `upstream_url`; returns it and the URL clients use."""
-    cmd = mcptape_cmd("record", "--http", "--upstream", upstream_url, "--listen", "127.0.0.1:0", "-o", str(cassette))
+    cmd = mcptape_cmd(
+        "record",
+        "--http",
+        "--upstream",
+        upstream_url,
+        "--listen",
+        "127.0.0.1:0",
+        "-o",
+        str(cassette),
+    )
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     assert proc.stderr is not None
     for line in proc.stderr:  # ends when the recorder does: bounded by the recorder, not a sleep

@@ -54,7 +54,12 @@ def test_every_bad_line_is_answered_and_the_server_keeps_serving(tmp_path: Path)
         server({"jsonrpc": "2.0", "id": 1, "result": {"tools": []}}),
     )
     stdin = b"".join(line + b"\n" for _, line, _, _ in BAD_LINES)
-    proc = subprocess.run(mcptape_cmd("replay", "--max-line", str(MAX_LINE), str(cassette)), input=stdin, capture_output=True, timeout=60)
+    proc = subprocess.run(
+        mcptape_cmd("replay", "--max-line", str(MAX_LINE), str(cassette)),
+        input=stdin,
+        capture_output=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     answers = [orjson.loads(ln) for ln in proc.stdout.splitlines()]
     expected = [(what, msg_id, code) for what, _, msg_id, code in BAD_LINES if code is not None]
@@ -66,13 +71,21 @@ def test_every_bad_line_is_answered_and_the_server_keeps_serving(tmp_path: Path)
         else:
             assert answer["error"]["code"] == code, what
             assert isinstance(answer["error"]["message"], str) and answer["error"]["message"], what
-    assert "too long" in answers[[w for w, _, _ in expected].index("over --max-line")]["error"]["message"]
-    assert "no/such/method" in answers[[w for w, _, _ in expected].index("an unknown method")]["error"]["message"]
+    assert (
+        "too long"
+        in answers[[w for w, _, _ in expected].index("over --max-line")]["error"]["message"]
+    )
+    assert (
+        "no/such/method"
+        in answers[[w for w, _, _ in expected].index("an unknown method")]["error"]["message"]
+    )
     assert answers[-1]["result"] == {"tools": []}
     assert b"not JSON" in proc.stderr and b"answered -32700" in proc.stderr
 
 
 def test_max_line_below_a_kibibyte_is_a_usage_error(tmp_path: Path) -> None:
     cassette = write_cassette(tmp_path / "c.jsonl")
-    proc = subprocess.run(mcptape_cmd("replay", "--max-line", "10", str(cassette)), capture_output=True, timeout=60)
+    proc = subprocess.run(
+        mcptape_cmd("replay", "--max-line", "10", str(cassette)), capture_output=True, timeout=60
+    )
     assert proc.returncode == 2 and proc.stdout == b"" and proc.stderr.count(b"\n") == 1

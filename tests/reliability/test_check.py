@@ -29,7 +29,11 @@ SECRETS: dict[str, str] = {
     "AWS access key id": "AK" + "IA" + "ABCDEFGH12345678",
     "Google API key": "AI" + "za" + "Sy" + A + A + "a",
     "JWT": "ey" + "J" + A + ".ey" + "J" + A + "." + A,
-    "private key": "-----BEGIN RSA " + "PRIVATE KEY-----\nMIIEow" + A + "\n-----END RSA " + "PRIVATE KEY-----",
+    "private key": "-----BEGIN RSA "
+    + "PRIVATE KEY-----\nMIIEow"
+    + A
+    + "\n-----END RSA "
+    + "PRIVATE KEY-----",
     "Stripe key": "sk" + "_live_" + A + A,
     "GitLab token": "gl" + "pat-" + A + "xyzw",
     "Hugging Face token": "hf" + "_" + "abcdefghijABCDEFGHIJabcdefghijKLMN",
@@ -49,14 +53,29 @@ def test_every_golden_cassette_is_clean(capsys: pytest.CaptureFixture[str]) -> N
 
 
 @pytest.mark.parametrize("kind", sorted(SECRETS))
-def test_each_token_shape_is_found_on_its_line_in_every_place(tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_each_token_shape_is_found_on_its_line_in_every_place(
+    tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     secret = SECRETS[kind]
     path = write_cassette(
         tmp_path / "leak.jsonl",
-        client({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t", "arguments": {"note": f"use {secret} now"}}}),
-        server({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": secret}]}}),
+        client(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "t", "arguments": {"note": f"use {secret} now"}},
+            }
+        ),
+        server(
+            {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": secret}]}}
+        ),
         {"kind": "stderr", "from": "server", "text": f"debug: {secret}"},
-        {"kind": "raw", "from": "client", "b64": base64.b64encode(b"\xff" + secret.encode()).decode()},
+        {
+            "kind": "raw",
+            "from": "client",
+            "b64": base64.b64encode(b"\xff" + secret.encode()).decode(),
+        },
     )
     report = check_bytes(path.read_bytes())
     found = {(f.line, f.check) for f in report.findings}
@@ -74,10 +93,32 @@ def test_random_values_in_secret_places_are_found(tmp_path: Path) -> None:
     path = write_cassette(
         tmp_path / "leak.jsonl",
         client(PING, http=http),
-        server(PONG, http={"exchange": 1, "phase": "response", "status": 200, "headers": {"Set-Cookie": f"sid={RANDOM}"}}),
-        client({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "login", "arguments": {"password": RANDOM, "progressToken": RANDOM}}}),
+        server(
+            PONG,
+            http={
+                "exchange": 1,
+                "phase": "response",
+                "status": 200,
+                "headers": {"Set-Cookie": f"sid={RANDOM}"},
+            },
+        ),
+        client(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {
+                    "name": "login",
+                    "arguments": {"password": RANDOM, "progressToken": RANDOM},
+                },
+            }
+        ),
         server({"jsonrpc": "2.0", "id": 2, "result": {"content": []}}),
-        {"kind": "stderr", "from": "server", "text": f"starting with GITHUB_TOKEN={RANDOM} and --api-key {RANDOM}"},
+        {
+            "kind": "stderr",
+            "from": "server",
+            "text": f"starting with GITHUB_TOKEN={RANDOM} and --api-key {RANDOM}",
+        },
     )
     findings = check_bytes(path.read_bytes()).findings
     where = sorted((f.line, f.what.rsplit(" at ", 1)[1]) for f in findings)
@@ -119,7 +160,9 @@ def test_unanswered_requests_with_a_reason_are_warnings(tmp_path: Path) -> None:
     )
     report = check_bytes(path.read_bytes())
     assert report.findings == []
-    assert [w.what for w in report.warnings] == ["ping (id 1) was never answered: the server exited first"]
+    assert [w.what for w in report.warnings] == [
+        "ping (id 1) was never answered: the server exited first"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -133,8 +176,13 @@ def test_unanswered_requests_with_a_reason_are_warnings(tmp_path: Path) -> None:
         ({"seq": 2, "t": 0, "kind": "message", "from": "client", "msg": {"jsonrpc": "2.0", "id": 1.5, "method": "ping"}}, "protocol", "bad JSON-RPC id 1.5"),
     ],
 )  # fmt: skip
-def test_a_schema_invalid_line_is_found(tmp_path: Path, line: dict[str, Any], check: str, text: str) -> None:
-    data = b"\n".join([orjson.dumps(HEADER), orjson.dumps(line), b"{\"seq\":3,\"t\":1,\"kind\":\"end\"}"]) + b"\n"
+def test_a_schema_invalid_line_is_found(
+    tmp_path: Path, line: dict[str, Any], check: str, text: str
+) -> None:
+    data = (
+        b"\n".join([orjson.dumps(HEADER), orjson.dumps(line), b'{"seq":3,"t":1,"kind":"end"}'])
+        + b"\n"
+    )
     findings = [f for f in check_bytes(data).findings if f.check != "pairing"]
     assert [(f.line, f.check) for f in findings] == [(2, check)], findings
     assert text in findings[0].what
@@ -153,7 +201,9 @@ def test_messages_are_checked_against_the_mcp_types_of_their_version(tmp_path: P
         lines[n - 1] = orjson.dumps(obj)
     findings = check_bytes(b"\n".join(lines) + b"\n").findings
     assert [(f.line, f.check) for f in findings] == [(broken[0], "protocol")]
-    assert findings[0].what.startswith("tools/list result is not valid MCP 2025-11-25: tools.0.inputSchema")
+    assert findings[0].what.startswith(
+        "tools/list result is not valid MCP 2025-11-25: tools.0.inputSchema"
+    )
 
 
 def test_a_2026_result_is_checked_against_its_own_type_not_input_required(tmp_path: Path) -> None:
@@ -162,12 +212,19 @@ def test_a_2026_result_is_checked_against_its_own_type_not_input_required(tmp_pa
     for n, raw in enumerate(lines):
         obj = orjson.loads(raw)
         msg = obj.get("msg")
-        if isinstance(msg, dict) and isinstance(msg.get("result"), dict) and msg["result"].get("resultType") == "complete" and "content" in msg["result"]:
+        if (
+            isinstance(msg, dict)
+            and isinstance(msg.get("result"), dict)
+            and msg["result"].get("resultType") == "complete"
+            and "content" in msg["result"]
+        ):
             msg["result"]["content"] = [{"type": "no-such-content"}]
             lines[n] = orjson.dumps(obj)
             break
     findings = check_bytes(b"\n".join(lines) + b"\n").findings
-    assert len(findings) == 1 and "tools/call result is not valid MCP 2026-07-28" in findings[0].what
+    assert (
+        len(findings) == 1 and "tools/call result is not valid MCP 2026-07-28" in findings[0].what
+    )
 
 
 @pytest.mark.parametrize(
@@ -186,19 +243,28 @@ def test_unreadable_files_are_findings(content: bytes, line: int, text: str) -> 
 
 
 def test_a_truncated_last_line_is_a_warning() -> None:
-    data = orjson.dumps(HEADER) + b"\n" + b"\n".join(event_lines(client(PING), server(PONG))) + b'\n{"seq":3,"t":0.1,"ki'
+    data = (
+        orjson.dumps(HEADER)
+        + b"\n"
+        + b"\n".join(event_lines(client(PING), server(PONG)))
+        + b'\n{"seq":3,"t":0.1,"ki'
+    )
     report = check_bytes(data)
     assert report.findings == []
     assert [(w.line, w.check) for w in report.warnings][0] == (4, "format")
 
 
 def test_skip_leaves_a_check_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = write_cassette(tmp_path / "a.jsonl", {"kind": "stderr", "from": "server", "text": SECRETS["GitHub token"]})
+    path = write_cassette(
+        tmp_path / "a.jsonl", {"kind": "stderr", "from": "server", "text": SECRETS["GitHub token"]}
+    )
     assert run_cli(capsys, "check", str(path))[0] == 1
     assert run_cli(capsys, "check", "--skip", "secrets", str(path))[0] == 0
 
 
-@pytest.mark.parametrize("args", [[], ["does-not-exist.jsonl"], ["--skip", "everything", "x.jsonl"]])
+@pytest.mark.parametrize(
+    "args", [[], ["does-not-exist.jsonl"], ["--skip", "everything", "x.jsonl"]]
+)
 def test_usage_errors_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_cli(capsys, "check", *args)
     assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith("mcptape: error: ")
@@ -206,9 +272,15 @@ def test_usage_errors_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]
 
 def test_the_pre_commit_hook_runs_check_on_cassettes() -> None:
     text = (ROOT / ".pre-commit-hooks.yaml").read_text()
-    assert "- id: mcptape-check" in text and "entry: mcptape check" in text and "language: python" in text
+    assert (
+        "- id: mcptape-check" in text
+        and "entry: mcptape check" in text
+        and "language: python" in text
+    )
     files = re.search(r"^\s*files: (.+)$", text, re.M)
     assert files is not None
     rx = re.compile(files.group(1))
-    assert rx.search("cassettes/demo.jsonl") and rx.search("tests/cassettes/test_api/test_add.jsonl")
+    assert rx.search("cassettes/demo.jsonl") and rx.search(
+        "tests/cassettes/test_api/test_add.jsonl"
+    )
     assert not rx.search("data/events.jsonl") and not rx.search("cassettes/notes.md")

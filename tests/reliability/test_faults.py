@@ -88,7 +88,9 @@ def exits(path: Path) -> list[Any]:
     return [e.info for e in load(path).events if e.kind is Kind.EXIT]
 
 
-def test_a_server_exiting_mid_request_passes_its_code_and_is_recorded(tmp_path: Path, session: Session) -> None:
+def test_a_server_exiting_mid_request_passes_its_code_and_is_recorded(
+    tmp_path: Path, session: Session
+) -> None:
     assert session.call(1, "ping")["result"] == {"method": "ping"}
     session.send(request(2, "test/exit", {"code": 3}))
     assert session.readline() == b"", "the client sees end of output, not a made-up answer"
@@ -98,10 +100,14 @@ def test_a_server_exiting_mid_request_passes_its_code_and_is_recorded(tmp_path: 
     assert exits(tmp_path / "c.jsonl") == [{"code": 3}]
     report = check_bytes((tmp_path / "c.jsonl").read_bytes())
     assert report.findings == []
-    assert [w.what for w in report.warnings] == ["test/exit (id 2) was never answered: the server exited first"]
+    assert [w.what for w in report.warnings] == [
+        "test/exit (id 2) was never answered: the server exited first"
+    ]
 
 
-def test_a_server_that_never_answers_is_stopped_by_the_client_and_recorded(tmp_path: Path, session: Session) -> None:
+def test_a_server_that_never_answers_is_stopped_by_the_client_and_recorded(
+    tmp_path: Path, session: Session
+) -> None:
     assert session.call(1, "ping")["result"] == {"method": "ping"}
     session.send(request(2, "test/hang"))
     session.send(request(3, "tools/list"))  # the server no longer reads: this one waits in the pipe
@@ -110,7 +116,9 @@ def test_a_server_that_never_answers_is_stopped_by_the_client_and_recorded(tmp_p
     cas = load(tmp_path / "c.jsonl")
     assert cas.warnings == []
     sent = [e.msg["id"] for e in cas.events if e.kind is Kind.MESSAGE and e.src is Source.CLIENT]
-    answered = [e.msg["id"] for e in cas.events if e.kind is Kind.MESSAGE and e.src is Source.SERVER]
+    answered = [
+        e.msg["id"] for e in cas.events if e.kind is Kind.MESSAGE and e.src is Source.SERVER
+    ]
     assert sent == [1, 2, 3] and answered == [1]
     assert exits(tmp_path / "c.jsonl") == [{"code": -15, "signal": "SIGTERM"}]
 
@@ -122,7 +130,10 @@ def test_a_server_crashing_mid_request_keeps_what_it_sent(tmp_path: Path, sessio
     assert session.readline() == b""
     assert session.wait() == 128 + signal.SIGKILL
     kinds = [(e.kind, e.src) for e in load(tmp_path / "c.jsonl").events]
-    assert kinds[:2] == [(Kind.MESSAGE, Source.CLIENT), (Kind.MESSAGE, Source.SERVER)]  # the request, the progress
+    assert kinds[:2] == [
+        (Kind.MESSAGE, Source.CLIENT),
+        (Kind.MESSAGE, Source.SERVER),
+    ]  # the request, the progress
     assert kinds[-2:] == [(Kind.EXIT, Source.SERVER), (Kind.END, None)]
     assert exits(tmp_path / "c.jsonl") == [{"code": -9, "signal": "SIGKILL"}]
 
@@ -143,16 +154,23 @@ def cut_short(tmp_path: Path, session: Session) -> Path:
     return path
 
 
-def test_show_replay_diff_and_check_work_on_a_cassette_cut_short(cut_short: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_show_replay_diff_and_check_work_on_a_cassette_cut_short(
+    cut_short: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, err = run_cli(capsys, "show", str(cut_short))
     assert code == 0 and "tools/list" in out
     assert "mcptape: warning:" in err and "truncated" in err and "cut short" in err
 
     lines = b"".join(request(i, m) for i, m in [(7, "tools/list"), (8, "prompts/list")])
-    proc = subprocess.run(mcptape_cmd("replay", str(cut_short)), input=lines, capture_output=True, timeout=60)
+    proc = subprocess.run(
+        mcptape_cmd("replay", str(cut_short)), input=lines, capture_output=True, timeout=60
+    )
     assert proc.returncode == 0
     answers = [orjson.loads(ln) for ln in proc.stdout.splitlines()]
-    assert answers == [{"jsonrpc": "2.0", "id": 7, "result": {"method": "tools/list"}}, {"jsonrpc": "2.0", "id": 8, "result": {"method": "prompts/list"}}]
+    assert answers == [
+        {"jsonrpc": "2.0", "id": 7, "result": {"method": "tools/list"}},
+        {"jsonrpc": "2.0", "id": 8, "result": {"method": "prompts/list"}},
+    ]
     assert b"cut short" in proc.stderr
 
     code, out, err = run_cli(capsys, "diff", str(cut_short), str(cut_short))
@@ -162,7 +180,9 @@ def test_show_replay_diff_and_check_work_on_a_cassette_cut_short(cut_short: Path
     assert code == 0 and out == "" and "truncated" in err and "cut short" in err
 
 
-ANOTHER_TOOL_JSON = b'{"log": {"version": "1.2", "creator": {"name": "WebInspector"}, "entries": []}}\n'
+ANOTHER_TOOL_JSON = (
+    b'{"log": {"version": "1.2", "creator": {"name": "WebInspector"}, "entries": []}}\n'
+)
 ANOTHER_TOOL_YAML = b"interactions:\n- request:\n    body: null\n    method: GET\n"
 
 
@@ -178,7 +198,11 @@ def broken(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, str, s
         path.write_bytes(ANOTHER_TOOL_YAML)
         return path, f"{path}:1:", "not an mcptape cassette"
     if kind == "corrupt-middle":
-        write_cassette(path, client({"jsonrpc": "2.0", "id": 1, "method": "ping"}), server({"jsonrpc": "2.0", "id": 1, "result": {}}))
+        write_cassette(
+            path,
+            client({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+            server({"jsonrpc": "2.0", "id": 1, "result": {}}),
+        )
         lines = path.read_bytes().splitlines(keepends=True)
         lines[2] = lines[2][: len(lines[2]) // 2] + b"\n"
         path.write_bytes(b"".join(lines))
@@ -186,11 +210,15 @@ def broken(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, str, s
     if kind == "empty":
         path.write_bytes(b"")
         return path, f"{path}:", "empty file"
-    path.write_bytes(orjson.dumps({**HEADER, "mcptape_cassette": 2}) + b'\n{"seq":1,"t":0,"kind":"end"}\n')
+    path.write_bytes(
+        orjson.dumps({**HEADER, "mcptape_cassette": 2}) + b'\n{"seq":1,"t":0,"kind":"end"}\n'
+    )
     return path, f"{path}:1:", "upgrade mcptape"
 
 
-@pytest.mark.parametrize(("command", "exit_code"), [("show", 1), ("replay", 1), ("diff", 2), ("check", 1)])
+@pytest.mark.parametrize(
+    ("command", "exit_code"), [("show", 1), ("replay", 1), ("diff", 2), ("check", 1)]
+)
 def test_a_broken_cassette_is_one_line_naming_file_and_line(
     broken: tuple[Path, str, str], command: str, exit_code: int, capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip

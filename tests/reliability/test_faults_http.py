@@ -26,7 +26,10 @@ from .helpers import start_recorder
 
 pytestmark = [
     pytest.mark.e2e,
-    pytest.mark.skipif(not Path(sys.executable).with_name("mitmdump").exists(), reason="HTTP capture needs the mitm extra (mitmproxy)"),
+    pytest.mark.skipif(
+        not Path(sys.executable).with_name("mitmdump").exists(),
+        reason="HTTP capture needs the mitm extra (mitmproxy)",
+    ),
 ]
 
 
@@ -53,7 +56,11 @@ class Flaky(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        note = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1, "progress": 1}}
+        note = {
+            "jsonrpc": "2.0",
+            "method": "notifications/progress",
+            "params": {"progressToken": 1, "progress": 1},
+        }
         event = b"event: message\ndata: " + orjson.dumps(note) + b"\n\n"
         self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
         self.wfile.flush()
@@ -80,17 +87,31 @@ def connect(url: str) -> tuple[http.client.HTTPConnection, str]:
     return http.client.HTTPConnection(parts.hostname, parts.port, timeout=30), parts.path
 
 
-def post(conn: http.client.HTTPConnection, path: str, msg: dict[str, Any]) -> http.client.HTTPResponse:
-    conn.request("POST", path, orjson.dumps(msg), {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
+def post(
+    conn: http.client.HTTPConnection, path: str, msg: dict[str, Any]
+) -> http.client.HTTPResponse:
+    conn.request(
+        "POST",
+        path,
+        orjson.dumps(msg),
+        {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"},
+    )
     return conn.getresponse()
 
 
-def test_an_http_recorder_killed_mid_session_leaves_a_readable_cassette(tmp_path: Path, upstream: ThreadingHTTPServer) -> None:
+def test_an_http_recorder_killed_mid_session_leaves_a_readable_cassette(
+    tmp_path: Path, upstream: ThreadingHTTPServer
+) -> None:
     cassette = tmp_path / "http.jsonl"
     proc, url = start_recorder(f"http://127.0.0.1:{upstream.server_address[1]}/mcp", cassette)
     conn, path = connect(url)
     for i in (1, 2):
-        assert orjson.loads(post(conn, path, {"jsonrpc": "2.0", "id": i, "method": "tools/list"}).read())["id"] == i
+        assert (
+            orjson.loads(
+                post(conn, path, {"jsonrpc": "2.0", "id": i, "method": "tools/list"}).read()
+            )["id"]
+            == i
+        )
     conn.close()
     proc.kill()
     proc.wait(timeout=30)
@@ -104,12 +125,23 @@ def test_an_http_recorder_killed_mid_session_leaves_a_readable_cassette(tmp_path
     assert show.returncode == 0 and b"cut short" in show.stderr and b"tools/list" in show.stdout
 
 
-def test_an_upstream_reset_mid_sse_reaches_the_client_and_is_recorded(tmp_path: Path, upstream: ThreadingHTTPServer) -> None:
+def test_an_upstream_reset_mid_sse_reaches_the_client_and_is_recorded(
+    tmp_path: Path, upstream: ThreadingHTTPServer
+) -> None:
     cassette = tmp_path / "http.jsonl"
     proc, url = start_recorder(f"http://127.0.0.1:{upstream.server_address[1]}/mcp", cassette)
     try:
         conn, path = connect(url)
-        resp = post(conn, path, {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "slow", "arguments": {}}})
+        resp = post(
+            conn,
+            path,
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "slow", "arguments": {}},
+            },
+        )
         assert resp.status == 200
         first = resp.readline()
         assert first == b"event: message\n"
@@ -126,5 +158,9 @@ def test_an_upstream_reset_mid_sse_reaches_the_client_and_is_recorded(tmp_path: 
     assert cas.warnings == []
     phases = [(e.kind, (e.http or {}).get("phase")) for e in cas.events]
     assert (Kind.MESSAGE, "sse") in phases, "the event that passed is recorded"
-    errors = [e for e in cas.events if e.kind is Kind.HTTP and e.http and e.http.get("phase") in ("error", "disconnect")]
+    errors = [
+        e
+        for e in cas.events
+        if e.kind is Kind.HTTP and e.http and e.http.get("phase") in ("error", "disconnect")
+    ]
     assert errors and all(isinstance(e.info, dict) and e.info.get("error") for e in errors), phases

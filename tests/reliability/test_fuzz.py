@@ -21,7 +21,11 @@ from tests.conftest import ROOT
 
 from .helpers import GOLDEN, HEADER
 
-FUZZ = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=100,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 json_values = st.recursive(  # integers as orjson reads them from the wire: i64 and u64
     st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
@@ -33,7 +37,14 @@ METHODS = [
     "resources/list", "logging/setLevel", "subscriptions/listen", "completion/complete", "elicitation/create",
     "notifications/initialized", "notifications/cancelled", "notifications/progress", "no/such",
 ]  # fmt: skip
-ids = st.integers(-3, 5) | st.sampled_from(["a", "1", ""]) | st.none() | st.booleans() | st.floats(allow_nan=False) | json_values
+ids = (
+    st.integers(-3, 5)
+    | st.sampled_from(["a", "1", ""])
+    | st.none()
+    | st.booleans()
+    | st.floats(allow_nan=False)
+    | json_values
+)
 
 
 @st.composite
@@ -78,8 +89,13 @@ def test_any_bytes_read_as_a_cassette_or_a_cassette_error(data: bytes) -> None:
 
 
 event_dicts = st.dictionaries(
-    st.sampled_from(["seq", "t", "kind", "from", "msg", "text", "b64", "size", "http", "info", "redacted"]),
-    json_values | st.sampled_from(["message", "raw", "stderr", "exit", "eof", "http", "end", "client", "server"]),
+    st.sampled_from(
+        ["seq", "t", "kind", "from", "msg", "text", "b64", "size", "http", "info", "redacted"]
+    ),
+    json_values
+    | st.sampled_from(
+        ["message", "raw", "stderr", "exit", "eof", "http", "end", "client", "server"]
+    ),
     max_size=8,
 )
 headers = st.fixed_dictionaries({"mcptape_cassette": st.integers(-1, 3) | json_values}, optional={
@@ -90,7 +106,9 @@ headers = st.fixed_dictionaries({"mcptape_cassette": st.integers(-1, 3) | json_v
 
 @FUZZ
 @given(headers, st.lists(event_dicts | json_values, max_size=8), st.booleans())
-def test_any_json_lines_read_as_a_cassette_or_a_cassette_error(header: dict[str, Any], lines: list[Any], newline: bool) -> None:
+def test_any_json_lines_read_as_a_cassette_or_a_cassette_error(
+    header: dict[str, Any], lines: list[Any], newline: bool
+) -> None:
     data = b"\n".join(orjson.dumps(x) for x in [header, *lines]) + (b"\n" if newline else b"")
     try:
         cas = loads(data)
@@ -105,8 +123,21 @@ GOLDEN_BYTES = [p.read_bytes() for p in GOLDEN[:4]]
 
 
 @FUZZ
-@given(st.sampled_from(range(len(GOLDEN_BYTES))), st.lists(st.tuples(st.integers(0, 10**6), st.sampled_from(["cut", "flip", "insert", "delete"]), st.binary(min_size=1, max_size=3)), min_size=1, max_size=4))
-def test_a_damaged_golden_cassette_reads_or_fails_with_one_line(which: int, edits: list[tuple[int, str, bytes]]) -> None:
+@given(
+    st.sampled_from(range(len(GOLDEN_BYTES))),
+    st.lists(
+        st.tuples(
+            st.integers(0, 10**6),
+            st.sampled_from(["cut", "flip", "insert", "delete"]),
+            st.binary(min_size=1, max_size=3),
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+)
+def test_a_damaged_golden_cassette_reads_or_fails_with_one_line(
+    which: int, edits: list[tuple[int, str, bytes]]
+) -> None:
     data = bytearray(GOLDEN_BYTES[which])
     for pos, op, blob in edits:
         at = pos % max(1, len(data))
@@ -135,7 +166,9 @@ INDEXES = {name: ReplayIndex(load(ROOT / "cassettes" / name), ReplayConfig().mat
 
 @FUZZ
 @given(st.sampled_from(sorted(INDEXES)), st.lists(client_messages(), max_size=10), st.booleans())
-def test_the_engine_answers_any_client_values_without_crashing(name: str, values: list[Any], repeats: bool) -> None:
+def test_the_engine_answers_any_client_values_without_crashing(
+    name: str, values: list[Any], repeats: bool
+) -> None:
     index = INDEXES[name]
     engine = ReplayEngine(index, ReplayConfig(index.policy, allow_repeats=repeats))
     for value in values:
@@ -146,8 +179,13 @@ def test_the_engine_answers_any_client_values_without_crashing(name: str, values
 
 
 @FUZZ
-@given(st.sampled_from(sorted(INDEXES)), st.lists(st.binary(max_size=60) | client_messages().map(orjson.dumps), max_size=8))
-def test_the_engine_answers_any_client_bytes_without_crashing(name: str, payloads: list[bytes]) -> None:
+@given(
+    st.sampled_from(sorted(INDEXES)),
+    st.lists(st.binary(max_size=60) | client_messages().map(orjson.dumps), max_size=8),
+)
+def test_the_engine_answers_any_client_bytes_without_crashing(
+    name: str, payloads: list[bytes]
+) -> None:
     index = INDEXES[name]
     engine = ReplayEngine(index, ReplayConfig(index.policy))
     for payload in payloads:
@@ -168,11 +206,28 @@ http_meta = st.none() | st.fixed_dictionaries({}, optional={  # any metadata the
 def events(draw: Any) -> list[Event]:
     out: list[Event] = []
     for seq in range(1, draw(st.integers(0, 12)) + 1):
-        kind = draw(st.sampled_from([Kind.MESSAGE] * 4 + [Kind.RAW, Kind.STDERR, Kind.EXIT, Kind.EOF, Kind.HTTP]))
+        kind = draw(
+            st.sampled_from(
+                [Kind.MESSAGE] * 4 + [Kind.RAW, Kind.STDERR, Kind.EXIT, Kind.EOF, Kind.HTTP]
+            )
+        )
         src = draw(st.sampled_from([Source.CLIENT, Source.SERVER, None]))
         msg = draw(client_messages()) if kind is Kind.MESSAGE else None
         text = draw(st.text(max_size=8)) if kind in (Kind.RAW, Kind.STDERR) else None
-        out.append(Event(seq, seq / 10, kind, src, msg=msg, text=text, http=draw(http_meta), info=draw(st.none() | st.dictionaries(st.text(max_size=4), json_values, max_size=2))))
+        out.append(
+            Event(
+                seq,
+                seq / 10,
+                kind,
+                src,
+                msg=msg,
+                text=text,
+                http=draw(http_meta),
+                info=draw(
+                    st.none() | st.dictionaries(st.text(max_size=4), json_values, max_size=2)
+                ),
+            )
+        )
     return out
 
 
@@ -184,8 +239,24 @@ def test_the_normalizer_takes_any_events_without_crashing(evs: list[Event]) -> N
 
 
 @FUZZ
-@given(st.lists(st.fixed_dictionaries({"seq": st.integers(1, 9), "kind": st.just("message"), "from": st.just("server"), "msg": st.just({"jsonrpc": "2.0", "method": "x"})}, optional={"http": json_values, "info": json_values}), min_size=1, max_size=3))
-def test_metadata_of_the_wrong_shape_is_a_cassette_error_not_a_crash_later(lines: list[dict[str, Any]]) -> None:
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {
+                "seq": st.integers(1, 9),
+                "kind": st.just("message"),
+                "from": st.just("server"),
+                "msg": st.just({"jsonrpc": "2.0", "method": "x"}),
+            },
+            optional={"http": json_values, "info": json_values},
+        ),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_metadata_of_the_wrong_shape_is_a_cassette_error_not_a_crash_later(
+    lines: list[dict[str, Any]],
+) -> None:
     data = b"\n".join(orjson.dumps(x) for x in [HEADER, *lines]) + b"\n"
     try:
         cas = loads(data)

@@ -45,7 +45,12 @@ ALL_TEXT = [*text_secrets(), *PEM_BODIES]
 
 def call_with_everything(msg_id: int) -> dict[str, Any]:
     args = {**members(), **{f"note{i}": t for i, t in enumerate(texts())}, **FALSE_POSITIVES}
-    return {"jsonrpc": "2.0", "id": msg_id, "method": "tools/call", "params": {"name": "leak", "arguments": args}}
+    return {
+        "jsonrpc": "2.0",
+        "id": msg_id,
+        "method": "tools/call",
+        "params": {"name": "leak", "arguments": args},
+    }
 
 
 def assert_clean(data: bytes, secrets: list[str]) -> None:
@@ -66,7 +71,9 @@ def test_stdio_recording_keeps_none_of_the_planted_secrets(tmp_path: Path) -> No
     lines = [
         orjson.dumps(call_with_everything(1)),
         orjson.dumps(batch),
-        *(t.encode() for t in texts()),  # non-JSON lines, both ways (the echo server sends them back)
+        *(
+            t.encode() for t in texts()
+        ),  # non-JSON lines, both ways (the echo server sends them back)
         *(ln.encode() for ln in PEM_RSA + PEM_SSH),  # a PEM key split over non-JSON lines
         *(b"stderr " + t.encode() for t in texts()),
         *(b"stderr " + ln.encode() for ln in PEM_RSA + PEM_SSH),  # and over stderr lines
@@ -79,7 +86,9 @@ def test_stdio_recording_keeps_none_of_the_planted_secrets(tmp_path: Path) -> No
     assert proc.returncode == 0, proc.stderr
     stdout_lines = [ln for ln in lines if not ln.startswith(b"stderr ")]
     assert proc.stdout == b"\n".join(stdout_lines) + b"\n", "the client gets every byte unchanged"
-    assert all(ln[7:] in proc.stderr for ln in lines if ln.startswith(b"stderr ")), "stderr passes unchanged"
+    assert all(ln[7:] in proc.stderr for ln in lines if ln.startswith(b"stderr ")), (
+        "stderr passes unchanged"
+    )
     data = out.read_bytes()
     assert_clean(data, [*ALL_TEXT, *member_secrets()])
     false_positives_intact(data)
@@ -150,14 +159,21 @@ def upstream() -> Iterator[ThreadingHTTPServer]:
 
 
 @pytest.mark.e2e
-@pytest.mark.skipif(not (Path(sys.executable).with_name("mitmdump")).exists(), reason="HTTP capture needs the mitm extra (mitmproxy)")
-def test_http_recording_through_the_addon_keeps_none_of_the_planted_secrets(tmp_path: Path, upstream: ThreadingHTTPServer) -> None:
+@pytest.mark.skipif(
+    not (Path(sys.executable).with_name("mitmdump")).exists(),
+    reason="HTTP capture needs the mitm extra (mitmproxy)",
+)
+def test_http_recording_through_the_addon_keeps_none_of_the_planted_secrets(
+    tmp_path: Path, upstream: ThreadingHTTPServer
+) -> None:
     cassette = tmp_path / "http.jsonl"
     proc, url = start_recorder(f"http://127.0.0.1:{upstream.server_address[1]}/mcp", cassette)
     try:
         parts = urlsplit(url)
         conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
-        conn.request("POST", request_path(), orjson.dumps(call_with_everything(1)), request_headers())
+        conn.request(
+            "POST", request_path(), orjson.dumps(call_with_everything(1)), request_headers()
+        )
         resp = conn.getresponse()
         body = resp.read()
         headers = dict(resp.getheaders())
@@ -165,10 +181,16 @@ def test_http_recording_through_the_addon_keeps_none_of_the_planted_secrets(tmp_
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 0
-    assert resp.status == 200 and body == sse_stream(orjson.loads(body.split(b"data: ", 1)[1].split(b"\n", 1)[0]))
-    assert headers["X-Secret-Key"] == SECRETS["secret_header"], "the client gets the headers unchanged"
-    (path, sent, call), = upstream.seen  # type: ignore[attr-defined]
-    assert path == request_path() and sent["Authorization"] == f"Bearer {SECRETS['bearer']}", "upstream gets it all"
+    assert resp.status == 200 and body == sse_stream(
+        orjson.loads(body.split(b"data: ", 1)[1].split(b"\n", 1)[0])
+    )
+    assert headers["X-Secret-Key"] == SECRETS["secret_header"], (
+        "the client gets the headers unchanged"
+    )
+    ((path, sent, call),) = upstream.seen  # type: ignore[attr-defined]
+    assert path == request_path() and sent["Authorization"] == f"Bearer {SECRETS['bearer']}", (
+        "upstream gets it all"
+    )
     assert call == call_with_everything(1)
     data = cassette.read_bytes()
     assert_clean(data, HTTP_SECRETS)
@@ -195,26 +217,80 @@ def test_check_flags_every_planted_secret_in_every_place(tmp_path: Path) -> None
     events: list[dict[str, Any]] = []
     for t in texts():
         events += [
-            client({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": {"deep": [[{"x": t}]]}}}),
+            client(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/message",
+                    "params": {"data": {"deep": [[{"x": t}]]}},
+                }
+            ),
             {"kind": "stderr", "from": "server", "text": f"log: {t}"},
             {"kind": "raw", "from": "server", "text": t},
-            {"kind": "raw", "from": "client", "b64": base64.b64encode(b"\xff" + t.encode()).decode()},
-            {"kind": "http", "from": "server", "http": {"exchange": 1, "phase": "response", "status": 200, "headers": {"X-Debug": t}}},
-            {"kind": "http", "from": "server", "http": {"exchange": 1, "phase": "sse", "sse": {"comment": t}}},
-            {"kind": "http", "from": "server", "http": {"exchange": 1, "phase": "sse", "sse": {"id": t, "data": ""}}},
+            {
+                "kind": "raw",
+                "from": "client",
+                "b64": base64.b64encode(b"\xff" + t.encode()).decode(),
+            },
+            {
+                "kind": "http",
+                "from": "server",
+                "http": {
+                    "exchange": 1,
+                    "phase": "response",
+                    "status": 200,
+                    "headers": {"X-Debug": t},
+                },
+            },
+            {
+                "kind": "http",
+                "from": "server",
+                "http": {"exchange": 1, "phase": "sse", "sse": {"comment": t}},
+            },
+            {
+                "kind": "http",
+                "from": "server",
+                "http": {"exchange": 1, "phase": "sse", "sse": {"id": t, "data": ""}},
+            },
         ]
     for name, value in members().items():
-        events.append(server({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": {name: value}}}))
+        events.append(
+            server(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/message",
+                    "params": {"data": {name: value}},
+                }
+            )
+        )
     for name, value in response_headers().items():
-        events.append({"kind": "http", "from": "server", "http": {"exchange": 2, "phase": "response", "status": 200, "headers": {name: value}}})
-    events.append({"kind": "http", "from": "client", "http": {"exchange": 2, "phase": "request", "method": "POST", "path": request_path()}})
+        events.append(
+            {
+                "kind": "http",
+                "from": "server",
+                "http": {
+                    "exchange": 2,
+                    "phase": "response",
+                    "status": 200,
+                    "headers": {name: value},
+                },
+            }
+        )
+    events.append(
+        {
+            "kind": "http",
+            "from": "client",
+            "http": {"exchange": 2, "phase": "request", "method": "POST", "path": request_path()},
+        }
+    )
     pem = [{"kind": "stderr", "from": "server", "text": ln} for ln in PEM_RSA[:3] + PEM_SSH[:2]]
     path = write_cassette(tmp_path / "leak.jsonl", *events, *pem)
     findings = check_bytes(path.read_bytes()).findings
     flagged = {f.line for f in findings if f.check == "secrets"}
     pem_end = len(events) + 1 + len(pem)
     planted = set(range(2, len(events) + 2)) | {len(events) + 2 + i for i in (0, 1, 2, 3, 4)}
-    assert planted - flagged == set(), [orjson.loads(path.read_bytes().splitlines()[n - 1]) for n in sorted(planted - flagged)]
+    assert planted - flagged == set(), [
+        orjson.loads(path.read_bytes().splitlines()[n - 1]) for n in sorted(planted - flagged)
+    ]
     assert pem_end in flagged
     assert check_bytes(path.read_bytes().replace(b"\xff", b"")).findings  # (sanity: still a leak)
 
@@ -222,23 +298,42 @@ def test_check_flags_every_planted_secret_in_every_place(tmp_path: Path) -> None
 def test_false_positives_are_not_findings(tmp_path: Path) -> None:
     path = write_cassette(
         tmp_path / "ok.jsonl",
-        client({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"cursor": FALSE_POSITIVES["cursor"]}}),
+        client(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/list",
+                "params": {"cursor": FALSE_POSITIVES["cursor"]},
+            }
+        ),
         server({"jsonrpc": "2.0", "id": 1, "result": {"tools": [], **FALSE_POSITIVES}}),
     )
     assert check_bytes(path.read_bytes()).findings == []
 
 
 @pytest.mark.e2e
-@pytest.mark.skipif(not (Path(sys.executable).with_name("mitmdump")).exists(), reason="HTTP capture needs the mitm extra (mitmproxy)")
-def test_upstream_credentials_are_used_as_the_url_says_and_never_shown(tmp_path: Path, upstream: ThreadingHTTPServer) -> None:
+@pytest.mark.skipif(
+    not (Path(sys.executable).with_name("mitmdump")).exists(),
+    reason="HTTP capture needs the mitm extra (mitmproxy)",
+)
+def test_upstream_credentials_are_used_as_the_url_says_and_never_shown(
+    tmp_path: Path, upstream: ThreadingHTTPServer
+) -> None:
     password = "up-" + SECRETS["userinfo"]
     cassette = tmp_path / "http.jsonl"
-    proc, url = start_recorder(f"http://deploy:{password}@127.0.0.1:{upstream.server_address[1]}/mcp", cassette)
+    proc, url = start_recorder(
+        f"http://deploy:{password}@127.0.0.1:{upstream.server_address[1]}/mcp", cassette
+    )
     try:
         parts = urlsplit(url)
         conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
-        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-        conn.request("POST", "/mcp", orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}), headers)
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+        }
+        conn.request(
+            "POST", "/mcp", orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}), headers
+        )
         status = conn.getresponse().status
         conn.close()
     finally:
@@ -246,28 +341,62 @@ def test_upstream_credentials_are_used_as_the_url_says_and_never_shown(tmp_path:
         assert proc.wait(timeout=30) == 0
     stderr = proc.stderr.read() if proc.stderr else ""
     assert status == 200
-    (_, sent, _), = upstream.seen  # type: ignore[attr-defined]
-    assert sent["Authorization"] == "Basic " + base64.b64encode(f"deploy:{password}".encode()).decode(), "sent upstream"
+    ((_, sent, _),) = upstream.seen  # type: ignore[attr-defined]
+    assert (
+        sent["Authorization"] == "Basic " + base64.b64encode(f"deploy:{password}".encode()).decode()
+    ), "sent upstream"
     assert password not in url and password not in stderr, "never printed"
     data = cassette.read_bytes()
     assert password.encode() not in data
     request = next(orjson.loads(ln) for ln in data.splitlines()[1:] if b'"phase":"request"' in ln)
-    assert "authorization" not in {k.lower() for k in request["http"]["headers"]}, "recorded as the client sent it"
-    assert orjson.loads(data.splitlines()[0])["target"]["url"] == f"http://127.0.0.1:{upstream.server_address[1]}/mcp"
+    assert "authorization" not in {k.lower() for k in request["http"]["headers"]}, (
+        "recorded as the client sent it"
+    )
+    assert (
+        orjson.loads(data.splitlines()[0])["target"]["url"]
+        == f"http://127.0.0.1:{upstream.server_address[1]}/mcp"
+    )
 
 
-def test_mcptape_redact_applies_the_same_table_to_a_cassette_recorded_in_clear(tmp_path: Path) -> None:
+def test_mcptape_redact_applies_the_same_table_to_a_cassette_recorded_in_clear(
+    tmp_path: Path,
+) -> None:
     events: list[dict[str, Any]] = [
         client(call_with_everything(1)),
         *({"kind": "stderr", "from": "server", "text": t} for t in texts()),
         *({"kind": "stderr", "from": "server", "text": ln} for ln in PEM_RSA + PEM_SSH),
         *({"kind": "raw", "from": "server", "text": ln} for ln in PEM_RSA),
-        {"kind": "http", "from": "server", "http": {"exchange": 1, "phase": "sse", "sse": {"id": SECRETS["sse_id"], "data": ""}}},
-        {"kind": "http", "from": "server", "http": {"exchange": 1, "phase": "response", "status": 200, "headers": response_headers()}},
-        {"kind": "http", "from": "client", "http": {"exchange": 1, "phase": "request", "method": "POST", "path": request_path(), "headers": request_headers()}},
+        {
+            "kind": "http",
+            "from": "server",
+            "http": {"exchange": 1, "phase": "sse", "sse": {"id": SECRETS["sse_id"], "data": ""}},
+        },
+        {
+            "kind": "http",
+            "from": "server",
+            "http": {
+                "exchange": 1,
+                "phase": "response",
+                "status": 200,
+                "headers": response_headers(),
+            },
+        },
+        {
+            "kind": "http",
+            "from": "client",
+            "http": {
+                "exchange": 1,
+                "phase": "request",
+                "method": "POST",
+                "path": request_path(),
+                "headers": request_headers(),
+            },
+        },
     ]
     path = write_cassette(tmp_path / "clear.jsonl", *events)
-    proc = subprocess.run(mcptape_cmd("redact", str(path)), check=False, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        mcptape_cmd("redact", str(path)), check=False, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr
     data = path.read_bytes()
     assert_clean(data, [*HTTP_SECRETS, *PEM_BODIES])

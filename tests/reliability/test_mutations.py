@@ -25,7 +25,23 @@ from mcptape.replay.server_stdio import StdioReplayServer
 from .helpers import GOLDEN, run_cli
 
 LINES = {p: p.read_bytes().splitlines() for p in GOLDEN}
-WRONG = ["abc", "", 0, -1, 10**30, 1.5, True, False, None, [], ["x"], [1, 2], {}, {"a": 1}, "=?base64?!!?="]
+WRONG = [
+    "abc",
+    "",
+    0,
+    -1,
+    10**30,
+    1.5,
+    True,
+    False,
+    None,
+    [],
+    ["x"],
+    [1, 2],
+    {},
+    {"a": 1},
+    "=?base64?!!?=",
+]
 
 
 def paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -59,9 +75,21 @@ def mutated(draw: Any) -> tuple[Path, int, bytes]:
     current = obj
     for step in where:
         current = current[step]
-    new = draw(st.sampled_from([w for w in WRONG if type(w) is not type(current) or (isinstance(w, str) and w != current)]))
+    new = draw(
+        st.sampled_from(
+            [
+                w
+                for w in WRONG
+                if type(w) is not type(current) or (isinstance(w, str) and w != current)
+            ]
+        )
+    )
     put(obj, where, new)
-    return golden, lineno, json.dumps(obj).encode()  # json: 10**30 is valid JSON, beyond orjson's 64 bits
+    return (
+        golden,
+        lineno,
+        json.dumps(obj).encode(),
+    )  # json: 10**30 is valid JSON, beyond orjson's 64 bits
 
 
 def _one_line_error(err: str, path: Path) -> None:
@@ -74,7 +102,11 @@ def _one_line_error(err: str, path: Path) -> None:
 
 
 @pytest.mark.e2e
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(case=mutated())
 def test_every_reading_command_survives_a_wrong_type_anywhere(
     case: tuple[Path, int, bytes], tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -101,10 +133,16 @@ def test_every_reading_command_survives_a_wrong_type_anywhere(
         _one_line_error(f"mcptape: error: {exc}", path)
         return
     HttpReplayApp(cassette, ReplayConfig(), on_note=None)  # what `serve` builds before it listens
-    client_lines = [orjson.dumps(e.msg) + b"\n" for e in cassette.events if e.kind == "message" and str(e.src) == "client"]
+    client_lines = [
+        orjson.dumps(e.msg) + b"\n"
+        for e in cassette.events
+        if e.kind == "message" and str(e.src) == "client"
+    ]
     rin, win = os.pipe()
     rout, wout = os.pipe()
-    data = b"".join(client_lines)[:60000]  # within the pipe's buffer: written before the replay reads
+    data = b"".join(client_lines)[
+        :60000
+    ]  # within the pipe's buffer: written before the replay reads
     os.write(win, data)
     os.close(win)
     try:

@@ -33,8 +33,15 @@ ECHO = str(Path(__file__).parents[1] / "capture" / "echo_server.py")
 
 
 def initialize(rid: int, name: str) -> bytes:
-    params = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": name, "version": "1"}}
-    return orjson.dumps({"jsonrpc": "2.0", "id": rid, "method": "initialize", "params": params}) + b"\n"
+    params = {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": name, "version": "1"},
+    }
+    return (
+        orjson.dumps({"jsonrpc": "2.0", "id": rid, "method": "initialize", "params": params})
+        + b"\n"
+    )
 
 
 def session(name: str, first_id: int = 0) -> bytes:
@@ -48,7 +55,9 @@ def session(name: str, first_id: int = 0) -> bytes:
 
 
 def check(*paths: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(mcptape_cmd("check", *map(str, paths)), capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        mcptape_cmd("check", *map(str, paths)), capture_output=True, text=True, timeout=120
+    )
 
 
 def client_names(path: Path) -> list[str]:
@@ -59,7 +68,9 @@ def client_names(path: Path) -> list[str]:
 def test_a_re_recording_whose_server_fails_to_start_keeps_the_old_cassette(tmp_path: Path) -> None:
     out = tmp_path / "good.jsonl"
     rec = mcptape_cmd("record", "-o", str(out), "--", sys.executable, ANSWER_SERVER)
-    assert subprocess.run(rec, input=session("first"), capture_output=True, timeout=60).returncode == 0
+    assert (
+        subprocess.run(rec, input=session("first"), capture_output=True, timeout=60).returncode == 0
+    )
     good = out.read_bytes()
     assert check(out).returncode == 0
 
@@ -70,19 +81,32 @@ def test_a_re_recording_whose_server_fails_to_start_keeps_the_old_cassette(tmp_p
     assert out.read_bytes() == good, "the old cassette is kept byte for byte"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["good.jsonl"], "no recording left behind"
     error = proc.stderr.strip().splitlines()[-1]
-    assert error.startswith(f"mcptape: error: the server answered nothing (it exited with code 2), so {out} was left as it was; its stderr: ")
+    assert error.startswith(
+        f"mcptape: error: the server answered nothing (it exited with code 2), so {out} was left as it was; its stderr: "
+    )
     assert "No such file or directory" in error, "the server's own stderr says why"
 
-    proc = subprocess.run(mcptape_cmd("record", "-o", str(out), "--", str(missing)), input="", capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        mcptape_cmd("record", "-o", str(out), "--", str(missing)),
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 1 and out.read_bytes() == good
     assert proc.stderr.strip().endswith(f"{out} was left as it was")
 
 
-def test_a_relaunch_with_the_same_name_replaces_the_cassette_with_one_whole_session(tmp_path: Path) -> None:
+def test_a_relaunch_with_the_same_name_replaces_the_cassette_with_one_whole_session(
+    tmp_path: Path,
+) -> None:
     out = tmp_path / "c.jsonl"
     for name in ("first", "second"):
         rec = mcptape_cmd("record", "-q", "-o", str(out), "--", sys.executable, ANSWER_SERVER)
-        assert subprocess.run(rec, input=session(name), capture_output=True, timeout=60).returncode == 0
+        assert (
+            subprocess.run(rec, input=session(name), capture_output=True, timeout=60).returncode
+            == 0
+        )
     assert client_names(out) == ["second"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl"]
 
@@ -90,17 +114,25 @@ def test_a_relaunch_with_the_same_name_replaces_the_cassette_with_one_whole_sess
 def _launch(cmd: list[str], cwd: Path, n: int) -> list[subprocess.Popen[bytes]]:
     """`n` recorders started together; without -q, returns once each says it is recording
     (so all are recording at once before any session starts)."""
-    procs = [subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(n)]
+    procs = [
+        subprocess.Popen(
+            cmd, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        for _ in range(n)
+    ]
     if "-q" not in cmd:
         for p in procs:
             assert p.stderr is not None
-            assert p.stderr.readline().startswith(b"mcptape: recording "), "bounded by the recorder: it exits or says it"
+            assert p.stderr.readline().startswith(b"mcptape: recording "), (
+                "bounded by the recorder: it exits or says it"
+            )
     return procs
 
 
 def _finish(procs: list[subprocess.Popen[bytes]]) -> None:
     threads = []
     for i, proc in enumerate(procs):
+
         def talk(p: subprocess.Popen[bytes] = proc, i: int = i) -> None:
             out, err = p.communicate(session(f"client-{i}", first_id=100 * i), timeout=120)
             p.stderr_text = err.decode()  # type: ignore[attr-defined]
@@ -116,23 +148,35 @@ def _finish(procs: list[subprocess.Popen[bytes]]) -> None:
 
 
 def test_two_recorders_with_the_same_name_never_share_a_file(tmp_path: Path) -> None:
-    procs = _launch(mcptape_cmd("record", "-o", "c.jsonl", "--", sys.executable, ANSWER_SERVER), tmp_path, 2)
+    procs = _launch(
+        mcptape_cmd("record", "-o", "c.jsonl", "--", sys.executable, ANSWER_SERVER), tmp_path, 2
+    )
     _finish(procs)
     files = sorted(tmp_path.iterdir())
-    assert [p.name for p in files] == ["c-2.jsonl", "c.jsonl"], "the second to finish keeps the first's cassette"
+    assert [p.name for p in files] == ["c-2.jsonl", "c.jsonl"], (
+        "the second to finish keeps the first's cassette"
+    )
     assert sorted(n for p in files for n in client_names(p)) == ["client-0", "client-1"]
     assert all(len(client_names(p)) == 1 for p in files), "one session per file"
     assert check(*files).returncode == 0
-    notes = [line for p in procs for line in p.stderr_text.splitlines() if "another recorder" in line]  # type: ignore[attr-defined]
-    assert notes == [f"mcptape: recorded to {files[0]}: {files[1]} was written by another recorder meanwhile and is kept"]
+    notes = [
+        line for p in procs for line in p.stderr_text.splitlines() if "another recorder" in line
+    ]  # type: ignore[attr-defined]
+    assert notes == [
+        f"mcptape: recorded to {files[0]}: {files[1]} was written by another recorder meanwhile and is kept"
+    ]
 
 
 def test_twenty_recorders_with_the_default_name_get_twenty_cassettes(tmp_path: Path) -> None:
     procs = _launch(mcptape_cmd("record", "-q", "--", sys.executable, ANSWER_SERVER), tmp_path, 20)
     _finish(procs)
     files = sorted((tmp_path / "cassettes").iterdir())
-    assert len(files) == 20 and all(p.name.startswith("answer_server-") and p.suffix == ".jsonl" for p in files)
-    assert sorted(n for p in files for n in client_names(p)) == sorted(f"client-{i}" for i in range(20))
+    assert len(files) == 20 and all(
+        p.name.startswith("answer_server-") and p.suffix == ".jsonl" for p in files
+    )
+    assert sorted(n for p in files for n in client_names(p)) == sorted(
+        f"client-{i}" for i in range(20)
+    )
     assert all(len(client_names(p)) == 1 for p in files), "one session per file"
     result = check(*files)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -153,7 +197,9 @@ def _read_answers(fd: int, want: int, got: list[bytes], buf: bytearray) -> None:
 
 
 @pytest.mark.parametrize("batch", range(5))
-def test_a_stdio_recorder_killed_at_any_point_has_every_answer_the_client_received(tmp_path: Path, batch: int) -> None:
+def test_a_stdio_recorder_killed_at_any_point_has_every_answer_the_client_received(
+    tmp_path: Path, batch: int
+) -> None:
     """10 kills a batch, 50 in all: after k answers, with a request in flight, or with half a
     request written; every line the client received (and every line it sent that was answered)
     is in the recording the killed recorder left."""
@@ -167,7 +213,10 @@ def test_a_stdio_recorder_killed_at_any_point_has_every_answer_the_client_receiv
         big = rng.random() < 0.3
         for i in range(answered):
             pad = "x" * (rng.randint(200_000, 600_000) if big else rng.randint(0, 50))
-            proc.stdin.write(orjson.dumps({"jsonrpc": "2.0", "id": i, "method": "ping", "params": {"pad": pad}}) + b"\n")
+            proc.stdin.write(
+                orjson.dumps({"jsonrpc": "2.0", "id": i, "method": "ping", "params": {"pad": pad}})
+                + b"\n"
+            )
             proc.stdin.flush()
             _read_answers(proc.stdout.fileno(), i + 1, got, buf)
         where = rng.choice(["after", "in flight", "half a line"])
@@ -186,13 +235,19 @@ def test_a_stdio_recorder_killed_at_any_point_has_every_answer_the_client_receiv
             assert received == []
             continue
         cas = load(partial)
-        recorded = [e.msg["id"] for e in cas.events if e.kind is Kind.MESSAGE and e.src is Source.SERVER]
+        recorded = [
+            e.msg["id"] for e in cas.events if e.kind is Kind.MESSAGE and e.src is Source.SERVER
+        ]
         assert recorded[: len(received)] == received, (run, where)
-        sent = [e.msg["id"] for e in cas.events if e.kind is Kind.MESSAGE and e.src is Source.CLIENT]
+        sent = [
+            e.msg["id"] for e in cas.events if e.kind is Kind.MESSAGE and e.src is Source.CLIENT
+        ]
         assert sent[: len(received)] == received, (run, where)
 
 
-@pytest.mark.skipif(not Path(sys.executable).with_name("mitmdump").exists(), reason="HTTP capture needs mitmproxy")
+@pytest.mark.skipif(
+    not Path(sys.executable).with_name("mitmdump").exists(), reason="HTTP capture needs mitmproxy"
+)
 @pytest.mark.parametrize("batch", range(5))
 def test_an_http_recorder_killed_at_any_point_has_every_answer_the_client_received(
     tmp_path: Path, batch: int, upstream: ThreadingHTTPServer
@@ -209,7 +264,11 @@ def test_an_http_recorder_killed_at_any_point_has_every_answer_the_client_receiv
             conn, path = connect(url)
             received = []
             for i in range(rng.randint(1, 6)):
-                received.append(orjson.loads(post(conn, path, {"jsonrpc": "2.0", "id": i, "method": "tools/list"}).read())["id"])
+                received.append(
+                    orjson.loads(
+                        post(conn, path, {"jsonrpc": "2.0", "id": i, "method": "tools/list"}).read()
+                    )["id"]
+                )
             if rng.random() < 0.5:
                 body = orjson.dumps({"jsonrpc": "2.0", "id": 99, "method": "tools/list"})
                 conn.request("POST", path, body, {"Content-Type": "application/json"})  # in flight
@@ -219,7 +278,9 @@ def test_an_http_recorder_killed_at_any_point_has_every_answer_the_client_receiv
         conn.close()
         assert not out.exists()
         cas = load(out.with_name(out.name + ".partial"))
-        recorded = [e.msg["id"] for e in cas.events if e.kind is Kind.MESSAGE and e.src is Source.SERVER]
+        recorded = [
+            e.msg["id"] for e in cas.events if e.kind is Kind.MESSAGE and e.src is Source.SERVER
+        ]
         assert recorded[: len(received)] == received, run
 
 
@@ -242,7 +303,11 @@ def _small_tmpfs(tmp_path: Path) -> Path | None:
     mnt.mkdir()
     if os.geteuid() != 0 or shutil.which("mount") is None:
         return None
-    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mnt)], capture_output=True, timeout=30)
+    proc = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mnt)],
+        capture_output=True,
+        timeout=30,
+    )
     return mnt if proc.returncode == 0 else None
 
 
@@ -267,17 +332,27 @@ def full_disk(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[
         subprocess.run(["umount", str(mnt)], capture_output=True, timeout=30)
 
 
-def test_a_full_disk_keeps_the_session_byte_exact_and_fails_loudly_at_the_end(full_disk: tuple[Path, Any]) -> None:
+def test_a_full_disk_keeps_the_session_byte_exact_and_fails_loudly_at_the_end(
+    full_disk: tuple[Path, Any],
+) -> None:
     where, preexec = full_disk
     out = where / "c.jsonl"
     proc = subprocess.Popen(mcptape_cmd("record", "-q", "-o", str(out), "--", sys.executable, ECHO),
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=preexec)  # fmt: skip
-    lines = b"".join(orjson.dumps({"jsonrpc": "2.0", "id": i, "method": "ping", "params": {"pad": "y" * 1000}}) + b"\n" for i in range(200))
-    stdout, stderr = proc.communicate(lines, timeout=120)  # 200 KB through a cassette that holds 16-64 KB
+    lines = b"".join(
+        orjson.dumps({"jsonrpc": "2.0", "id": i, "method": "ping", "params": {"pad": "y" * 1000}})
+        + b"\n"
+        for i in range(200)
+    )
+    stdout, stderr = proc.communicate(
+        lines, timeout=120
+    )  # 200 KB through a cassette that holds 16-64 KB
     assert stdout == lines, "the client's session is byte-exact"
     assert proc.returncode == 1
     (error,) = stderr.decode().strip().splitlines()
     partial = where / "c.jsonl.partial"
     assert error.startswith(f"mcptape: error: {partial}: cannot write the cassette: ")
-    assert ("File too large" in error or "No space left on device" in error) and f"{out} was not changed" in error
+    assert (
+        "File too large" in error or "No space left on device" in error
+    ) and f"{out} was not changed" in error
     assert not out.exists()

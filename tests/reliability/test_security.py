@@ -49,7 +49,9 @@ def assert_no_secret(data: bytes, names: list[str]) -> None:
     assert leaked == [], f"secrets in the cassette: {leaked}"
     assert REDACTED.encode() in data
     report = check_bytes(data)
-    assert [f for f in report.findings if f.check == "secrets"] == [], "mcptape check agrees: nothing escaped"
+    assert [f for f in report.findings if f.check == "secrets"] == [], (
+        "mcptape check agrees: nothing escaped"
+    )
 
 
 def test_stdio_secrets_pass_through_but_never_reach_the_cassette(tmp_path: Path) -> None:
@@ -57,14 +59,34 @@ def test_stdio_secrets_pass_through_but_never_reach_the_cassette(tmp_path: Path)
     call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": "login", "arguments": {"api_key": S["named"], "note": f"use {S['github']} or {S['openai']}", "pem": PEM},
         "_meta": {"progressToken": "keep-" + A}}}  # fmt: skip
-    result = {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": f"Bearer {S['bearer']} {S['jwt']}"}], "password": S["named"]}}
+    result = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {
+            "content": [{"type": "text", "text": f"Bearer {S['bearer']} {S['jwt']}"}],
+            "password": S["named"],
+        },
+    }
     stdin = b"\n".join([
         orjson.dumps(call), orjson.dumps(result), f"not json: {S['aws']}".encode(), f"stderr debug: {S['openai']} {S['jwt']}".encode(), b"",
     ])  # fmt: skip
-    cmd = mcptape_cmd("record", "-q", "-o", str(out), "--", sys.executable, ECHO, "--api-key", S["arg"], f"--token={S['arg']}")
+    cmd = mcptape_cmd(
+        "record",
+        "-q",
+        "-o",
+        str(out),
+        "--",
+        sys.executable,
+        ECHO,
+        "--api-key",
+        S["arg"],
+        f"--token={S['arg']}",
+    )
     proc = subprocess.run(cmd, input=stdin, capture_output=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == b"\n".join(stdin.split(b"\n")[:3]) + b"\n", "the client gets the bytes unchanged"
+    assert proc.stdout == b"\n".join(stdin.split(b"\n")[:3]) + b"\n", (
+        "the client gets the bytes unchanged"
+    )
     assert S["openai"].encode() in proc.stderr, "stderr passes through unchanged"
     data = out.read_bytes()
     assert_no_secret(data, ["named", "github", "openai", "aws", "jwt", "bearer", "pem", "arg"])
@@ -86,13 +108,30 @@ class Upstream(BaseHTTPRequestHandler):
         if body["method"] == "tools/call":
             self.send_header("Content-Type", "text/event-stream")
             self.end_headers()
-            progress = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": f"token {S['github']}"}}
-            answer = {"jsonrpc": "2.0", "id": body["id"], "result": {"content": [{"type": "text", "text": S["jwt"]}], "client_secret": S["named"]}}
+            progress = {
+                "jsonrpc": "2.0",
+                "method": "notifications/message",
+                "params": {"level": "info", "data": f"token {S['github']}"},
+            }
+            answer = {
+                "jsonrpc": "2.0",
+                "id": body["id"],
+                "result": {
+                    "content": [{"type": "text", "text": S["jwt"]}],
+                    "client_secret": S["named"],
+                },
+            }
             for msg in (progress, answer):
                 self.wfile.write(b"event: message\ndata: " + orjson.dumps(msg) + b"\n\n")
                 self.wfile.flush()
         else:
-            payload = orjson.dumps({"jsonrpc": "2.0", "id": body["id"], "result": {"tools": [], "note": f"AWS {S['aws']}"}})
+            payload = orjson.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": body["id"],
+                    "result": {"tools": [], "note": f"AWS {S['aws']}"},
+                }
+            )
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(payload)))
             self.end_headers()
@@ -117,21 +156,32 @@ def post(url: str, msg: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
         "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
         "Authorization": f"Bearer {S['bearer']}", "Cookie": f"sid={S['cookie']}", "X-Api-Key": S["named"],
     }  # fmt: skip
-    conn.request("POST", f"{parts.path}?access_token={S['query']}&page=1", orjson.dumps(msg), headers)
+    conn.request(
+        "POST", f"{parts.path}?access_token={S['query']}&page=1", orjson.dumps(msg), headers
+    )
     resp = conn.getresponse()
     data = resp.read()
     conn.close()
     return resp.status, dict(resp.getheaders()), data
 
 
-@pytest.mark.skipif(not (Path(sys.executable).with_name("mitmdump")).exists(), reason="HTTP capture needs the mitm extra (mitmproxy)")
-def test_http_secrets_in_headers_query_json_and_sse_never_reach_the_cassette(tmp_path: Path, upstream: ThreadingHTTPServer) -> None:
+@pytest.mark.skipif(
+    not (Path(sys.executable).with_name("mitmdump")).exists(),
+    reason="HTTP capture needs the mitm extra (mitmproxy)",
+)
+def test_http_secrets_in_headers_query_json_and_sse_never_reach_the_cassette(
+    tmp_path: Path, upstream: ThreadingHTTPServer
+) -> None:
     cassette = tmp_path / "http.jsonl"
     proc, url = start_recorder(f"http://127.0.0.1:{upstream.server_address[1]}/mcp", cassette)
     try:
         args = {"name": "t", "arguments": {"token": S["named"], "text": f"key {S['openai']}"}}
-        status, headers, body = post(url, {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": args})
-        assert status == 200 and S["jwt"].encode() in body and S["github"].encode() in body, "SSE passes unchanged"
+        status, headers, body = post(
+            url, {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": args}
+        )
+        assert status == 200 and S["jwt"].encode() in body and S["github"].encode() in body, (
+            "SSE passes unchanged"
+        )
         assert S["cookie"] in headers["Set-Cookie"]
         status, _, body = post(url, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
         assert status == 200 and S["aws"].encode() in body
@@ -139,7 +189,11 @@ def test_http_secrets_in_headers_query_json_and_sse_never_reach_the_cassette(tmp
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 0
     (path, sent, call), _ = upstream.seen  # type: ignore[attr-defined]
-    assert S["query"] in path and sent["Authorization"] == f"Bearer {S['bearer']}" and call["params"] == args, "upstream gets it all"
+    assert (
+        S["query"] in path
+        and sent["Authorization"] == f"Bearer {S['bearer']}"
+        and call["params"] == args
+    ), "upstream gets it all"
     assert_no_secret(cassette.read_bytes(), list(S))
 
 
@@ -152,7 +206,10 @@ EVIL = [
 
 def test_nothing_in_a_cassette_is_executed_or_evaluated(tmp_path: Path) -> None:
     evil_params = {"name": EVIL[0], "arguments": {str(i): s for i, s in enumerate(EVIL)}}
-    evil_result = {"content": [{"type": "text", "text": s} for s in EVIL], "structuredContent": {"eval": EVIL[0]}}
+    evil_result = {
+        "content": [{"type": "text", "text": s} for s in EVIL],
+        "structuredContent": {"eval": EVIL[0]},
+    }
     header = {"mcptape_cassette": 1, "mcptape_version": EVIL[1], "transport": "stdio", "target": {"command": ["sh", "-c", "touch pwned-target"]},
               "recorded_at": EVIL[4], "redaction": {"enabled": True, "marker": EVIL[0], "keys": [EVIL[2]], "patterns": ["(a+)+$"]}}  # fmt: skip
     cassette = write_cassette(
@@ -163,7 +220,10 @@ def test_nothing_in_a_cassette_is_executed_or_evaluated(tmp_path: Path) -> None:
         {"kind": "raw", "from": "server", "text": EVIL[2]},
         header=header,
     )
-    request = orjson.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": evil_params}) + b"\n"
+    request = (
+        orjson.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": evil_params})
+        + b"\n"
+    )
     runs = [
         subprocess.run(mcptape_cmd("replay", str(cassette)), input=request, capture_output=True, timeout=60, cwd=tmp_path),
         *(subprocess.run(mcptape_cmd("show", "-f", fmt, str(cassette)), capture_output=True, timeout=60, cwd=tmp_path) for fmt in ("table", "json", "mermaid")),
@@ -171,7 +231,9 @@ def test_nothing_in_a_cassette_is_executed_or_evaluated(tmp_path: Path) -> None:
         subprocess.run(mcptape_cmd("check", str(cassette)), capture_output=True, timeout=60, cwd=tmp_path),
     ]  # fmt: skip
     assert [r.returncode for r in runs] == [0, 0, 0, 0, 0, 0], [r.stderr for r in runs]
-    assert orjson.loads(runs[0].stdout) == {"jsonrpc": "2.0", "id": 7, "result": evil_result}, "replayed as plain data"
+    assert orjson.loads(runs[0].stdout) == {"jsonrpc": "2.0", "id": 7, "result": evil_result}, (
+        "replayed as plain data"
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["evil.jsonl"], "nothing was run"
 
 
@@ -182,4 +244,6 @@ def test_the_header_target_loses_its_secrets_but_keeps_its_shape() -> None:
         "server", "--api-key", REDACTED, f"--token={REDACTED}", f"GITHUB_TOKEN={REDACTED}", "-p", "8000",
         "http://user:[REDACTED]@127.0.0.1/mcp?access_token=%5BREDACTED%5D&page=2", "--password-file", "pw.txt",
     ]}  # fmt: skip
-    assert Redactor().target({"url": f"https://127.0.0.1/mcp?api_key={S['query']}"}) == {"url": "https://127.0.0.1/mcp?api_key=%5BREDACTED%5D"}
+    assert Redactor().target({"url": f"https://127.0.0.1/mcp?api_key={S['query']}"}) == {
+        "url": "https://127.0.0.1/mcp?api_key=%5BREDACTED%5D"
+    }

@@ -47,16 +47,40 @@ def call(msg_id: Any, k: int, meta: dict[str, Any] | None = None) -> dict[str, A
 
 
 def answer(msg_id: Any, k: int, modern: bool) -> dict[str, Any]:
-    result: dict[str, Any] = {"content": [{"type": "text", "text": f"answer {k}"}], "isError": False}
+    result: dict[str, Any] = {
+        "content": [{"type": "text", "text": f"answer {k}"}],
+        "isError": False,
+    }
     if modern:
         result["resultType"] = "complete"
     return {"jsonrpc": "2.0", "id": msg_id, "result": result}
 
 
 def legacy_cassette(path: Path) -> Path:
-    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "rec", "version": "1"}}}
-    init_result = {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": LEGACY, "capabilities": {"tools": {}}, "serverInfo": {"name": "echo", "version": "1"}}}
-    events = [client(init), server(init_result), client({"jsonrpc": "2.0", "method": "notifications/initialized"})]
+    init = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": LEGACY,
+            "capabilities": {},
+            "clientInfo": {"name": "rec", "version": "1"},
+        },
+    }
+    init_result = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "result": {
+            "protocolVersion": LEGACY,
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "echo", "version": "1"},
+        },
+    }
+    events = [
+        client(init),
+        server(init_result),
+        client({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ]
     for k in range(CALLS):
         events += [client(call(k + 1, k)), server(answer(k + 1, k, modern=False))]
     return write_cassette(path, *events)
@@ -73,7 +97,12 @@ class Served:
     """`mcptape serve` as a subprocess; `url` is its MCP endpoint."""
 
     def __init__(self, cassette: Path, *extra: str) -> None:
-        self.proc = subprocess.Popen(mcptape_cmd("serve", "-q", str(cassette), *extra), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            mcptape_cmd("serve", "-q", str(cassette), *extra),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         assert self.proc.stderr is not None
         self.url = ""
         for line in self.proc.stderr:  # bounded by the server: it prints the URL or exits
@@ -97,7 +126,9 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., Served]]:
     started: list[Served] = []
 
     def start(kind: str, *extra: str) -> Served:
-        cassette = (legacy_cassette if kind == "legacy" else modern_cassette)(tmp_path / f"{kind}.jsonl")
+        cassette = (legacy_cassette if kind == "legacy" else modern_cassette)(
+            tmp_path / f"{kind}.jsonl"
+        )
         s = Served(cassette, *extra)
         started.append(s)
         return s
@@ -110,7 +141,16 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., Served]]:
 
 # -- bad HTTP input ---------------------------------------------------------------------------
 
-INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": LEGACY,
+        "capabilities": {},
+        "clientInfo": {"name": "c", "version": "1"},
+    },
+}
 JSON_HEADERS = {"content-type": "application/json", "accept": ACCEPT}
 
 BAD_REQUESTS: list[tuple[str, str, dict[str, str], bytes, int, int | None]] = [
@@ -134,7 +174,9 @@ BAD_REQUESTS: list[tuple[str, str, dict[str, str], bytes, int, int | None]] = [
 ]  # fmt: skip
 
 
-async def test_bad_http_requests_get_real_server_errors_and_the_server_goes_on(serve: Callable[..., Served]) -> None:
+async def test_bad_http_requests_get_real_server_errors_and_the_server_goes_on(
+    serve: Callable[..., Served],
+) -> None:
     served = serve("legacy", "--max-body", "4096")
     with anyio.fail_after(60):
         async with httpx.AsyncClient(timeout=30) as http:
@@ -154,13 +196,19 @@ async def test_bad_http_requests_get_real_server_errors_and_the_server_goes_on(s
 # -- load -----------------------------------------------------------------------------------
 
 
-async def legacy_session(http: httpx.AsyncClient, url: str, n: int, ks: list[int]) -> list[tuple[Any, str]]:
+async def legacy_session(
+    http: httpx.AsyncClient, url: str, n: int, ks: list[int]
+) -> list[tuple[Any, str]]:
     """One handshake session asking for `ks`; (id, text) of each answer."""
     resp = await http.post(url, headers=JSON_HEADERS, content=orjson.dumps(INIT))
     assert resp.status_code == 200, resp.text
     sid = resp.headers["mcp-session-id"]
     headers = {**JSON_HEADERS, "mcp-session-id": sid, "mcp-protocol-version": LEGACY}
-    resp = await http.post(url, headers=headers, content=orjson.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+    resp = await http.post(
+        url,
+        headers=headers,
+        content=orjson.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
     assert resp.status_code == 202
     out = []
     for j, k in enumerate(ks):
@@ -173,13 +221,22 @@ async def legacy_session(http: httpx.AsyncClient, url: str, n: int, ks: list[int
     return out
 
 
-async def modern_client(http: httpx.AsyncClient, url: str, n: int, ks: list[int]) -> list[tuple[Any, str]]:
+async def modern_client(
+    http: httpx.AsyncClient, url: str, n: int, ks: list[int]
+) -> list[tuple[Any, str]]:
     """One stateless 2026-07-28 client asking for `ks` (string ids, its own)."""
     out = []
     for j, k in enumerate(ks):
         msg_id = f"client-{n}-{j}"
-        headers = {**JSON_HEADERS, "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": "echo"}
-        resp = await http.post(url, headers=headers, content=orjson.dumps(call(msg_id, k, modern_meta())))
+        headers = {
+            **JSON_HEADERS,
+            "mcp-protocol-version": MODERN,
+            "mcp-method": "tools/call",
+            "mcp-name": "echo",
+        }
+        resp = await http.post(
+            url, headers=headers, content=orjson.dumps(call(msg_id, k, modern_meta()))
+        )
         assert resp.status_code == 200, resp.text
         body = resp.json()
         out.append((body["id"], body["result"]["content"][0]["text"]))
@@ -190,11 +247,15 @@ async def load(serve: Callable[..., Served], clients: int, requests: int) -> Non
     legacy, modern = serve("legacy"), serve("modern", "--allow-repeats")
     rng = random.Random(8)
     plans = {("legacy", n): rng.sample(range(CALLS), requests) for n in range(clients)}
-    plans |= {("modern", n): [rng.randrange(CALLS) for _ in range(requests)] for n in range(clients)}
+    plans |= {
+        ("modern", n): [rng.randrange(CALLS) for _ in range(requests)] for n in range(clients)
+    }
     got: dict[tuple[str, int], list[tuple[Any, str]]] = {}
 
     async def one(kind: str, n: int) -> None:
-        limits = httpx.Limits(max_connections=1)  # each client its own connection, as separate processes would
+        limits = httpx.Limits(
+            max_connections=1
+        )  # each client its own connection, as separate processes would
         async with httpx.AsyncClient(timeout=120, limits=limits) as http:
             if kind == "legacy":
                 got[(kind, n)] = await legacy_session(http, legacy.url, n, plans[(kind, n)])
@@ -206,10 +267,19 @@ async def load(serve: Callable[..., Served], clients: int, requests: int) -> Non
             for kind, n in plans:
                 tg.start_soon(one, kind, n)
     for (kind, n), ks in plans.items():
-        ids = [n * 1_000_000 + j + 1 for j in range(requests)] if kind == "legacy" else [f"client-{n}-{j}" for j in range(requests)]
-        assert got[(kind, n)] == [(i, f"answer {k}") for i, k in zip(ids, ks, strict=True)], (kind, n)
+        ids = (
+            [n * 1_000_000 + j + 1 for j in range(requests)]
+            if kind == "legacy"
+            else [f"client-{n}-{j}" for j in range(requests)]
+        )
+        assert got[(kind, n)] == [(i, f"answer {k}") for i, k in zip(ids, ks, strict=True)], (
+            kind,
+            n,
+        )
     assert legacy.stop() == 0 and modern.stop() == 0
-    print(f"\nserve load: {clients} legacy sessions + {clients} {MODERN} clients x {requests} requests, all answered, no cross-talk")
+    print(
+        f"\nserve load: {clients} legacy sessions + {clients} {MODERN} clients x {requests} requests, all answered, no cross-talk"
+    )
 
 
 async def test_concurrent_sessions_each_get_their_own_answers(serve: Callable[..., Served]) -> None:
@@ -218,5 +288,7 @@ async def test_concurrent_sessions_each_get_their_own_answers(serve: Callable[..
 
 @pytest.mark.slow
 @pytest.mark.skipif(not slow_enabled(), reason=SLOW_REASON)
-async def test_100_legacy_and_100_modern_clients_doing_200_requests_each(serve: Callable[..., Served]) -> None:
+async def test_100_legacy_and_100_modern_clients_doing_200_requests_each(
+    serve: Callable[..., Served],
+) -> None:
     await load(serve, clients=100, requests=CALLS)

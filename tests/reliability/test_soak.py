@@ -24,7 +24,10 @@ pytestmark = pytest.mark.e2e
 
 
 def line(i: int) -> bytes:
-    return b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"message %d"}}}\n' % (i, i)
+    return (
+        b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"message %d"}}}\n'
+        % (i, i)
+    )
 
 
 def soak(tmp_path: Path, requests: int) -> tuple[int, int, Path]:
@@ -88,7 +91,9 @@ def check_nothing_lost(path: Path, requests: int) -> None:
 def run(tmp_path: Path, requests: int, max_growth_kib: int) -> None:
     warm, end, cassette = soak(tmp_path, requests)
     check_nothing_lost(cassette, requests)
-    print(f"\nsoak: {2 * requests} messages recorded, recorder RSS {warm} KiB warm -> {end} KiB at the end")
+    print(
+        f"\nsoak: {2 * requests} messages recorded, recorder RSS {warm} KiB warm -> {end} KiB at the end"
+    )
     assert end - warm < max_growth_kib, f"the recorder's memory grew from {warm} to {end} KiB"
 
 

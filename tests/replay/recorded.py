@@ -45,7 +45,13 @@ def record_demo(path: Path, mode: str) -> Recording:
     async def run() -> Outcome:
         cmd = mcptape_cmd("record", "-q", "-o", str(path), "--", sys.executable, str(DEMO_SERVER))
         with anyio.fail_after(60):
-            async with Client(stdio(cmd), mode=mode, elicitation_callback=accept_name, log_level="info", logging_callback=on_log) as c:
+            async with Client(
+                stdio(cmd),
+                mode=mode,
+                elicitation_callback=accept_name,
+                log_level="info",
+                logging_callback=on_log,
+            ) as c:
                 out = await demo_session(c)
                 if mode == "auto":
                     async with c.listen(tools_list_changed=True):
@@ -68,7 +74,9 @@ async def unmatched_call(client: Client) -> dict[str, Any]:
 async def reordered_session(client: Client) -> dict[str, Any]:
     """The demo session's operations in another order, results keyed by operation."""
     out: dict[str, Any] = {}
-    out["tools"] = [t.name for t in (await client.list_tools()).tools]  # the SDK lists tools before a first call anyway
+    out["tools"] = [
+        t.name for t in (await client.list_tools()).tools
+    ]  # the SDK lists tools before a first call anyway
     out["prompt"] = _plain(await client.get_prompt("review", {"code": "x = 1"}))
     out["resource"] = _plain(await client.read_resource("demo://readme"))
     out["greet"] = _plain(await client.call_tool("greet", {}))
@@ -80,4 +88,11 @@ async def reordered_session(client: Client) -> dict[str, Any]:
 def by_operation(outcome: Outcome) -> dict[str, Any]:
     """The demo session's outcome keyed like `reordered_session`."""
     r = outcome.results
-    return {"prompt": r[5], "resource": r[4], "greet": r[3], "divide": r[2], "add": r[0], "tools": outcome.tools}
+    return {
+        "prompt": r[5],
+        "resource": r[4],
+        "greet": r[3],
+        "divide": r[2],
+        "add": r[0],
+        "tools": outcome.tools,
+    }

@@ -46,8 +46,15 @@ def test_response_carries_the_client_id_with_its_type(client_id: Any) -> None:
 def test_progress_goes_out_first_with_the_client_token(token: Any) -> None:
     e = engine(*PROGRESS)
     out = sent(e.receive(call("x", "add", {"a": 1}, _meta={"progressToken": token})))
-    assert [m.get("method", "response") for m in out] == ["notifications/progress", "notifications/message", "notifications/progress", "response"]
-    assert [m["params"]["progressToken"] for m in out if m.get("method") == "notifications/progress"] == [token, token]
+    assert [m.get("method", "response") for m in out] == [
+        "notifications/progress",
+        "notifications/message",
+        "notifications/progress",
+        "response",
+    ]
+    assert [
+        m["params"]["progressToken"] for m in out if m.get("method") == "notifications/progress"
+    ] == [token, token]
     assert out[-1]["id"] == "x"
 
 
@@ -58,10 +65,16 @@ def test_no_progress_for_a_client_that_asked_for_none() -> None:
 
 def test_outputs_carry_recorded_timing_and_http_metadata() -> None:
     e = engine(*PROGRESS, http={4: {"status": 200, "content_type": "text/event-stream"}})
-    out = [o for o in e.receive(call(9, "add", {"a": 1}, _meta={"progressToken": 1})) if isinstance(o, Send)]
+    out = [
+        o
+        for o in e.receive(call(9, "add", {"a": 1}, _meta={"progressToken": 1}))
+        if isinstance(o, Send)
+    ]
     assert [round(o.after, 3) for o in out] == [0.1, 0.2, 0.3, 0.4]
     assert out[-1].final and not out[0].final
-    assert out[-1].http == {"status": 200, "content_type": "text/event-stream"} == out[0].response_http
+    assert (
+        out[-1].http == {"status": 200, "content_type": "text/event-stream"} == out[0].response_http
+    )
     assert out[0].event is not None and out[0].event.seq == 2 and out[0].request_id == 9
 
 
@@ -80,17 +93,27 @@ def test_legacy_server_requests_get_fresh_ids_and_wait_for_the_answer() -> None:
     e = engine(*ELICIT)
     e.receive(LEGACY_INIT[0][1])
     first = sent(e.receive(call("g", "greet")))
-    assert first == [{"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": {"message": "name?"}}]
+    assert first == [
+        {"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": {"message": "name?"}}
+    ]
     assert sent(e.receive(ok(1, {"action": "accept", "content": {"name": "Ada"}}))) == [
         {"jsonrpc": "2.0", "id": 2, "method": "sampling/createMessage", "params": {"messages": []}}
     ]
     assert e.in_flight == 1
     final = e.receive(ok(2, {"role": "assistant", "content": {"type": "text", "text": "hi"}}))
-    assert sent(final) == [ok("g", {"content": [{"type": "text", "text": "Hello, Ada!"}]})] and e.in_flight == 0
+    assert (
+        sent(final) == [ok("g", {"content": [{"type": "text", "text": "Hello, Ada!"}]})]
+        and e.in_flight == 0
+    )
 
 
 def test_fresh_ids_are_strings_when_the_recorded_ones_were() -> None:
-    e = engine(("c", call(1, "greet")), ("s", req("srv-1", "roots/list")), ("c", ok("srv-1", {"roots": []})), ("s", ok(1, {})))
+    e = engine(
+        ("c", call(1, "greet")),
+        ("s", req("srv-1", "roots/list")),
+        ("c", ok("srv-1", {"roots": []})),
+        ("s", ok(1, {})),
+    )
     out = sent(e.receive(call(5, "greet")))
     assert out[0]["id"] == "mcptape-1"
     assert sent(e.receive(ok("mcptape-1", {"roots": []}))) == [ok(5, {})]
@@ -111,17 +134,48 @@ def test_an_answer_to_no_request_is_noted_not_answered() -> None:
 
 MRTR = [
     ("c", call(6, "greet", _meta=meta())),
-    ("s", ok(6, {"resultType": "input_required", "inputRequests": {"k": {"method": "elicitation/create", "params": {}}}, "requestState": "state-A"})),
-    ("c", call(7, "greet", _meta=meta(), inputResponses={"k": {"action": "accept", "content": {"name": "Ada"}}}, requestState="state-A")),
+    (
+        "s",
+        ok(
+            6,
+            {
+                "resultType": "input_required",
+                "inputRequests": {"k": {"method": "elicitation/create", "params": {}}},
+                "requestState": "state-A",
+            },
+        ),
+    ),
+    (
+        "c",
+        call(
+            7,
+            "greet",
+            _meta=meta(),
+            inputResponses={"k": {"action": "accept", "content": {"name": "Ada"}}},
+            requestState="state-A",
+        ),
+    ),
     ("s", ok(7, {"resultType": "complete", "content": [{"type": "text", "text": "Hello, Ada!"}]})),
 ]
 
 
 def test_input_required_then_the_retry_with_any_request_state() -> None:
     e = engine(*MRTR)
-    first = sent(e.receive(call(1, "greet", _meta=meta(**{"io.modelcontextprotocol/clientInfo": {"name": "other"}}))))
+    first = sent(
+        e.receive(
+            call(
+                1, "greet", _meta=meta(**{"io.modelcontextprotocol/clientInfo": {"name": "other"}})
+            )
+        )
+    )
     assert first[0]["result"]["resultType"] == "input_required" and first[0]["id"] == 1
-    retry = call(2, "greet", _meta=meta(), inputResponses={"k": {"action": "accept", "content": {"name": "Ada"}}}, requestState="fresh-state")
+    retry = call(
+        2,
+        "greet",
+        _meta=meta(),
+        inputResponses={"k": {"action": "accept", "content": {"name": "Ada"}}},
+        requestState="fresh-state",
+    )
     assert sent(e.receive(retry))[0]["result"]["content"][0]["text"] == "Hello, Ada!"
     assert e.unplayed() == []
 
@@ -129,21 +183,55 @@ def test_input_required_then_the_retry_with_any_request_state() -> None:
 def test_a_retry_with_other_input_responses_does_not_match() -> None:
     e = engine(*MRTR)
     e.receive(call(1, "greet", _meta=meta()))
-    out = sent(e.receive(call(2, "greet", _meta=meta(), inputResponses={"k": {"action": "decline"}}, requestState="state-A")))
+    out = sent(
+        e.receive(
+            call(
+                2,
+                "greet",
+                _meta=meta(),
+                inputResponses={"k": {"action": "decline"}},
+                requestState="state-A",
+            )
+        )
+    )
     assert out[0]["error"]["code"] == NO_MATCH and "inputResponses" in out[0]["error"]["message"]
 
 
 LISTEN = [
-    ("c", req("listen-1", "subscriptions/listen", {"notifications": {"toolsListChanged": True}, "_meta": meta()})),
-    ("s", note("notifications/subscriptions/acknowledged", {"_meta": {SUB: "listen-1"}, "notifications": {"toolsListChanged": True}})),
+    (
+        "c",
+        req(
+            "listen-1",
+            "subscriptions/listen",
+            {"notifications": {"toolsListChanged": True}, "_meta": meta()},
+        ),
+    ),
+    (
+        "s",
+        note(
+            "notifications/subscriptions/acknowledged",
+            {"_meta": {SUB: "listen-1"}, "notifications": {"toolsListChanged": True}},
+        ),
+    ),
     ("s", note("notifications/tools/list_changed", {"_meta": {SUB: "listen-1"}})),
 ]
 
 
 def test_listen_acknowledges_first_with_the_client_id_and_stays_open_until_cancelled() -> None:
     e = engine(*LISTEN, HANGUP, ("s", err("listen-1", -32000, "Connection closed")))
-    out = sent(e.receive(req("L9", "subscriptions/listen", {"notifications": {"toolsListChanged": True}, "_meta": meta()})))
-    assert [m["method"] for m in out] == ["notifications/subscriptions/acknowledged", "notifications/tools/list_changed"]
+    out = sent(
+        e.receive(
+            req(
+                "L9",
+                "subscriptions/listen",
+                {"notifications": {"toolsListChanged": True}, "_meta": meta()},
+            )
+        )
+    )
+    assert [m["method"] for m in out] == [
+        "notifications/subscriptions/acknowledged",
+        "notifications/tools/list_changed",
+    ]
     assert all(m["params"]["_meta"][SUB] == "L9" for m in out)
     assert e.in_flight == 1
     assert e.receive(note("notifications/cancelled", {"requestId": "L9"})) == []
@@ -151,8 +239,18 @@ def test_listen_acknowledges_first_with_the_client_id_and_stays_open_until_cance
 
 
 def test_a_gracefully_ended_listen_ends_with_its_result_tagged() -> None:
-    e = engine(*LISTEN, ("s", ok("listen-1", {"resultType": "complete", "_meta": {SUB: "listen-1"}})))
-    out = sent(e.receive(req(4, "subscriptions/listen", {"notifications": {"toolsListChanged": True}, "_meta": meta()})))
+    e = engine(
+        *LISTEN, ("s", ok("listen-1", {"resultType": "complete", "_meta": {SUB: "listen-1"}}))
+    )
+    out = sent(
+        e.receive(
+            req(
+                4,
+                "subscriptions/listen",
+                {"notifications": {"toolsListChanged": True}, "_meta": meta()},
+            )
+        )
+    )
     assert out[-1] == ok(4, {"resultType": "complete", "_meta": {SUB: 4}})
 
 
@@ -161,12 +259,21 @@ def test_logging_opt_in_picks_between_recordings_in_2026() -> None:
     e = engine(("c", call(1, "add", _meta=log_meta)), ("s", note("notifications/message", {"level": "info", "data": "x"})), ("s", ok(1, {"n": "logged"})),
                ("c", call(2, "add", _meta=meta())), ("s", ok(2, {"n": "quiet"})))  # fmt: skip
     assert sent(e.receive(call(3, "add", _meta=meta()))) == [ok(3, {"n": "quiet"})]
-    assert [m.get("method") for m in sent(e.receive(call(4, "add", _meta=log_meta)))] == ["notifications/message", None]
+    assert [m.get("method") for m in sent(e.receive(call(4, "add", _meta=log_meta)))] == [
+        "notifications/message",
+        None,
+    ]
 
 
-def test_a_client_that_declares_otherwise_gets_the_nearest_recording_with_a_note_and_strict_refuses_it() -> None:
+def test_a_client_that_declares_otherwise_gets_the_nearest_recording_with_a_note_and_strict_refuses_it() -> (
+    None
+):
     log_meta = meta(**{"io.modelcontextprotocol/logLevel": "info"})
-    steps = (("c", call(1, "add", _meta=log_meta)), ("s", note("notifications/message", {"level": "info", "data": "x"})), ("s", ok(1, {})))
+    steps = (
+        ("c", call(1, "add", _meta=log_meta)),
+        ("s", note("notifications/message", {"level": "info", "data": "x"})),
+        ("s", ok(1, {})),
+    )
     out = engine(*steps).receive(call(2, "add", _meta=meta()))
     assert [m.get("method") for m in sent(out)] == ["notifications/message", None]
     assert any("logLevel is absent (recorded" in t and "info" in t for t in notes(out))
@@ -177,7 +284,17 @@ def test_a_client_that_declares_otherwise_gets_the_nearest_recording_with_a_note
 
 def test_initialize_answers_as_recorded_and_warns_on_another_version() -> None:
     e = engine(*LEGACY_INIT)
-    out = e.receive(req("i", "initialize", {"protocolVersion": "2025-06-18", "capabilities": {"x": {}}, "clientInfo": {"name": "other", "version": "2"}}))
+    out = e.receive(
+        req(
+            "i",
+            "initialize",
+            {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {"x": {}},
+                "clientInfo": {"name": "other", "version": "2"},
+            },
+        )
+    )
     assert sent(out)[0]["id"] == "i" and sent(out)[0]["result"]["protocolVersion"] == "2025-11-25"
     assert "2025-06-18" in notes(out)[0]
 
@@ -189,48 +306,95 @@ def test_a_second_handshake_starts_the_cassette_again() -> None:
         assert sent(e.receive(req(10 + round_, "tools/list")))[0]["result"] == {"tools": ["t"]}
 
 
-def test_initialize_on_a_2026_cassette_is_refused_naming_the_versions_when_cross_era_is_off() -> None:
+def test_initialize_on_a_2026_cassette_is_refused_naming_the_versions_when_cross_era_is_off() -> (
+    None
+):
     discover = req(1, "server/discover", {"_meta": meta()})
-    steps = (("c", discover), ("s", ok(1, {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {}})))
+    steps = (
+        ("c", discover),
+        (
+            "s",
+            ok(
+                1,
+                {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {}},
+            ),
+        ),
+    )
     e = ReplayEngine.from_cassette(tape(*steps), ReplayConfig(cross_era=False))
     out = sent(e.receive(LEGACY_INIT[0][1]))
-    assert out[0]["error"]["code"] == -32022 and out[0]["error"]["data"] == {"supported": ["2026-07-28"], "requested": "2025-11-25"}
+    assert out[0]["error"]["code"] == -32022 and out[0]["error"]["data"] == {
+        "supported": ["2026-07-28"],
+        "requested": "2025-11-25",
+    }
 
 
 @pytest.mark.parametrize(
     ("steps", "code"),
     [
-        ([("c", req(1, "server/discover", {"_meta": meta()})), ("s", err(1, -32602, "Invalid params")), *LEGACY_INIT], -32602),
+        (
+            [
+                ("c", req(1, "server/discover", {"_meta": meta()})),
+                ("s", err(1, -32602, "Invalid params")),
+                *LEGACY_INIT,
+            ],
+            -32602,
+        ),
         (LEGACY_INIT, -32601),
     ],
 )
-def test_a_discover_probe_on_a_legacy_cassette_gets_the_recorded_error(steps: list[Any], code: int) -> None:
+def test_a_discover_probe_on_a_legacy_cassette_gets_the_recorded_error(
+    steps: list[Any], code: int
+) -> None:
     """The recorded probe's error first; without one, -32601 when cross-era replay is off."""
-    probe = req("p", "server/discover", {"_meta": meta(**{"io.modelcontextprotocol/clientCapabilities": {"other": {}}})})
+    probe = req(
+        "p",
+        "server/discover",
+        {"_meta": meta(**{"io.modelcontextprotocol/clientCapabilities": {"other": {}}})},
+    )
     e = ReplayEngine.from_cassette(tape(*steps), ReplayConfig(cross_era=code != -32601))
     out = sent(e.receive(probe))
     assert out[0]["id"] == "p" and out[0]["error"]["code"] == code
-    assert "server/discover" not in [ex.method for ex in e.unplayed()]  # the recorded probe counts as played
+    assert "server/discover" not in [
+        ex.method for ex in e.unplayed()
+    ]  # the recorded probe counts as played
 
 
 def test_ping_is_answered_without_the_cassette() -> None:
     assert sent(engine(*LEGACY_INIT).receive(req(5, "ping"))) == [ok(5, {})]
 
 
-@pytest.mark.parametrize("method", ["notifications/initialized", "notifications/cancelled", "notifications/roots/list_changed", "notifications/whatever"])
+@pytest.mark.parametrize(
+    "method",
+    [
+        "notifications/initialized",
+        "notifications/cancelled",
+        "notifications/roots/list_changed",
+        "notifications/whatever",
+    ],
+)
 def test_a_notification_is_never_answered(method: str) -> None:
     assert engine(*LEGACY_INIT).receive(note(method, {"requestId": 1})) == []
 
 
 @pytest.mark.parametrize(
     ("line", "code"),
-    [(b"not json", -32700), (b"{", -32700), (b'{"foo": 1}', -32600), (b"42", -32600), (b'"x"', -32600), (b"[]", -32600), (b'{"jsonrpc":"2.0","method":5,"id":3}', -32600)],
+    [
+        (b"not json", -32700),
+        (b"{", -32700),
+        (b'{"foo": 1}', -32600),
+        (b"42", -32600),
+        (b'"x"', -32600),
+        (b"[]", -32600),
+        (b'{"jsonrpc":"2.0","method":5,"id":3}', -32600),
+    ],
 )
 def test_bad_input_gets_the_standard_error_and_the_engine_goes_on(line: bytes, code: int) -> None:
     e = engine(("c", req(1, "tools/list")), ("s", ok(1, {"tools": []})))
     out = sent(e.receive_bytes(line))
     assert out[0]["error"]["code"] == code
-    assert sent(e.receive_bytes(b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}')) == [ok(2, {"tools": []})]
+    assert sent(e.receive_bytes(b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}')) == [
+        ok(2, {"tools": []})
+    ]
 
 
 def test_invalid_request_keeps_a_usable_id() -> None:
@@ -240,7 +404,9 @@ def test_invalid_request_keeps_a_usable_id() -> None:
 
 def test_a_batch_is_answered_with_an_array() -> None:
     e = engine(("c", req(1, "tools/list")), ("s", ok(1, {"tools": []})))
-    out = sent(e.receive([req("a", "tools/list"), note("notifications/initialized"), req("b", "ping")]))
+    out = sent(
+        e.receive([req("a", "tools/list"), note("notifications/initialized"), req("b", "ping")])
+    )
     assert out == [[ok("a", {"tools": []}), ok("b", {})]]
 
 
@@ -249,10 +415,18 @@ def test_no_match_explains_the_nearest_difference() -> None:
     out = e.receive(call(9, "add", {"a": 5, "b": 2}))
     error = sent(out)[0]["error"]
     assert error["code"] == NO_MATCH
-    assert error["message"] == "mcptape replay: no recorded answer for tools/call 'add': arguments/a is 5 (recorded 1), compared with the nearest recorded request (line 1)"
+    assert (
+        error["message"]
+        == "mcptape replay: no recorded answer for tools/call 'add': arguments/a is 5 (recorded 1), compared with the nearest recorded request (line 1)"
+    )
     assert error["data"]["reason"] == "differs"
-    assert error["data"]["request"] == {"method": "tools/call", "params": {"name": "add", "arguments": {"a": 5, "b": 2}}}
-    assert error["data"]["nearest"][0]["diff"] == [{"path": "/arguments/a", "recorded": 1, "incoming": 5}]
+    assert error["data"]["request"] == {
+        "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 5, "b": 2}},
+    }
+    assert error["data"]["nearest"][0]["diff"] == [
+        {"path": "/arguments/a", "recorded": 1, "incoming": 5}
+    ]
     assert "--ignore /arguments/a" in notes(out)[0]
 
 
@@ -260,7 +434,10 @@ def test_no_match_for_a_request_never_recorded() -> None:
     out = engine(("c", req(1, "tools/list")), ("s", ok(1, {}))).receive(req(2, "prompts/list"))
     error = sent(out)[0]["error"]
     assert error["code"] == NO_MATCH and "prompts/list was never recorded" in error["message"]
-    assert error["data"]["reason"] == "never recorded" and error["data"]["nearest"][0]["method"] == "tools/list"
+    assert (
+        error["data"]["reason"] == "never recorded"
+        and error["data"]["nearest"][0]["method"] == "tools/list"
+    )
 
 
 def test_exhausted_then_repeats() -> None:
@@ -269,7 +446,11 @@ def test_exhausted_then_repeats() -> None:
     e.receive(req(1, "tools/list"))
     out = e.receive(req(2, "tools/list"))
     error = sent(out)[0]["error"]
-    assert error["code"] == EXHAUSTED and "already been played once" in error["message"] and "--allow-repeats" in notes(out)[0]
+    assert (
+        error["code"] == EXHAUSTED
+        and "already been played once" in error["message"]
+        and "--allow-repeats" in notes(out)[0]
+    )
     r = engine(*steps, allow_repeats=True)
     assert [sent(r.receive(req(i, "tools/list")))[0]["result"] for i in range(3)] == [{"n": 1}] * 3
 
@@ -282,20 +463,34 @@ def test_cancelling_a_waiting_exchange_drops_it() -> None:
 
 
 def test_unplayed_lists_what_the_client_never_asked() -> None:
-    e = engine(*LEGACY_INIT, ("c", req(2, "tools/list")), ("s", ok(2, {})), ("c", req(3, "prompts/list")), ("s", ok(3, {})))
+    e = engine(
+        *LEGACY_INIT,
+        ("c", req(2, "tools/list")),
+        ("s", ok(2, {})),
+        ("c", req(3, "prompts/list")),
+        ("s", ok(3, {})),
+    )
     e.receive(LEGACY_INIT[0][1])
     e.receive(req(2, "tools/list"))
     assert [ex.method for ex in e.unplayed()] == ["prompts/list"]
 
 
 def test_unsolicited_server_messages_follow_the_exchange_they_followed() -> None:
-    e = engine(("c", req(1, "tools/list")), ("s", ok(1, {})), ("s", note("notifications/tools/list_changed")))
+    e = engine(
+        ("c", req(1, "tools/list")),
+        ("s", ok(1, {})),
+        ("s", note("notifications/tools/list_changed")),
+    )
     out = sent(e.receive(req(5, "tools/list")))
     assert out == [ok(5, {}), note("notifications/tools/list_changed")]
 
 
 def test_a_tools_call_takes_well_under_a_millisecond() -> None:
-    steps = [*LEGACY_INIT] + [s for i in range(200) for s in (("c", call(10 + i, f"tool{i}", {"i": i})), ("s", ok(10 + i, {"content": []})))]
+    steps = [*LEGACY_INIT] + [
+        s
+        for i in range(200)
+        for s in (("c", call(10 + i, f"tool{i}", {"i": i})), ("s", ok(10 + i, {"content": []})))
+    ]
     e = engine(*steps, allow_repeats=True)
     msg = call(1, "tool150", {"i": 150})
     n = 2000
@@ -313,15 +508,48 @@ def test_ping_on_a_modern_only_cassette_is_refused_like_a_2026_server_does() -> 
 
 DISCOVERED = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, "instructions": "hi",
               "ttlMs": 60000, "cacheScope": "public", "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "srv", "version": "2"}}}  # fmt: skip
-ASK = {"method": "elicitation/create", "params": {"message": "name?", "requestedSchema": {"type": "object"}}}
+ASK = {
+    "method": "elicitation/create",
+    "params": {"message": "name?", "requestedSchema": {"type": "object"}},
+}
 MODERN_TAPE = [
     ("c", req(1, "server/discover", {"_meta": meta()})),
     ("s", ok(1, DISCOVERED)),
     ("c", req(2, "tools/list", {"_meta": meta()})),
-    ("s", ok(2, {"resultType": "complete", "tools": [{"name": "greet"}], "ttlMs": 5, "cacheScope": "public"})),
+    (
+        "s",
+        ok(
+            2,
+            {
+                "resultType": "complete",
+                "tools": [{"name": "greet"}],
+                "ttlMs": 5,
+                "cacheScope": "public",
+            },
+        ),
+    ),
     ("c", call(3, "greet", _meta=meta())),
-    ("s", ok(3, {"resultType": "input_required", "inputRequests": {"who": ASK}, "requestState": "sealed"})),
-    ("c", call(4, "greet", _meta=meta(), inputResponses={"who": {"action": "accept", "content": {"name": "Ada"}}}, requestState="sealed")),
+    (
+        "s",
+        ok(
+            3,
+            {
+                "resultType": "input_required",
+                "inputRequests": {"who": ASK},
+                "requestState": "sealed",
+            },
+        ),
+    ),
+    (
+        "c",
+        call(
+            4,
+            "greet",
+            _meta=meta(),
+            inputResponses={"who": {"action": "accept", "content": {"name": "Ada"}}},
+            requestState="sealed",
+        ),
+    ),
     ("s", ok(4, {"resultType": "complete", "content": [{"type": "text", "text": "hello Ada"}]})),
 ]
 LEGACY_HELLO = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
@@ -331,29 +559,59 @@ LEGACY_HELLO = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
 def test_a_legacy_client_on_a_2026_cassette_gets_a_handshake_from_the_recorded_discover() -> None:
     e = engine(*MODERN_TAPE)
     out = e.receive(LEGACY_HELLO)
-    assert sent(out) == [ok(0, {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "srv", "version": "2"}, "instructions": "hi"})]
+    assert sent(out) == [
+        ok(
+            0,
+            {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "srv", "version": "2"},
+                "instructions": "hi",
+            },
+        )
+    ]
     assert any("server/discover" in t for t in notes(out))
     assert e.receive({"jsonrpc": "2.0", "method": "notifications/initialized"}) == []
     assert sent(e.receive(req(1, "tools/list"))) == [ok(1, {"tools": [{"name": "greet"}]})]
     assert sent(e.receive(req(2, "ping"))) == [ok(2, {})]
 
 
-def test_a_legacy_client_answers_an_input_required_as_server_requests_and_gets_the_recorded_retry() -> None:
+def test_a_legacy_client_answers_an_input_required_as_server_requests_and_gets_the_recorded_retry() -> (
+    None
+):
     e = engine(*MODERN_TAPE)
     e.receive(LEGACY_HELLO)
     asked = sent(e.receive(call(7, "greet")))
-    assert len(asked) == 1 and asked[0]["method"] == "elicitation/create" and asked[0]["params"] == ASK["params"]
-    out = sent(e.receive({"jsonrpc": "2.0", "id": asked[0]["id"], "result": {"action": "accept", "content": {"name": "Ada"}}}))
+    assert (
+        len(asked) == 1
+        and asked[0]["method"] == "elicitation/create"
+        and asked[0]["params"] == ASK["params"]
+    )
+    out = sent(
+        e.receive(
+            {
+                "jsonrpc": "2.0",
+                "id": asked[0]["id"],
+                "result": {"action": "accept", "content": {"name": "Ada"}},
+            }
+        )
+    )
     assert out == [ok(7, {"content": [{"type": "text", "text": "hello Ada"}]})]
     assert [x.method for x in e.unplayed()] == ["tools/list"]
 
 
 def test_a_legacy_client_logging_set_level_is_accepted_and_declared_with_later_requests() -> None:
     log_meta = meta(**{"io.modelcontextprotocol/logLevel": "debug"})
-    e = engine(("c", call(1, "add", _meta=log_meta)), ("s", note("notifications/message", {"level": "debug", "data": "x"})), ("s", ok(1, {"resultType": "complete"})))
+    e = engine(
+        ("c", call(1, "add", _meta=log_meta)),
+        ("s", note("notifications/message", {"level": "debug", "data": "x"})),
+        ("s", ok(1, {"resultType": "complete"})),
+    )
     e.receive(LEGACY_HELLO)
     out = e.receive(req(1, "logging/setLevel", {"level": "debug"}))
-    assert sent(out) == [ok(1, {})] and any("logging/setLevel was never recorded" in t for t in notes(out))
+    assert sent(out) == [ok(1, {})] and any(
+        "logging/setLevel was never recorded" in t for t in notes(out)
+    )
     out = e.receive(call(2, "add"))
     assert [m.get("method") for m in sent(out)] == ["notifications/message", None]
     assert not [t for t in notes(out) if "declares" in t]
@@ -365,10 +623,22 @@ def test_ping_plays_the_recorded_answer_before_anything_made_up() -> None:
 
 
 def _hello(caps: dict[str, Any], msg_id: Any = 1) -> dict[str, Any]:
-    return req(msg_id, "initialize", {"protocolVersion": "2025-11-25", "capabilities": caps, "clientInfo": {"name": "rec", "version": "1"}})
+    return req(
+        msg_id,
+        "initialize",
+        {
+            "protocolVersion": "2025-11-25",
+            "capabilities": caps,
+            "clientInfo": {"name": "rec", "version": "1"},
+        },
+    )
 
 
-SERVER_HELLO = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "srv", "version": "1"}}
+SERVER_HELLO = {
+    "protocolVersion": "2025-11-25",
+    "capabilities": {"tools": {}},
+    "serverInfo": {"name": "srv", "version": "1"},
+}
 BY_ROOTS = [  # a server that lists a tool only for clients with roots: two handshakes, two answers
     ("c", _hello({"roots": {}})), ("s", ok(1, SERVER_HELLO)), ("c", req(2, "tools/list")), ("s", ok(2, {"tools": [{"name": "files"}]})),
     ("c", _hello({})), ("s", ok(1, SERVER_HELLO)), ("c", req(2, "tools/list")), ("s", ok(2, {"tools": []})),
@@ -376,7 +646,9 @@ BY_ROOTS = [  # a server that lists a tool only for clients with roots: two hand
 
 
 @pytest.mark.parametrize(("caps", "tools"), [({"roots": {}}, [{"name": "files"}]), ({}, [])])
-def test_recordings_that_differ_in_declared_capabilities_serve_the_client_that_fits(caps: dict[str, Any], tools: list[Any]) -> None:
+def test_recordings_that_differ_in_declared_capabilities_serve_the_client_that_fits(
+    caps: dict[str, Any], tools: list[Any]
+) -> None:
     e = engine(*BY_ROOTS)
     e.receive(_hello(caps, "h"))
     out = e.receive(req(5, "tools/list"))
@@ -384,12 +656,20 @@ def test_recordings_that_differ_in_declared_capabilities_serve_the_client_that_f
 
 
 def test_one_recording_serves_a_client_that_declares_other_capabilities_with_one_note() -> None:
-    e = engine(*BY_ROOTS[:4], ("c", req(3, "tools/list")), ("s", ok(3, {"tools": [{"name": "files"}]})))
+    e = engine(
+        *BY_ROOTS[:4], ("c", req(3, "tools/list")), ("s", ok(3, {"tools": [{"name": "files"}]}))
+    )
     e.receive(_hello({"sampling": {}}, "h"))
     first, second = e.receive(req(5, "tools/list")), e.receive(req(6, "tools/list"))
-    assert sent(first) == [ok(5, {"tools": [{"name": "files"}]})] and sent(second) == [ok(6, {"tools": [{"name": "files"}]})]
+    assert sent(first) == [ok(5, {"tools": [{"name": "files"}]})] and sent(second) == [
+        ok(6, {"tools": [{"name": "files"}]})
+    ]
     warned = [o for o in [*first, *second] if isinstance(o, Note) and o.level == "warning"]
-    assert len(warned) == 1 and "clientCapabilities/roots is absent" in warned[0].text and "clientCapabilities/sampling was not recorded" in warned[0].text
+    assert (
+        len(warned) == 1
+        and "clientCapabilities/roots is absent" in warned[0].text
+        and "clientCapabilities/sampling was not recorded" in warned[0].text
+    )
     strict = ReplayEngine.from_cassette(tape(*BY_ROOTS[:4]), ReplayConfig(exact_clients=True))
     strict.receive(_hello({"sampling": {}}, "h"))
     assert sent(strict.receive(req(5, "tools/list")))[0]["error"]["code"] == NO_MATCH
@@ -414,28 +694,47 @@ def test_a_2026_client_on_a_legacy_cassette_discovers_from_the_recorded_initiali
     result = sent(out)[0]["result"]
     assert result["supportedVersions"] == ["2026-07-28"] and result["capabilities"] == {"tools": {}}
     assert result["_meta"]["io.modelcontextprotocol/serverInfo"] == {"name": "srv", "version": "1"}
-    assert sent(e.receive(req(9, "resources/read", {"uri": "demo://nope", "_meta": meta()})))[0]["error"]["code"] == -32602
+    assert (
+        sent(e.receive(req(9, "resources/read", {"uri": "demo://nope", "_meta": meta()})))[0][
+            "error"
+        ]["code"]
+        == -32602
+    )
 
 
-def test_a_2026_client_gets_a_legacy_server_request_as_input_required_and_its_retry_goes_on() -> None:
+def test_a_2026_client_gets_a_legacy_server_request_as_input_required_and_its_retry_goes_on() -> (
+    None
+):
     e = engine(*LEGACY_GREET)
     first = sent(e.receive(call(5, "greet", _meta=meta())))
     assert len(first) == 1 and first[0]["id"] == 5
     result = first[0]["result"]
     assert result["resultType"] == "input_required"
-    (key, ask), = result["inputRequests"].items()
-    assert ask == {"method": "elicitation/create", "params": FORM} and isinstance(result["requestState"], str)
+    ((key, ask),) = result["inputRequests"].items()
+    assert ask == {"method": "elicitation/create", "params": FORM} and isinstance(
+        result["requestState"], str
+    )
     answer = {key: {"action": "accept", "content": {"name": "Ada"}}}
-    retry = call(6, "greet", _meta=meta(), inputResponses=answer, requestState=result["requestState"])
+    retry = call(
+        6, "greet", _meta=meta(), inputResponses=answer, requestState=result["requestState"]
+    )
     out = e.receive(retry)
     assert [m.get("method") for m in sent(out)] == ["notifications/message", None]
-    assert sent(out)[-1] == ok(6, {"resultType": "complete", "content": [{"type": "text", "text": "hello Ada"}]})
+    assert sent(out)[-1] == ok(
+        6, {"resultType": "complete", "content": [{"type": "text", "text": "hello Ada"}]}
+    )
     assert not notes(out)
 
 
 def test_a_server_request_sent_after_initialized_replays_after_the_clients_initialized() -> None:
     """As server-filesystem does: `roots/list` right after the client's `notifications/initialized`."""
-    e = engine(*LEGACY_INIT, ("s", req(0, "roots/list")), ("c", ok(0, {"roots": []})), ("c", req(2, "tools/list")), ("s", ok(2, {"tools": []})))
+    e = engine(
+        *LEGACY_INIT,
+        ("s", req(0, "roots/list")),
+        ("c", ok(0, {"roots": []})),
+        ("c", req(2, "tools/list")),
+        ("s", ok(2, {"tools": []})),
+    )
     hello = sent(e.receive(LEGACY_INIT[0][1]))
     assert [m.get("method") for m in hello] == [None]  # the handshake answer alone
     asked = sent(e.receive(LEGACY_INIT[2][1]))

@@ -27,7 +27,17 @@ from tests.replay.tape import LEGACY_INIT, call, meta, note, ok, req, tape
 ADD = [
     ("c", call(3, "add", {"a": 1}, _meta={"progressToken": 3})),
     ("s", note("notifications/progress", {"progressToken": 3, "progress": 1, "total": 1})),
-    ("s", ok(3, {"content": [{"type": "text", "text": "2"}], "structuredContent": {"result": "2"}, "isError": False})),
+    (
+        "s",
+        ok(
+            3,
+            {
+                "content": [{"type": "text", "text": "2"}],
+                "structuredContent": {"result": "2"},
+                "isError": False,
+            },
+        ),
+    ),
 ]
 CALLS = [
     ("c", call(1, "add", {"a": 1})), ("s", ok(1, {"content": [{"type": "text", "text": "1"}]})),
@@ -38,7 +48,13 @@ CALLS = [
 ]  # fmt: skip
 
 
-def run(steps_: list[Any], rules: list[dict[str, Any]], requests: list[dict[str, Any]], *, http: bool = False) -> list[list[Step]]:
+def run(
+    steps_: list[Any],
+    rules: list[dict[str, Any]],
+    requests: list[dict[str, Any]],
+    *,
+    http: bool = False,
+) -> list[list[Step]]:
     """Replays `requests` on a cassette of `steps_` with the rules: the steps for each request."""
     engine = ReplayEngine.from_cassette(tape(*steps_), ReplayConfig(allow_repeats=True))
     plan = FaultPlan(parse_rules(rules), http)
@@ -65,9 +81,18 @@ def answers(rules: list[dict[str, Any]], n: int = 4) -> list[str]:
     ("given", "want"),
     [
         ({"tool": "add", "action": "drop"}, FaultRule("drop", "tools/call", "add")),
-        ({"prompt": "review", "action": "error", "code": -32000}, FaultRule("error", "prompts/get", "review", code=-32000)),
-        ({"resource": "demo://*", "action": "disconnect"}, FaultRule("disconnect", "resources/read", "demo://*")),
-        ({"action": "delay", "seconds": [0.1, 0.2], "seed": 3}, FaultRule("delay", seconds=(0.1, 0.2), seed=3)),
+        (
+            {"prompt": "review", "action": "error", "code": -32000},
+            FaultRule("error", "prompts/get", "review", code=-32000),
+        ),
+        (
+            {"resource": "demo://*", "action": "disconnect"},
+            FaultRule("disconnect", "resources/read", "demo://*"),
+        ),
+        (
+            {"action": "delay", "seconds": [0.1, 0.2], "seed": 3},
+            FaultRule("delay", seconds=(0.1, 0.2), seed=3),
+        ),
         ({"faults": [{"action": "reset", "every": 2}]}, FaultRule("reset", every=2)),
         (FaultRule("malformed", line="oops"), FaultRule("malformed", line="oops")),
     ],
@@ -87,7 +112,10 @@ def test_rules_parse_from_python_values(given: Any, want: FaultRule) -> None:
         ({"action": "delay", "seconds": "1"}, "seconds='1': must be a number or [low, high]"),
         ({"action": "status", "status": 200}, "must be an HTTP error status"),
         ({"action": "drop", "probability": 2}, "between 0 and 1"),
-        ({"tool": "add", "name": "x", "action": "drop"}, "'tool' is short for method 'tools/call' plus name"),
+        (
+            {"tool": "add", "name": "x", "action": "drop"},
+            "'tool' is short for method 'tools/call' plus name",
+        ),
         ({"action": "error", "message": 5}, "message=5: must be a string"),
         ("drop", "a rule is an object with an 'action'"),
     ],
@@ -99,8 +127,12 @@ def test_bad_rules_say_what_is_wrong(given: Any, message: str) -> None:
 
 
 def test_rules_load_from_json_and_toml_files_and_inline_options(tmp_path: Path) -> None:
-    (tmp_path / "f.json").write_bytes(orjson.dumps({"faults": [{"tool": "add", "nth": 2, "action": "drop"}]}))
-    (tmp_path / "f.toml").write_text('[[faults]]\ntool = "add"\nnth = 2\naction = "drop"\n', encoding="utf-8")
+    (tmp_path / "f.json").write_bytes(
+        orjson.dumps({"faults": [{"tool": "add", "nth": 2, "action": "drop"}]})
+    )
+    (tmp_path / "f.toml").write_text(
+        '[[faults]]\ntool = "add"\nnth = 2\naction = "drop"\n', encoding="utf-8"
+    )
     want = (FaultRule("drop", "tools/call", "add", nth=2),)
     assert load_rules(tmp_path / "f.json") == load_rules(tmp_path / "f.toml") == want
     both = rules_from_options(tmp_path / "f.json", ['{"action": "delay", "seconds": 1}'])
@@ -111,7 +143,14 @@ def test_rules_load_from_json_and_toml_files_and_inline_options(tmp_path: Path) 
         load_rules(tmp_path / "missing.json")
 
 
-@pytest.mark.parametrize("rule", [FaultRule("drop", "tools/call", "add", nth=2), FaultRule("delay", seconds=(0.5, 1.5), seed=9), FaultRule("status", status=429, retry_after=2)])
+@pytest.mark.parametrize(
+    "rule",
+    [
+        FaultRule("drop", "tools/call", "add", nth=2),
+        FaultRule("delay", seconds=(0.5, 1.5), seed=9),
+        FaultRule("status", status=429, retry_after=2),
+    ],
+)
 def test_a_rule_round_trips_through_json(rule: FaultRule) -> None:
     assert parse_rules([orjson.loads(orjson.dumps(rule.to_json()))]) == (rule,)
 
@@ -140,26 +179,43 @@ def test_selection_by_method_name_and_count(selector: dict[str, Any], want: list
 
 
 def test_probability_is_deterministic_for_a_seed_and_differs_across_seeds() -> None:
-    runs = {seed: answers([{"action": "drop", "probability": 0.5, "seed": seed}], 4) for seed in range(6)}
-    assert all(runs[s] == answers([{"action": "drop", "probability": 0.5, "seed": s}], 4) for s in runs)
+    runs = {
+        seed: answers([{"action": "drop", "probability": 0.5, "seed": seed}], 4)
+        for seed in range(6)
+    }
+    assert all(
+        runs[s] == answers([{"action": "drop", "probability": 0.5, "seed": s}], 4) for s in runs
+    )
     assert len({tuple(v) for v in runs.values()}) > 1
 
 
 def test_a_resource_rule_selects_by_uri() -> None:
-    [steps] = run(CALLS, [{"resource": "demo://*", "action": "drop"}], [req(9, "resources/read", {"uri": "demo://readme"})])
+    [steps] = run(
+        CALLS,
+        [{"resource": "demo://*", "action": "drop"}],
+        [req(9, "resources/read", {"uri": "demo://readme"})],
+    )
     assert delivered(steps) == []
 
 
 def test_rules_without_a_method_leave_the_handshake_alone() -> None:
     rules = [{"action": "drop"}]
     [init, ping] = run([*LEGACY_INIT, *CALLS], rules, [LEGACY_INIT[0][1], req(8, "ping")])
-    assert delivered(init)[0]["result"]["protocolVersion"] == "2025-11-25" and delivered(ping) == [ok(8, {})]
-    [init] = run([*LEGACY_INIT, *CALLS], [{"method": "initialize", "action": "drop"}], [LEGACY_INIT[0][1]])
+    assert delivered(init)[0]["result"]["protocolVersion"] == "2025-11-25" and delivered(ping) == [
+        ok(8, {})
+    ]
+    [init] = run(
+        [*LEGACY_INIT, *CALLS], [{"method": "initialize", "action": "drop"}], [LEGACY_INIT[0][1]]
+    )
     assert delivered(init) == []
 
 
 def test_tool_error_only_hits_tool_calls() -> None:
-    steps = run(CALLS, [{"action": "tool_error"}], [req(9, "resources/read", {"uri": "demo://readme"}), call(10, "add", {"a": 1})])
+    steps = run(
+        CALLS,
+        [{"action": "tool_error"}],
+        [req(9, "resources/read", {"uri": "demo://readme"}), call(10, "add", {"a": 1})],
+    )
     assert delivered(steps[0]) == [ok(9, {"contents": []})]
     assert delivered(steps[1])[0]["result"]["isError"] is True
 
@@ -173,13 +229,27 @@ def test_counters_are_per_plan_and_rules_count_independently() -> None:
 # -- actions -------------------------------------------------------------------------------
 
 
-def one(rule: dict[str, Any], *, http: bool = False, request: dict[str, Any] | None = None) -> list[Step]:
-    [steps] = run(ADD, [rule], [request or call("c1", "add", {"a": 1}, _meta={"progressToken": "t"})], http=http)
+def one(
+    rule: dict[str, Any], *, http: bool = False, request: dict[str, Any] | None = None
+) -> list[Step]:
+    [steps] = run(
+        ADD,
+        [rule],
+        [request or call("c1", "add", {"a": 1}, _meta={"progressToken": "t"})],
+        http=http,
+    )
     return steps
 
 
 PROGRESS_OUT = note("notifications/progress", {"progressToken": "t", "progress": 1, "total": 1})
-RECORDED = ok("c1", {"content": [{"type": "text", "text": "2"}], "structuredContent": {"result": "2"}, "isError": False})
+RECORDED = ok(
+    "c1",
+    {
+        "content": [{"type": "text", "text": "2"}],
+        "structuredContent": {"result": "2"},
+        "isError": False,
+    },
+)
 
 
 @pytest.mark.parametrize(
@@ -204,10 +274,19 @@ def test_each_action_changes_only_the_answer(rule: dict[str, Any], want: list[An
 
 
 def test_a_modern_tool_error_says_it_is_complete() -> None:
-    modern = [("c", call(3, "add", {}, _meta=meta())), ("s", ok(3, {"content": [], "resultType": "complete"}))]
+    modern = [
+        ("c", call(3, "add", {}, _meta=meta())),
+        ("s", ok(3, {"content": [], "resultType": "complete"})),
+    ]
     [steps] = run(modern, [{"action": "tool_error"}], [call(4, "add", {}, _meta=meta())])
-    assert delivered(steps)[0]["result"] == {"content": [{"type": "text", "text": "Tool failed (injected by mcptape)"}], "isError": True, "resultType": "complete"}
-    [steps] = run(modern, [{"action": "tool_error"}], [call(4, "weather", {}, _meta=meta())])  # unmatched: an error answer
+    assert delivered(steps)[0]["result"] == {
+        "content": [{"type": "text", "text": "Tool failed (injected by mcptape)"}],
+        "isError": True,
+        "resultType": "complete",
+    }
+    [steps] = run(
+        modern, [{"action": "tool_error"}], [call(4, "weather", {}, _meta=meta())]
+    )  # unmatched: an error answer
     assert delivered(steps)[0]["result"]["resultType"] == "complete"
 
 
@@ -215,7 +294,9 @@ def test_a_plan_without_rules_delivers_every_answer_as_the_engine_made_it() -> N
     engine = ReplayEngine.from_cassette(tape(*ADD), ReplayConfig(allow_repeats=True))
     outputs = engine.receive(call(3, "add", {"a": 1}, _meta={"progressToken": 3}))
     steps = FaultPlan(()).apply(call(3, "add", {"a": 1}), outputs)
-    assert steps == [Deliver(o) for o in outputs] and len(steps) == 2  # the progress notification, the answer
+    assert (
+        steps == [Deliver(o) for o in outputs] and len(steps) == 2
+    )  # the progress notification, the answer
 
 
 def test_disconnect_and_reset_hang_up_after_what_came_before() -> None:
@@ -235,7 +316,12 @@ def test_status_is_http_only() -> None:
 
 
 def test_delays_add_up_and_the_first_other_rule_wins() -> None:
-    rules = [{"action": "delay", "seconds": 1}, {"action": "error", "code": 1}, {"action": "delay", "seconds": 0.5}, {"action": "drop"}]
+    rules = [
+        {"action": "delay", "seconds": 1},
+        {"action": "error", "code": 1},
+        {"action": "delay", "seconds": 0.5},
+        {"action": "drop"},
+    ]
     [steps] = run(ADD, rules, [call("c1", "add", {"a": 1})])
     [answer] = [s for s in steps if isinstance(s, Deliver)]
     assert answer.delay == 1.5 and answer.send.msg["error"]["code"] == 1
@@ -244,7 +330,10 @@ def test_delays_add_up_and_the_first_other_rule_wins() -> None:
 def test_jitter_is_seeded_within_its_range() -> None:
     def delays(seed: int) -> list[float]:
         rules = [{"action": "delay", "seconds": [0.2, 0.4], "seed": seed}]
-        return [next(s.delay for s in steps if isinstance(s, Deliver)) for steps in run(CALLS, rules, [call(i, "add", {"a": 1}) for i in range(4)])]
+        return [
+            next(s.delay for s in steps if isinstance(s, Deliver))
+            for steps in run(CALLS, rules, [call(i, "add", {"a": 1}) for i in range(4)])
+        ]
 
     first = delays(1)
     assert first == delays(1) and first != delays(2)
@@ -254,7 +343,9 @@ def test_jitter_is_seeded_within_its_range() -> None:
 def test_a_delayed_answer_holds_back_what_follows_it() -> None:
     cassette = [*CALLS[:2], ("s", note("notifications/tools/list_changed"))]
     [steps] = run(cassette, [{"action": "delay", "seconds": 2}], [call(1, "add", {"a": 1})])
-    assert [(s.send.msg.get("method", "answer"), s.delay) for s in steps if isinstance(s, Deliver)] == [("answer", 2), ("notifications/tools/list_changed", 2)]
+    assert [
+        (s.send.msg.get("method", "answer"), s.delay) for s in steps if isinstance(s, Deliver)
+    ] == [("answer", 2), ("notifications/tools/list_changed", 2)]
 
 
 def test_the_fault_waits_for_the_answer_across_server_requests() -> None:
@@ -262,7 +353,11 @@ def test_the_fault_waits_for_the_answer_across_server_requests() -> None:
         ("c", call(6, "greet")), ("s", req(1, "elicitation/create", {"message": "name?"})),
         ("c", ok(1, {"action": "accept", "content": {"name": "Ada"}})), ("s", ok(6, {"content": [{"type": "text", "text": "Hi"}]})),
     ]  # fmt: skip
-    first, second = run(elicit, [{"tool": "greet", "action": "error", "code": 7}], [call("g", "greet"), ok(1, {"action": "accept", "content": {"name": "Ada"}})])
+    first, second = run(
+        elicit,
+        [{"tool": "greet", "action": "error", "code": 7}],
+        [call("g", "greet"), ok(1, {"action": "accept", "content": {"name": "Ada"}})],
+    )
     assert delivered(first)[0]["method"] == "elicitation/create"
     assert delivered(second)[0]["error"]["code"] == 7
 
@@ -277,14 +372,21 @@ def test_a_cancelled_request_forgets_its_fault() -> None:
 
 def test_notes_name_the_rule_and_the_request() -> None:
     steps = one({"action": "drop"})
-    assert [s.text for s in steps if isinstance(s, Note)] == ["fault rule 1 (drop) hits tools/call add (id 'c1')"]
+    assert [s.text for s in steps if isinstance(s, Note)] == [
+        "fault rule 1 (drop) hits tools/call add (id 'c1')"
+    ]
 
 
 # -- dry run -------------------------------------------------------------------------------
 
 
 def test_dry_run_lists_the_recorded_requests_each_rule_hits() -> None:
-    rules = [{"tool": "add", "every": 2, "action": "error"}, {"action": "delay", "seconds": 0.25}, {"tool": "nope", "action": "drop"}, {"action": "reset"}]
+    rules = [
+        {"tool": "add", "every": 2, "action": "error"},
+        {"action": "delay", "seconds": 0.25},
+        {"tool": "nope", "action": "drop"},
+        {"action": "reset"},
+    ]
     text = dry_run(rules, tape(*CALLS))
     assert text.splitlines() == [
         "<memory>: 4 fault rule(s), as if the client made the recorded requests in order",

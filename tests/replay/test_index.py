@@ -65,13 +65,29 @@ def test_initialize_and_ping_are_not_indexed() -> None:
 def test_ignored_pointer_merges_keys() -> None:
     index = ReplayIndex(CASSETTE, MatchPolicy(ignore=("/arguments/a",)))
     p = index.new_pass()
-    assert [played(index, p.take(subject(index, 7))) for _ in range(3)] == ["first", "second", "other"]
+    assert [played(index, p.take(subject(index, 7))) for _ in range(3)] == [
+        "first",
+        "second",
+        "other",
+    ]
 
 
 def test_values_redacted_at_record_time_do_not_take_part() -> None:
-    cas = tape(("c", call(1, "login", {"user": "u", "token": "[REDACTED]"})), ("s", ok(1, {"n": "in"})), redacted={0: ("/params/arguments/token",)})
+    cas = tape(
+        ("c", call(1, "login", {"user": "u", "token": "[REDACTED]"})),
+        ("s", ok(1, {"n": "in"})),
+        redacted={0: ("/params/arguments/token",)},
+    )
     index = ReplayIndex(cas)
-    assert played(index, index.new_pass().take(index.subject(call(9, "login", {"user": "u", "token": "s3cret"})))) == "in"
+    assert (
+        played(
+            index,
+            index.new_pass().take(
+                index.subject(call(9, "login", {"user": "u", "token": "s3cret"}))
+            ),
+        )
+        == "in"
+    )
 
 
 def test_extra_matchers_filter_the_queue_in_order() -> None:
@@ -88,7 +104,11 @@ def test_extra_matchers_filter_the_queue_in_order() -> None:
 def test_without_the_params_matcher_candidates_are_the_method_in_order() -> None:
     index = ReplayIndex(CASSETTE, MatchPolicy(matchers=(m.method, m.name)))
     p = index.new_pass()
-    assert [played(index, p.take(subject(index, 42))) for _ in range(3)] == ["first", "second", "other"]
+    assert [played(index, p.take(subject(index, 42))) for _ in range(3)] == [
+        "first",
+        "second",
+        "other",
+    ]
 
 
 def test_after_the_client_hung_up_answers_are_played_and_server_requests_are_not() -> None:
@@ -102,6 +122,13 @@ def test_after_the_client_hung_up_answers_are_played_and_server_requests_are_not
     answer, closed = (e.exchange.response for e in index.entries)
     assert answer is not None and not index.played_out(answer)
     assert closed is not None and index.played_out(closed)
-    items = [*(i for ex in index.session.exchanges for i in ex.items), *(i for v in index.after.values() for i in v)]
-    (late,) = [i for i in items if isinstance(i.msg, dict) and i.msg.get("method") == "sampling/createMessage"]
+    items = [
+        *(i for ex in index.session.exchanges for i in ex.items),
+        *(i for v in index.after.values() for i in v),
+    ]
+    (late,) = [
+        i
+        for i in items
+        if isinstance(i.msg, dict) and i.msg.get("method") == "sampling/createMessage"
+    ]
     assert index.played_out(late)

@@ -16,7 +16,12 @@ from mcptape.replay.matcher import (
     nearest,
 )
 
-BASE: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1}, "cursor": "c1", "uri": "u://1"}}
+BASE: dict[str, Any] = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/call",
+    "params": {"name": "add", "arguments": {"a": 1}, "cursor": "c1", "uri": "u://1"},
+}
 
 
 def variant(**params: Any) -> dict[str, Any]:
@@ -33,7 +38,16 @@ def variant(**params: Any) -> dict[str, Any]:
         (variant(uri="u://2"), {"params", "uri"}),
         (variant(cursor="c2"), {"params", "cursor"}),
         ({**BASE, "id": 99}, set()),
-        (variant(_meta={"progressToken": 7, "traceparent": "00-x", "io.modelcontextprotocol/clientInfo": {"name": "z"}}), set()),
+        (
+            variant(
+                _meta={
+                    "progressToken": 7,
+                    "traceparent": "00-x",
+                    "io.modelcontextprotocol/clientInfo": {"name": "z"},
+                }
+            ),
+            set(),
+        ),
         (variant(requestState="opaque-2"), set()),
         (variant(_meta={"io.modelcontextprotocol/logLevel": "info"}), {"params"}),
     ],
@@ -48,7 +62,10 @@ def test_each_matcher_fails_only_on_its_own_field(other: dict[str, Any], failing
 def test_ignore_pointers_leave_paths_out_of_matching() -> None:
     policy = MatchPolicy(ignore=("/arguments/a", "/params/cursor"))
     assert policy.subject(BASE).params == {"name": "add", "arguments": {}, "uri": "u://1"}
-    assert m.params(policy.subject(BASE), policy.subject(variant(arguments={"a": 9}, cursor="z"))) is None
+    assert (
+        m.params(policy.subject(BASE), policy.subject(variant(arguments={"a": 9}, cursor="z")))
+        is None
+    )
 
 
 def test_policy_is_exact_while_params_matcher_is_present() -> None:
@@ -75,21 +92,50 @@ def test_field_diff_names_each_differing_leaf(a: Any, b: Any, diffs: list[FieldD
 
 
 def test_explain_diffs_reads_like_a_sentence() -> None:
-    text = explain_diffs([FieldDiff("/arguments/a", 1, 5), FieldDiff("/cursor", "c", ABSENT), FieldDiff("/x", ABSENT, 2), FieldDiff("/y", 1, 2)])
-    assert text == 'arguments/a is 5 (recorded 1); cursor is absent (recorded "c"); x was not recorded (got 2); and 1 more'
-    assert explain_diffs([FieldDiff("/m", "hi", "bye")]) == 'm is "bye" (recorded "hi")', "values are JSON, as the user wrote them"
+    text = explain_diffs(
+        [
+            FieldDiff("/arguments/a", 1, 5),
+            FieldDiff("/cursor", "c", ABSENT),
+            FieldDiff("/x", ABSENT, 2),
+            FieldDiff("/y", 1, 2),
+        ]
+    )
+    assert (
+        text
+        == 'arguments/a is 5 (recorded 1); cursor is absent (recorded "c"); x was not recorded (got 2); and 1 more'
+    )
+    assert explain_diffs([FieldDiff("/m", "hi", "bye")]) == 'm is "bye" (recorded "hi")', (
+        "values are JSON, as the user wrote them"
+    )
 
 
 def test_nearest_prefers_same_method_then_same_name_then_fewest_differences() -> None:
     policy = MatchPolicy()
     recorded = [
         (1, policy.subject({"method": "prompts/get", "params": {"name": "add"}})),
-        (2, policy.subject({"method": "tools/call", "params": {"name": "sub", "arguments": {"a": 1}}})),
-        (3, policy.subject({"method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 1}}})),
-        (4, policy.subject({"method": "tools/call", "params": {"name": "add", "arguments": {"a": 2}}})),
+        (
+            2,
+            policy.subject(
+                {"method": "tools/call", "params": {"name": "sub", "arguments": {"a": 1}}}
+            ),
+        ),
+        (
+            3,
+            policy.subject(
+                {"method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 1}}}
+            ),
+        ),
+        (
+            4,
+            policy.subject(
+                {"method": "tools/call", "params": {"name": "add", "arguments": {"a": 2}}}
+            ),
+        ),
     ]
     got = policy.subject({"method": "tools/call", "params": {"name": "add", "arguments": {"a": 1}}})
     near = nearest(recorded, got, policy, limit=3)
     assert [n.seq for n in near] == [3, 4, 2]
-    assert near[0].to_json()["diff"] == [{"path": "/arguments/b", "recorded": 1, "incoming": ABSENT}]
+    assert near[0].to_json()["diff"] == [
+        {"path": "/arguments/b", "recorded": 1, "incoming": ABSENT}
+    ]
     assert near[0].failed

@@ -31,13 +31,24 @@ from tests.replay.test_server_http_support import ACCEPT, served, sse_messages
 RECORDED = "at-" + "q7Rz2Lm9Xv4Tn8Kp"
 PAGE_2 = "pg-" + "W3eY6uI1oP5aS0dF"
 PAGE_3 = "np-" + "Zq8xP2vL9mK4wR7t"
-TOOL = {"name": "login", "inputSchema": {"type": "object", "properties": {"api_token": {"type": "string"}, "city": {"type": "string"}}}}
+TOOL = {
+    "name": "login",
+    "inputSchema": {
+        "type": "object",
+        "properties": {"api_token": {"type": "string"}, "city": {"type": "string"}},
+    },
+}
 
 
 def record(path: Path) -> Path:
     """A session written through the real recorder and its default redaction."""
     redactor = Redactor(RedactConfig())
-    rec = Recorder(CassetteWriter(path, new_header(Transport.STDIO, {"command": ["srv"]}, RedactConfig().describe())), redactor)
+    rec = Recorder(
+        CassetteWriter(
+            path, new_header(Transport.STDIO, {"command": ["srv"]}, RedactConfig().describe())
+        ),
+        redactor,
+    )
     steps: list[tuple[Source, Any]] = [
         (Source.CLIENT, LEGACY_INIT[0][1]), (Source.SERVER, LEGACY_INIT[1][1]), (Source.CLIENT, LEGACY_INIT[2][1]),
         (Source.CLIENT, req(2, "tools/list")), (Source.SERVER, ok(2, {"tools": [TOOL], "nextCursor": PAGE_2})),
@@ -59,7 +70,9 @@ def record(path: Path) -> Path:
 def cassette(tmp_path: Path) -> Path:
     path = record(tmp_path / "c.jsonl")
     data = path.read_bytes()
-    assert RECORDED.encode() not in data and data.count(REDACTED.encode()) == 3  # the header's marker, twice replaced
+    assert (
+        RECORDED.encode() not in data and data.count(REDACTED.encode()) == 3
+    )  # the header's marker, twice replaced
     assert b'"/0/params/arguments/api_key"' in data, "the batch's pointer starts with its position"
     assert PAGE_2.encode() in data and PAGE_3.encode() in data, "cursors are not secrets"
     return path
@@ -69,29 +82,55 @@ def text_of(answer: dict[str, Any]) -> str:
     return str(answer["result"]["content"][0]["text"])
 
 
-def test_stdio_replay_matches_any_value_at_a_redacted_place_alone_and_in_a_batch(cassette: Path) -> None:
+def test_stdio_replay_matches_any_value_at_a_redacted_place_alone_and_in_a_batch(
+    cassette: Path,
+) -> None:
     lines = [
         LEGACY_INIT[0][1], LEGACY_INIT[2][1], req(2, "tools/list"), req(3, "tools/list", {"cursor": PAGE_2}),
         call(4, "login", {"api_token": "the-real-one", "city": "Paris"}),
         [call(5, "login", {"api_key": "another-value", "city": "Rome"}), req(6, "ping")],
     ]  # fmt: skip
     stdin = b"".join(orjson.dumps(m) + b"\n" for m in lines)
-    proc = subprocess.run(mcptape_cmd("replay", str(cassette)), input=stdin, check=False, capture_output=True, timeout=60)
+    proc = subprocess.run(
+        mcptape_cmd("replay", str(cassette)),
+        input=stdin,
+        check=False,
+        capture_output=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     out = [orjson.loads(ln) for ln in proc.stdout.splitlines()]
-    assert out[1]["result"]["nextCursor"] == PAGE_2 and out[2]["result"]["nextPageToken"] == PAGE_3, "paginated"
+    assert (
+        out[1]["result"]["nextCursor"] == PAGE_2 and out[2]["result"]["nextPageToken"] == PAGE_3
+    ), "paginated"
     assert text_of(out[3]) == "hello Paris"
     assert [text_of(out[4][0]), out[4][1]["result"]] == ["hello Rome", {}], "inside a batch too"
 
 
 def test_stdio_replay_still_needs_the_arguments_that_were_not_redacted(cassette: Path) -> None:
-    lines = [LEGACY_INIT[0][1], LEGACY_INIT[2][1], [call(5, "login", {"api_key": RECORDED, "city": "Oslo"})]]
+    lines = [
+        LEGACY_INIT[0][1],
+        LEGACY_INIT[2][1],
+        [call(5, "login", {"api_key": RECORDED, "city": "Oslo"})],
+    ]
     stdin = b"".join(orjson.dumps(m) + b"\n" for m in lines)
-    proc = subprocess.run(mcptape_cmd("replay", str(cassette)), input=stdin, check=False, capture_output=True, timeout=60)
+    proc = subprocess.run(
+        mcptape_cmd("replay", str(cassette)),
+        input=stdin,
+        check=False,
+        capture_output=True,
+        timeout=60,
+    )
     out = [orjson.loads(ln) for ln in proc.stdout.splitlines()]
     error = out[1][0]["error"]
-    assert error["code"] == -32010 and "arguments/city is" in error["message"] and "Oslo" in error["message"]
-    assert "api_key" not in orjson.dumps(error["data"]["request"]).decode(), "nor is the client's value echoed"
+    assert (
+        error["code"] == -32010
+        and "arguments/city is" in error["message"]
+        and "Oslo" in error["message"]
+    )
+    assert "api_key" not in orjson.dumps(error["data"]["request"]).decode(), (
+        "nor is the client's value echoed"
+    )
 
 
 @pytest.mark.anyio
@@ -116,18 +155,34 @@ async def test_http_replay_matches_the_real_value_alone_and_in_a_batch(cassette:
             await sse_messages(r, 1)
             hs = {**ACCEPT, "mcp-session-id": r.headers["mcp-session-id"]}
             await client.post("/mcp", content=orjson.dumps(LEGACY_INIT[2][1]), headers=hs)
-            one = await client.post("/mcp", content=orjson.dumps(call(4, "login", {"api_token": "real", "city": "Paris"})), headers=hs)
-            answers = await sse_messages(one, 1) if one.headers["content-type"].startswith("text/event-stream") else [one.json()]
+            one = await client.post(
+                "/mcp",
+                content=orjson.dumps(call(4, "login", {"api_token": "real", "city": "Paris"})),
+                headers=hs,
+            )
+            answers = (
+                await sse_messages(one, 1)
+                if one.headers["content-type"].startswith("text/event-stream")
+                else [one.json()]
+            )
             batch = [call(5, "login", {"api_key": "the-real-key", "city": "Rome"}), req(6, "ping")]
             many = await client.post("/mcp", content=orjson.dumps(batch), headers=hs)
     assert text_of(answers[0]) == "hello Paris"
-    assert [text_of(many.json()[0]), many.json()[1]["result"]] == ["hello Rome", {}], "inside a batch too"
+    assert [text_of(many.json()[0]), many.json()[1]["result"]] == ["hello Rome", {}], (
+        "inside a batch too"
+    )
 
 
 def test_a_no_match_error_names_the_cassette_file_but_not_where_it_lives(cassette: Path) -> None:
     lines = [LEGACY_INIT[0][1], LEGACY_INIT[2][1], call(9, "nope", {})]
     stdin = b"".join(orjson.dumps(m) + b"\n" for m in lines)
-    proc = subprocess.run(mcptape_cmd("replay", str(cassette)), input=stdin, check=False, capture_output=True, timeout=60)
+    proc = subprocess.run(
+        mcptape_cmd("replay", str(cassette)),
+        input=stdin,
+        check=False,
+        capture_output=True,
+        timeout=60,
+    )
     error = orjson.loads(proc.stdout.splitlines()[1])["error"]
     assert error["data"]["cassette"] == "c.jsonl" and "c.jsonl" in error["message"]
     assert str(cassette.parent).encode() not in proc.stdout, "no filesystem path in the error body"

@@ -49,10 +49,14 @@ async def test_requests_must_name_a_live_session() -> None:
         with anyio.fail_after(5):
             body = orjson.dumps(req(2, "tools/list"))
             missing = await client.post("/mcp", content=body, headers=ACCEPT)
-            unknown = await client.post("/mcp", content=body, headers={**ACCEPT, "mcp-session-id": "nope"})
+            unknown = await client.post(
+                "/mcp", content=body, headers={**ACCEPT, "mcp-session-id": "nope"}
+            )
             sid = await open_session(client)
             deleted = await client.delete("/mcp", headers={"mcp-session-id": sid})
-            after = await client.post("/mcp", content=body, headers={**ACCEPT, "mcp-session-id": sid})
+            after = await client.post(
+                "/mcp", content=body, headers={**ACCEPT, "mcp-session-id": sid}
+            )
     assert (missing.status_code, missing.json()["error"]["code"]) == (400, -32600)
     assert unknown.status_code == 404 and after.status_code == 404
     assert deleted.status_code == 200
@@ -63,15 +67,22 @@ async def test_answers_are_json_or_sse_as_recorded_with_the_clients_ids_and_toke
         with anyio.fail_after(5):
             sid = await open_session(client)
             hs = {**ACCEPT, "mcp-session-id": sid}
-            initialized = await client.post("/mcp", content=orjson.dumps(LEGACY_INIT[2][1]), headers=hs)
-            listed = await client.post("/mcp", content=orjson.dumps(req("L", "tools/list")), headers=hs)
+            initialized = await client.post(
+                "/mcp", content=orjson.dumps(LEGACY_INIT[2][1]), headers=hs
+            )
+            listed = await client.post(
+                "/mcp", content=orjson.dumps(req("L", "tools/list")), headers=hs
+            )
             add = call("A", "add", {"a": 1}, _meta={"progressToken": "tok"})
             async with client.stream("POST", "/mcp", content=orjson.dumps(add), headers=hs) as r:
                 assert r.headers["content-type"] == "text/event-stream"
                 streamed = await sse_messages(r, 2)
     assert (initialized.status_code, initialized.content) == (202, b"")
     assert listed.headers["content-type"] == "application/json" and listed.json()["id"] == "L"
-    assert streamed == [note("notifications/progress", {"progressToken": "tok", "progress": 1}), ok("A", {"content": [{"type": "text", "text": "2"}]})]
+    assert streamed == [
+        note("notifications/progress", {"progressToken": "tok", "progress": 1}),
+        ok("A", {"content": [{"type": "text", "text": "2"}]}),
+    ]
 
 
 async def test_the_get_stream_carries_unsolicited_messages_and_delete_ends_it() -> None:
@@ -81,7 +92,9 @@ async def test_the_get_stream_carries_unsolicited_messages_and_delete_ends_it() 
             hs = {**ACCEPT, "mcp-session-id": sid}
             async with client.stream("GET", "/mcp", headers=hs) as stream:
                 second = await client.get("/mcp", headers=hs)
-                await client.post("/mcp", content=orjson.dumps(call(3, "add", {"a": 1})), headers=hs)
+                await client.post(
+                    "/mcp", content=orjson.dumps(call(3, "add", {"a": 1})), headers=hs
+                )
                 got = await sse_messages(stream, 1)
                 await client.delete("/mcp", headers=hs)
                 rest = await rest_of(stream)  # ends: DELETE closed it
@@ -94,7 +107,12 @@ async def test_get_is_405_when_the_recording_had_405() -> None:
     from dataclasses import replace
 
     cas = legacy_streamable()
-    events = [replace(e, http={**e.http, "status": 405}) if e.http and e.http.get("stream") == "get" and e.http["phase"] == "response" else e for e in cas.events]
+    events = [
+        replace(e, http={**e.http, "status": 405})
+        if e.http and e.http.get("stream") == "get" and e.http["phase"] == "response"
+        else e
+        for e in cas.events
+    ]
     async with served(app_for(replace(cas, events=events))) as client:
         with anyio.fail_after(5):
             sid = await open_session(client)
@@ -108,9 +126,17 @@ async def test_concurrent_sessions_each_get_their_own_pass() -> None:
             sessions = [await open_session(client) for _ in range(3)]
             results = []
             for sid in sessions:
-                r = await client.post("/mcp", content=orjson.dumps(req(9, "tools/list")), headers={**ACCEPT, "mcp-session-id": sid})
+                r = await client.post(
+                    "/mcp",
+                    content=orjson.dumps(req(9, "tools/list")),
+                    headers={**ACCEPT, "mcp-session-id": sid},
+                )
                 results.append(r.json())
-            again = await client.post("/mcp", content=orjson.dumps(req(10, "tools/list")), headers={**ACCEPT, "mcp-session-id": sessions[0]})
+            again = await client.post(
+                "/mcp",
+                content=orjson.dumps(req(10, "tools/list")),
+                headers={**ACCEPT, "mcp-session-id": sessions[0]},
+            )
     assert all(r["result"]["tools"][0]["name"] == "add" for r in results)
     assert again.json()["error"]["code"] == -32011  # this session already played its one recording
 
@@ -119,7 +145,9 @@ async def test_concurrent_sessions_each_get_their_own_pass() -> None:
 
 
 async def post_modern(client: Any, msg: dict[str, Any], **extra: str | None) -> Any:
-    return await client.post("/mcp", content=orjson.dumps(msg), headers=modern_headers(msg, **extra))
+    return await client.post(
+        "/mcp", content=orjson.dumps(msg), headers=modern_headers(msg, **extra)
+    )
 
 
 @pytest.mark.parametrize(
@@ -133,27 +161,44 @@ async def post_modern(client: Any, msg: dict[str, Any], **extra: str | None) -> 
         ({}, "Mcp-Param-Region"),  # the header is missing
     ],
 )
-async def test_headers_that_disagree_with_the_body_get_400_and_32020(extra: dict[str, str | None], why: str) -> None:
+async def test_headers_that_disagree_with_the_body_get_400_and_32020(
+    extra: dict[str, str | None], why: str
+) -> None:
     async with served(app_for(modern_streamable())) as client:
         with anyio.fail_after(5):
             r = await post_modern(client, call(7, "count", {"region": "eu"}, _meta=meta()), **extra)
     assert r.status_code == 400
-    assert r.json()["id"] == 7 and r.json()["error"]["code"] == -32020 and why in r.json()["error"]["message"]
+    assert (
+        r.json()["id"] == 7
+        and r.json()["error"]["code"] == -32020
+        and why in r.json()["error"]["message"]
+    )
 
 
 async def test_an_unserved_modern_version_gets_32022_with_the_supported_ones() -> None:
     async with served(app_for(modern_streamable())) as client:
         with anyio.fail_after(5):
-            msg = req(3, "tools/list", {"_meta": meta(**{"io.modelcontextprotocol/protocolVersion": "2027-01-01"})})
+            msg = req(
+                3,
+                "tools/list",
+                {"_meta": meta(**{"io.modelcontextprotocol/protocolVersion": "2027-01-01"})},
+            )
             r = await post_modern(client, msg, **{"mcp-protocol-version": "2027-01-01"})
     assert r.status_code == 400
-    assert r.json()["error"]["code"] == -32022 and r.json()["error"]["data"] == {"supported": ["2026-07-28"], "requested": "2027-01-01"}
+    assert r.json()["error"]["code"] == -32022 and r.json()["error"]["data"] == {
+        "supported": ["2026-07-28"],
+        "requested": "2027-01-01",
+    }
 
 
 async def test_mcp_param_headers_in_base64_form_are_decoded() -> None:
     async with served(app_for(modern_streamable())) as client:
         with anyio.fail_after(5):
-            r = await post_modern(client, call(7, "count", {"region": "eu"}, _meta=meta()), **{"mcp-param-region": "=?base64?ZXU=?="})
+            r = await post_modern(
+                client,
+                call(7, "count", {"region": "eu"}, _meta=meta()),
+                **{"mcp-param-region": "=?base64?ZXU=?="},
+            )
     assert r.status_code == 200 and r.json()["result"]["content"][0]["text"] == "1"
 
 
@@ -162,31 +207,57 @@ async def test_stateless_requests_replay_in_order_per_key_and_start_over() -> No
         with anyio.fail_after(5):
             texts = []
             for i in range(3):
-                r = await post_modern(client, call(i, "count", {"region": "eu"}, _meta=meta()), **{"mcp-param-region": "eu"})
+                r = await post_modern(
+                    client,
+                    call(i, "count", {"region": "eu"}, _meta=meta()),
+                    **{"mcp-param-region": "eu"},
+                )
                 texts.append(r.json()["result"]["content"][0]["text"])
-            missing = await post_modern(client, req(9, "resources/read", {"uri": "demo://nope", "_meta": meta()}))
+            missing = await post_modern(
+                client, req(9, "resources/read", {"uri": "demo://nope", "_meta": meta()})
+            )
     assert texts == ["1", "2", "1"]
-    assert (missing.status_code, missing.json()["error"]["code"], missing.json()["id"]) == (400, -32602, 9)
+    assert (missing.status_code, missing.json()["error"]["code"], missing.json()["id"]) == (
+        400,
+        -32602,
+        9,
+    )
 
 
 async def test_progress_comes_on_the_requests_stream_before_its_result() -> None:
     async with served(app_for(modern_streamable())) as client:
         with anyio.fail_after(5):
             msg = call("x", "slow", {}, _meta=meta(progressToken="mine"))
-            async with client.stream("POST", "/mcp", content=orjson.dumps(msg), headers=modern_headers(msg)) as r:
+            async with client.stream(
+                "POST", "/mcp", content=orjson.dumps(msg), headers=modern_headers(msg)
+            ) as r:
                 got = await sse_messages(r, 2)
-    assert got == [note("notifications/progress", {"progressToken": "mine", "progress": 1}), ok("x", {"content": []})]
+    assert got == [
+        note("notifications/progress", {"progressToken": "mine", "progress": 1}),
+        ok("x", {"content": []}),
+    ]
 
 
-async def test_a_listen_stream_acknowledges_first_and_stays_open_until_the_client_closes_it() -> None:
+async def test_a_listen_stream_acknowledges_first_and_stays_open_until_the_client_closes_it() -> (
+    None
+):
     async with served(app_for(modern_streamable())) as client:
         with anyio.fail_after(5):
-            msg = req("sub-1", "subscriptions/listen", {"notifications": {"toolsListChanged": True}, "_meta": meta()})
-            async with client.stream("POST", "/mcp", content=orjson.dumps(msg), headers=modern_headers(msg)) as r:
+            msg = req(
+                "sub-1",
+                "subscriptions/listen",
+                {"notifications": {"toolsListChanged": True}, "_meta": meta()},
+            )
+            async with client.stream(
+                "POST", "/mcp", content=orjson.dumps(msg), headers=modern_headers(msg)
+            ) as r:
                 got = await sse_messages(r, 2)
             after = await post_modern(client, req(1, "tools/list", {"_meta": meta()}))
     tag = {"io.modelcontextprotocol/subscriptionId": "sub-1"}
-    assert [m["method"] for m in got] == ["notifications/subscriptions/acknowledged", "notifications/tools/list_changed"]
+    assert [m["method"] for m in got] == [
+        "notifications/subscriptions/acknowledged",
+        "notifications/tools/list_changed",
+    ]
     assert all(m["params"]["_meta"] == tag for m in got)
     assert after.status_code == 200
 
@@ -197,7 +268,11 @@ async def test_a_modern_only_cassette_has_no_get_or_delete_and_acknowledges_noti
             get = await client.get("/mcp", headers=ACCEPT)
             delete = await client.delete("/mcp")
             n = note("notifications/cancelled", {"requestId": 1})
-            notified = await client.post("/mcp", content=orjson.dumps(n), headers={**ACCEPT, "mcp-protocol-version": "2026-07-28"})
+            notified = await client.post(
+                "/mcp",
+                content=orjson.dumps(n),
+                headers={**ACCEPT, "mcp-protocol-version": "2026-07-28"},
+            )
             init = await client.post("/mcp", content=orjson.dumps(INIT), headers=ACCEPT)
     assert (get.status_code, get.headers["allow"]) == (405, "POST")
     assert delete.status_code == 405 and notified.status_code == 202
@@ -205,15 +280,24 @@ async def test_a_modern_only_cassette_has_no_get_or_delete_and_acknowledges_noti
     assert "mcp-session-id" not in init.headers
 
 
-async def test_a_legacy_client_over_http_gets_a_handshake_and_plain_results_from_a_modern_only_cassette() -> None:
+async def test_a_legacy_client_over_http_gets_a_handshake_and_plain_results_from_a_modern_only_cassette() -> (
+    None
+):
     async with served(app_for(modern_streamable())) as client:
         with anyio.fail_after(5):
             init = await client.post("/mcp", content=orjson.dumps(INIT), headers=ACCEPT)
             headers = {**ACCEPT, "mcp-protocol-version": "2025-11-25"}
-            listed = await client.post("/mcp", content=orjson.dumps(req(2, "tools/list")), headers=headers)
+            listed = await client.post(
+                "/mcp", content=orjson.dumps(req(2, "tools/list")), headers=headers
+            )
     assert init.status_code == 200 and init.json()["result"]["protocolVersion"] == "2025-11-25"
     body = listed.json() if listed.headers["content-type"].startswith("application/json") else None
-    assert body is not None and "tools" in body["result"] and "resultType" not in body["result"] and "ttlMs" not in body["result"]
+    assert (
+        body is not None
+        and "tools" in body["result"]
+        and "resultType" not in body["result"]
+        and "ttlMs" not in body["result"]
+    )
 
 
 # -- bad input and security --------------------------------------------------------------------
@@ -230,7 +314,9 @@ async def test_a_legacy_client_over_http_gets_a_handshake_and_plain_results_from
         (ACCEPT, b"x" * 2000, 413, -32600),
     ],
 )
-async def test_bad_http_input_gets_a_status_and_an_error_and_the_server_goes_on(headers: dict[str, str], body: bytes, status: int, code: int) -> None:
+async def test_bad_http_input_gets_a_status_and_an_error_and_the_server_goes_on(
+    headers: dict[str, str], body: bytes, status: int, code: int
+) -> None:
     async with served(app_for(legacy_streamable(), max_body=1000)) as client:
         with anyio.fail_after(5):
             r = await client.post("/mcp", content=body, headers=headers)
@@ -249,20 +335,32 @@ async def test_unknown_paths_and_methods() -> None:
 
 @pytest.mark.parametrize(
     ("origin", "status"),
-    [("http://evil.example", 403), ("http://localhost:3000", 200), ("http://127.0.0.1", 200), ("http://[::1]:1", 200), ("null", 403)],
+    [
+        ("http://evil.example", 403),
+        ("http://localhost:3000", 200),
+        ("http://127.0.0.1", 200),
+        ("http://[::1]:1", 200),
+        ("null", 403),
+    ],
 )
 async def test_only_local_origins_are_served(origin: str, status: int) -> None:
     async with served(app_for(legacy_streamable())) as client:
         with anyio.fail_after(5):
-            r = await client.post("/mcp", content=orjson.dumps(INIT), headers={**ACCEPT, "origin": origin})
+            r = await client.post(
+                "/mcp", content=orjson.dumps(INIT), headers={**ACCEPT, "origin": origin}
+            )
     assert r.status_code == status
 
 
 async def test_a_foreign_host_header_gets_421() -> None:
     async with served(app_for(legacy_streamable())) as client:
         with anyio.fail_after(5):
-            r = await client.post("/mcp", content=orjson.dumps(INIT), headers={**ACCEPT, "host": "evil.example:80"})
-            ok_ = await client.post("/mcp", content=orjson.dumps(INIT), headers={**ACCEPT, "host": "localhost:1234"})
+            r = await client.post(
+                "/mcp", content=orjson.dumps(INIT), headers={**ACCEPT, "host": "evil.example:80"}
+            )
+            ok_ = await client.post(
+                "/mcp", content=orjson.dumps(INIT), headers={**ACCEPT, "host": "localhost:1234"}
+            )
     assert r.status_code == 421 and ok_.status_code == 200
 
 
@@ -282,13 +380,26 @@ async def test_a_stdio_cassette_is_served_with_json_and_sse_where_there_are_noti
         with anyio.fail_after(5):
             r = await client.post("/mcp", content=orjson.dumps(INIT), headers=ACCEPT)
             hs = {**ACCEPT, "mcp-session-id": r.headers["mcp-session-id"]}
-            listed = await client.post("/mcp", content=orjson.dumps(req(2, "tools/list")), headers=hs)
-            async with client.stream("POST", "/mcp", content=orjson.dumps(call(3, "add", {}, _meta={"progressToken": 1})), headers=hs) as s:
+            listed = await client.post(
+                "/mcp", content=orjson.dumps(req(2, "tools/list")), headers=hs
+            )
+            async with client.stream(
+                "POST",
+                "/mcp",
+                content=orjson.dumps(call(3, "add", {}, _meta={"progressToken": 1})),
+                headers=hs,
+            ) as s:
                 ctype = s.headers["content-type"]
                 got = await sse_messages(s, 2)
-    assert r.headers["content-type"] == "application/json" and r.json()["result"]["serverInfo"]["name"] == "srv"
+    assert (
+        r.headers["content-type"] == "application/json"
+        and r.json()["result"]["serverInfo"]["name"] == "srv"
+    )
     assert listed.json() == ok(2, {"tools": []})
-    assert ctype == "text/event-stream" and [m.get("method", "result") for m in got] == ["notifications/progress", "result"]
+    assert ctype == "text/event-stream" and [m.get("method", "result") for m in got] == [
+        "notifications/progress",
+        "result",
+    ]
 
 
 async def test_strict_report_names_what_a_session_never_asked_for() -> None:
@@ -304,11 +415,16 @@ async def test_a_server_that_minted_no_sessions_is_replayed_without_them() -> No
     from dataclasses import replace
 
     cas = legacy_streamable()
-    events = [replace(e, http={k: v for k, v in e.http.items() if k != "session"}) if e.http else e for e in cas.events]
+    events = [
+        replace(e, http={k: v for k, v in e.http.items() if k != "session"}) if e.http else e
+        for e in cas.events
+    ]
     async with served(app_for(replace(cas, events=events))) as client:
         with anyio.fail_after(5):
             init = await client.post("/mcp", content=orjson.dumps(INIT), headers=ACCEPT)
-            listed = await client.post("/mcp", content=orjson.dumps(req(2, "tools/list")), headers=ACCEPT)
+            listed = await client.post(
+                "/mcp", content=orjson.dumps(req(2, "tools/list")), headers=ACCEPT
+            )
     assert init.status_code == 200 and "mcp-session-id" not in init.headers
     assert listed.json()["result"]["tools"][0]["name"] == "add"
 
@@ -319,14 +435,23 @@ async def test_recorded_timing_keeps_answers_and_their_order(speed: float) -> No
         with anyio.fail_after(5):
             sid = await open_session(client)
             hs = {**ACCEPT, "mcp-session-id": sid}
-            listed = await client.post("/mcp", content=orjson.dumps(req(2, "tools/list")), headers=hs)
-            async with client.stream("POST", "/mcp", content=orjson.dumps(call(3, "add", {"a": 1}, _meta={"progressToken": 3})), headers=hs) as r:
+            listed = await client.post(
+                "/mcp", content=orjson.dumps(req(2, "tools/list")), headers=hs
+            )
+            async with client.stream(
+                "POST",
+                "/mcp",
+                content=orjson.dumps(call(3, "add", {"a": 1}, _meta={"progressToken": 3})),
+                headers=hs,
+            ) as r:
                 got = await sse_messages(r, 2)
     assert listed.json()["id"] == 2
     assert [m.get("method", "result") for m in got] == ["notifications/progress", "result"]
 
 
-async def test_a_post_classifies_its_message_once_with_and_without_faults(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_post_classifies_its_message_once_with_and_without_faults(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from mcptape.replay import engine, faults
     from mcptape.replay.http import app as http_app
     from mcptape.wire.jsonrpc import classify
@@ -345,6 +470,11 @@ async def test_a_post_classifies_its_message_once_with_and_without_faults(monkey
             with anyio.fail_after(5):
                 sid = await open_session(client)
                 seen.clear()
-                async with client.stream("POST", "/mcp", content=orjson.dumps(add), headers={**ACCEPT, "mcp-session-id": sid}) as r:
+                async with client.stream(
+                    "POST",
+                    "/mcp",
+                    content=orjson.dumps(add),
+                    headers={**ACCEPT, "mcp-session-id": sid},
+                ) as r:
                     await sse_messages(r, 1)
         assert [m for m in seen if m == add] == [add], rules

@@ -50,10 +50,16 @@ async def test_each_sse_stream_is_a_session_whose_answers_arrive_on_it() -> None
                 a, b = await endpoint_of(one), await endpoint_of(two)
                 posted = await client.post(a, content=orjson.dumps(INIT), headers=JSON)
                 await client.post(b, content=orjson.dumps({**INIT, "id": "b"}), headers=JSON)
-                listed = await client.post(a, content=orjson.dumps(req(5, "tools/list")), headers=JSON)
+                listed = await client.post(
+                    a, content=orjson.dumps(req(5, "tools/list")), headers=JSON
+                )
                 got_a = await sse_messages(one, 2)
                 got_b = await sse_messages(two, 1)
-            unknown = await client.post("/messages/?session_id=abc", content=orjson.dumps(req(6, "tools/list")), headers=JSON)
+            unknown = await client.post(
+                "/messages/?session_id=abc",
+                content=orjson.dumps(req(6, "tools/list")),
+                headers=JSON,
+            )
     assert urlsplit(a).path == "/messages/" and a != b
     assert "abc" not in a and list(dict(parse_qsl(urlsplit(a).query))) == ["session_id"]
     assert (posted.status_code, posted.text, listed.status_code) == (202, "Accepted", 202)
@@ -78,10 +84,20 @@ async def test_bad_posts_to_the_endpoint() -> None:
 
 def test_the_plan_reads_paths_statuses_and_streams_from_the_cassette() -> None:
     sse = HttpPlan(legacy_sse())
-    assert (sse.legacy_sse, sse.sse_path, sse.endpoint, sse.session_param) == (True, "/sse", "/messages/", "session_id")
+    assert (sse.legacy_sse, sse.sse_path, sse.endpoint, sse.session_param) == (
+        True,
+        "/sse",
+        "/messages/",
+        "session_id",
+    )
     assert sse.accepted == (202, "", b"Accepted")
     streamable = HttpPlan(legacy_streamable())
-    assert (streamable.legacy_sse, streamable.path, streamable.sessions, streamable.get_status) == (False, "/mcp", True, 200)
+    assert (streamable.legacy_sse, streamable.path, streamable.sessions, streamable.get_status) == (
+        False,
+        "/mcp",
+        True,
+        200,
+    )
     assert streamable.heads[3].sse is False and streamable.heads[4].sse is True
     modern = HttpPlan(modern_streamable())
     assert modern.heads[4].status == 400 and not modern.sessions
@@ -143,11 +159,24 @@ def test_header_ladder() -> None:
     tools = [{"tools": [{"name": "count", "inputSchema": {"properties": {
         "region": {"type": "string", "x-mcp-header": "Region"}, "n": {"type": "integer", "x-mcp-header": "N"}}}}]}]  # fmt: skip
     params = ParamHeaders(tools)
-    good = {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "count", "mcp-param-region": "eu", "mcp-param-n": "3.0"}
+    good = {
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "count",
+        "mcp-param-region": "eu",
+        "mcp-param-n": "3.0",
+    }
     assert header_mismatch(msg, good, params) is None
     assert "Mcp-Param-N" in str(header_mismatch(msg, {**good, "mcp-param-n": "4"}, params))
-    assert "Mcp-Name" in str(header_mismatch(msg, {**good, "mcp-name": "=?base64?b3RoZXI=?="}, params))
-    assert header_mismatch(req(2, "tools/list", {"_meta": meta()}), {**good, "mcp-method": "tools/list"}, params) is None
+    assert "Mcp-Name" in str(
+        header_mismatch(msg, {**good, "mcp-name": "=?base64?b3RoZXI=?="}, params)
+    )
+    assert (
+        header_mismatch(
+            req(2, "tools/list", {"_meta": meta()}), {**good, "mcp-method": "tools/list"}, params
+        )
+        is None
+    )
 
 
 def test_serve_keeps_uvicorn_out_of_the_cli_and_the_app_modules() -> None:
@@ -155,7 +184,9 @@ def test_serve_keeps_uvicorn_out_of_the_cli_and_the_app_modules() -> None:
     import sys
 
     code = "import sys, mcptape.cli.serve, mcptape.replay.http.app; print(sorted(m for m in ('uvicorn', 'starlette') if m in sys.modules))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
     assert out.stdout.strip() == "[]"
 
 
@@ -164,7 +195,11 @@ async def test_an_unsupported_protocol_version_header_gets_400() -> None:
     hs = {"accept": "application/json, text/event-stream", **JSON}
     async with served(app_for(legacy_streamable())) as client:
         with anyio.fail_after(5):
-            r = await client.post("/mcp", content=orjson.dumps(INIT), headers={**hs, "mcp-protocol-version": "1999-01-01"})
+            r = await client.post(
+                "/mcp",
+                content=orjson.dumps(INIT),
+                headers={**hs, "mcp-protocol-version": "1999-01-01"},
+            )
     assert r.status_code == 400 and "1999-01-01" in r.json()["error"]["message"]
 
 
@@ -175,7 +210,9 @@ def test_the_listening_socket_says_tcp_so_answers_are_not_held_by_nagle() -> Non
 
     sock = bind("127.0.0.1", 0)
     try:
-        assert sock.proto == socket.IPPROTO_TCP  # asyncio sets TCP_NODELAY on accepted sockets only then
+        assert (
+            sock.proto == socket.IPPROTO_TCP
+        )  # asyncio sets TCP_NODELAY on accepted sockets only then
         assert url_of(sock, "127.0.0.1", "/mcp") == f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
         assert url_of(sock, "::1", "/sse").startswith("http://[::1]:")
     finally:
@@ -200,6 +237,10 @@ async def test_an_idle_stream_gets_keep_alive_comments(monkeypatch: pytest.Monke
 def test_listening_beyond_loopback_is_said_clearly() -> None:
     from mcptape.replay.http.run import exposure_warning
 
-    assert exposure_warning("127.0.0.1") is None and exposure_warning("::1") is None and exposure_warning("localhost") is None
+    assert (
+        exposure_warning("127.0.0.1") is None
+        and exposure_warning("::1") is None
+        and exposure_warning("localhost") is None
+    )
     assert "not a loopback address" in str(exposure_warning("192.168.1.5"))
     assert "a name given with --allow-host" in str(exposure_warning("0.0.0.0"))

@@ -52,10 +52,49 @@ def legacy_streamable() -> Cassette:
     }
     cas = tape(*steps, http=http)
     heads = [  # response heads and the 202 are HTTP events of their own
-        (1, {"exchange": 1, "phase": "response", "status": 200, "stream": "post", "content_type": "text/event-stream", **s}),
-        (3, {"exchange": 2, "phase": "response", "status": 202, "content_type": "application/json", **s}),
-        (6, {"exchange": 4, "phase": "response", "status": 200, "stream": "post", "content_type": "text/event-stream", **s}),
-        (8, {"exchange": 5, "phase": "response", "status": 200, "stream": "get", "content_type": "text/event-stream", **s}),
+        (
+            1,
+            {
+                "exchange": 1,
+                "phase": "response",
+                "status": 200,
+                "stream": "post",
+                "content_type": "text/event-stream",
+                **s,
+            },
+        ),
+        (
+            3,
+            {
+                "exchange": 2,
+                "phase": "response",
+                "status": 202,
+                "content_type": "application/json",
+                **s,
+            },
+        ),
+        (
+            6,
+            {
+                "exchange": 4,
+                "phase": "response",
+                "status": 200,
+                "stream": "post",
+                "content_type": "text/event-stream",
+                **s,
+            },
+        ),
+        (
+            8,
+            {
+                "exchange": 5,
+                "phase": "response",
+                "status": 200,
+                "stream": "get",
+                "content_type": "text/event-stream",
+                **s,
+            },
+        ),
     ]
     return with_http_events(cas, heads)
 
@@ -75,7 +114,13 @@ def modern_streamable() -> Cassette:
     """2026-07-28, stateless: tools/list (JSON, a tool with an x-mcp-header), a counter called
     twice (two answers), a read answered 400, a listen stream (ack, one change), a call with progress (SSE)."""
     m = meta()
-    tool = {"name": "count", "inputSchema": {"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}}
+    tool = {
+        "name": "count",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
+        },
+    }
     steps = [
         ("c", req(1, "tools/list", {"_meta": m})),
         ("s", ok(1, {"tools": [tool], "resultType": "complete"})),
@@ -84,10 +129,33 @@ def modern_streamable() -> Cassette:
         ("c", call(3, "count", {"region": "eu"}, _meta=m)),
         ("s", ok(3, {"content": [{"type": "text", "text": "2"}]})),
         ("c", req(4, "resources/read", {"uri": "demo://nope", "_meta": m})),
-        ("s", {"jsonrpc": "2.0", "id": 4, "error": {"code": -32602, "message": "Unknown resource"}}),
-        ("c", req(5, "subscriptions/listen", {"notifications": {"toolsListChanged": True}, "_meta": m})),
-        ("s", note("notifications/subscriptions/acknowledged", {"notifications": {"toolsListChanged": True}, "_meta": {"io.modelcontextprotocol/subscriptionId": 5}})),
-        ("s", note("notifications/tools/list_changed", {"_meta": {"io.modelcontextprotocol/subscriptionId": 5}})),
+        (
+            "s",
+            {"jsonrpc": "2.0", "id": 4, "error": {"code": -32602, "message": "Unknown resource"}},
+        ),
+        (
+            "c",
+            req(
+                5, "subscriptions/listen", {"notifications": {"toolsListChanged": True}, "_meta": m}
+            ),
+        ),
+        (
+            "s",
+            note(
+                "notifications/subscriptions/acknowledged",
+                {
+                    "notifications": {"toolsListChanged": True},
+                    "_meta": {"io.modelcontextprotocol/subscriptionId": 5},
+                },
+            ),
+        ),
+        (
+            "s",
+            note(
+                "notifications/tools/list_changed",
+                {"_meta": {"io.modelcontextprotocol/subscriptionId": 5}},
+            ),
+        ),
         ("c", call(6, "slow", {}, _meta={**m, "progressToken": "p6"})),
         ("s", note("notifications/progress", {"progressToken": "p6", "progress": 1})),
         ("s", ok(6, {"content": []})),
@@ -101,8 +169,16 @@ def modern_streamable() -> Cassette:
         8: h(5, "request", method="POST", path="/mcp"), 9: h(5, "sse", stream="post"), 10: h(5, "sse", stream="post"),
         11: h(6, "request", method="POST", path="/mcp"), 12: h(6, "sse", stream="post"), 13: h(6, "sse", stream="post"),
     }  # fmt: skip
-    sse_head = {"phase": "response", "status": 200, "stream": "post", "content_type": "text/event-stream"}
-    return with_http_events(tape(*steps, http=http), [(9, {"exchange": 5, **sse_head}), (12, {"exchange": 6, **sse_head})])
+    sse_head = {
+        "phase": "response",
+        "status": 200,
+        "stream": "post",
+        "content_type": "text/event-stream",
+    }
+    return with_http_events(
+        tape(*steps, http=http),
+        [(9, {"exchange": 5, **sse_head}), (12, {"exchange": 6, **sse_head})],
+    )
 
 
 def legacy_sse() -> Cassette:
@@ -121,13 +197,36 @@ def legacy_sse() -> Cassette:
 
     first = [
         Event(0, 0.0, Kind.HTTP, Source.CLIENT, http=h(1, "request", method="GET", path="/sse")),
-        Event(0, 0.0, Kind.HTTP, Source.SERVER, http=h(1, "response", status=200, stream="get", content_type="text/event-stream")),
-        Event(0, 0.0, Kind.HTTP, Source.SERVER, http=h(1, "sse", stream="get", sse={"event": "endpoint", "data": "/messages/?session_id=abc"}, **s)),
+        Event(
+            0,
+            0.0,
+            Kind.HTTP,
+            Source.SERVER,
+            http=h(1, "response", status=200, stream="get", content_type="text/event-stream"),
+        ),
+        Event(
+            0,
+            0.0,
+            Kind.HTTP,
+            Source.SERVER,
+            http=h(
+                1,
+                "sse",
+                stream="get",
+                sse={"event": "endpoint", "data": "/messages/?session_id=abc"},
+                **s,
+            ),
+        ),
     ]
-    accepted = Event(0, 0.0, Kind.RAW, Source.SERVER, text="Accepted", http=h(2, "response", status=202, **s))
+    accepted = Event(
+        0, 0.0, Kind.RAW, Source.SERVER, text="Accepted", http=h(2, "response", status=202, **s)
+    )
     events = [*first, cas.events[0], accepted, *cas.events[1:]]
     events = [replace(e, seq=i) for i, e in enumerate(events, start=1)]
-    return Cassette(replace(cas.header, transport=Transport.SSE, target={"url": "http://127.0.0.1:1/sse"}), events)
+    return Cassette(
+        replace(cas.header, transport=Transport.SSE, target={"url": "http://127.0.0.1:1/sse"}),
+        events,
+    )
 
 
 def modern_headers(msg: dict[str, Any], **extra: str | None) -> dict[str, str]:
@@ -147,9 +246,13 @@ async def served(app: HttpReplayApp) -> AsyncIterator[httpx.AsyncClient]:
     """`app` under uvicorn on a free loopback port, in this event loop; a client pointed at it."""
     sock = bind("127.0.0.1", 0)
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False))
+    server = uvicorn.Server(
+        uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False)
+    )
     async with anyio.create_task_group() as tg:
-        tg.start_soon(server.serve, [sock])  # the socket already listens: clients may connect at once
+        tg.start_soon(
+            server.serve, [sock]
+        )  # the socket already listens: clients may connect at once
         try:
             async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=5) as client:
                 yield client

@@ -22,12 +22,22 @@ CASSETTE = tape(
 )  # fmt: skip
 
 
-def serve(lines: list[bytes], *, strict: bool = False, speed: float | None = None) -> tuple[int, list[Any]]:
+def serve(
+    lines: list[bytes], *, strict: bool = False, speed: float | None = None
+) -> tuple[int, list[Any]]:
     rin, win = os.pipe()
     rout, wout = os.pipe()
     os.write(win, b"".join(lines))
     os.close(win)
-    server = StdioReplayServer(CASSETTE, ReplayConfig(), strict=strict, speed=speed, quiet=True, stdin_fd=rin, stdout_fd=wout)
+    server = StdioReplayServer(
+        CASSETTE,
+        ReplayConfig(),
+        strict=strict,
+        speed=speed,
+        quiet=True,
+        stdin_fd=rin,
+        stdout_fd=wout,
+    )
     code = server.run()
     os.close(wout)
     os.close(rin)
@@ -62,7 +72,9 @@ def test_mcptape_replay_imports_neither_sdk_nor_heavy_dependencies() -> None:
         "heavy = [m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types', 'pydantic', 'mitmproxy', 'deepdiff', 'anyio', 'tabulate')];"
         "print(heavy)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=30)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=30
+    )
     assert out.stdout.strip() == "[]"
 
 
@@ -71,7 +83,12 @@ def test_an_answer_recorded_after_the_clients_end_of_input_is_played() -> None:
     answer. The replay answers it too (it used to drop it silently)."""
     from tests.replay.tape import HANGUP
 
-    late = tape(*LEGACY_INIT, ("c", call(2, "add", {"a": 1})), HANGUP, ("s", ok(2, {"content": [{"type": "text", "text": "2"}]})))
+    late = tape(
+        *LEGACY_INIT,
+        ("c", call(2, "add", {"a": 1})),
+        HANGUP,
+        ("s", ok(2, {"content": [{"type": "text", "text": "2"}]})),
+    )
     rin, win = os.pipe()
     rout, wout = os.pipe()
     os.write(win, INIT + orjson.dumps(call(5, "add", {"a": 1})) + b"\n")

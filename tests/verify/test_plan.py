@@ -20,7 +20,10 @@ from tests.diff.builders import (
     text_result,
 )
 
-ELICIT = {"message": "name?", "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}
+ELICIT = {
+    "message": "name?",
+    "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}},
+}
 ADA = {"action": "accept", "content": {"name": "Ada"}}
 
 LEGACY_SESSION = [
@@ -61,9 +64,13 @@ def test_legacy_session_is_resent_in_order_with_fresh_ids_and_recorded_answers()
     call = d.on_message({"jsonrpc": "2.0", "id": 2, "result": {}})
     assert methods(call) == ["tools/call"] and call[0]["id"] == 3
     assert d.on_message({"jsonrpc": "2.0", "method": "notifications/message", "params": {}}) == []
-    answer = d.on_message({"jsonrpc": "2.0", "id": 77, "method": "elicitation/create", "params": ELICIT})
+    answer = d.on_message(
+        {"jsonrpc": "2.0", "id": 77, "method": "elicitation/create", "params": ELICIT}
+    )
     assert answer == [{"jsonrpc": "2.0", "id": 77, "result": ADA}]
-    assert d.on_message({"jsonrpc": "2.0", "id": 99, "method": "ping"}) == [{"jsonrpc": "2.0", "id": 99, "result": {}}]
+    assert d.on_message({"jsonrpc": "2.0", "id": 99, "method": "ping"}) == [
+        {"jsonrpc": "2.0", "id": 99, "result": {}}
+    ]
     assert d.on_message({"jsonrpc": "2.0", "id": 3, "result": text_result("Hi")}) == []
     assert d.done
 
@@ -71,7 +78,9 @@ def test_legacy_session_is_resent_in_order_with_fresh_ids_and_recorded_answers()
 def test_a_server_request_without_a_recorded_answer_gets_an_error() -> None:
     d = driver(LEGACY_SESSION)
     d.start()
-    (out,) = d.on_message({"jsonrpc": "2.0", "id": 5, "method": "sampling/createMessage", "params": {}})
+    (out,) = d.on_message(
+        {"jsonrpc": "2.0", "id": 5, "method": "sampling/createMessage", "params": {}}
+    )
     assert out["error"]["code"] == -32601 and out["id"] == 5
 
 
@@ -79,13 +88,18 @@ def test_input_required_is_retried_with_recorded_responses_and_the_new_state() -
     d = driver(MODERN_SESSION)
     assert methods(d.start()) == ["server/discover"]
     (call,) = d.on_message({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete"}})
-    assert call["params"]["name"] == "greet" and "inputResponses" not in call["params"]  # the retry is not replayed blindly
+    assert (
+        call["params"]["name"] == "greet" and "inputResponses" not in call["params"]
+    )  # the retry is not replayed blindly
     (retry,) = d.on_message({"jsonrpc": "2.0", "id": call["id"], "result": {
         "resultType": "input_required", "requestState": "fresh", "inputRequests": {"other-key": {"method": "elicitation/create", "params": ELICIT}}}})  # fmt: skip
     assert retry["id"] not in (call["id"], 6)
     assert retry["params"]["inputResponses"] == {"other-key": ADA}
     assert retry["params"]["requestState"] == "fresh"
-    assert d.on_message({"jsonrpc": "2.0", "id": retry["id"], "result": text_result("Hello, Ada!")}) == []
+    assert (
+        d.on_message({"jsonrpc": "2.0", "id": retry["id"], "result": text_result("Hello, Ada!")})
+        == []
+    )
     assert d.done
 
 
@@ -93,7 +107,9 @@ def test_a_legacy_cassette_is_rewritten_for_2026() -> None:
     d = driver(LEGACY_SESSION, MODERN)
     (discover,) = d.start()
     assert discover["method"] == "server/discover"
-    assert discover["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] == {"elicitation": {}}
+    assert discover["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] == {
+        "elicitation": {}
+    }
     (call,) = d.on_message({"jsonrpc": "2.0", "id": discover["id"], "result": {}})
     assert call["method"] == "tools/call"
     m = call["params"]["_meta"]
@@ -109,12 +125,21 @@ def test_a_modern_cassette_is_rewritten_for_a_handshake_version() -> None:
     d = driver(MODERN_SESSION, LEGACY)
     (init,) = d.start()
     assert init["method"] == "initialize"
-    assert init["params"] == {"protocolVersion": LEGACY, "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "1"}}
+    assert init["params"] == {
+        "protocolVersion": LEGACY,
+        "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "t", "version": "1"},
+    }
     out = d.on_message({"jsonrpc": "2.0", "id": init["id"], "result": {"protocolVersion": LEGACY}})
     assert methods(out) == ["notifications/initialized", "logging/setLevel"]
     (call,) = d.on_message({"jsonrpc": "2.0", "id": out[1]["id"], "result": {}})
     assert call["params"] == {"name": "greet", "arguments": {}}
-    assert d.on_message({"jsonrpc": "2.0", "id": 9, "method": "elicitation/create", "params": ELICIT})[0]["result"] == ADA
+    assert (
+        d.on_message({"jsonrpc": "2.0", "id": 9, "method": "elicitation/create", "params": ELICIT})[
+            0
+        ]["result"]
+        == ADA
+    )
 
 
 def test_a_legacy_cassette_without_set_level_asks_for_the_level_it_saw() -> None:
@@ -128,11 +153,20 @@ def test_a_legacy_cassette_without_set_level_asks_for_the_level_it_saw() -> None
 
 
 def test_a_timeout_abandons_the_request_and_goes_on() -> None:
-    d = driver([req(1, "tools/call", {"name": "slow"}), res(1, text_result("x")), req(2, "tools/list"), res(2, {"tools": []})])
+    d = driver(
+        [
+            req(1, "tools/call", {"name": "slow"}),
+            res(1, text_result("x")),
+            req(2, "tools/list"),
+            res(2, {"tools": []}),
+        ]
+    )
     d.start()
     (nxt,) = d.timeout()
     assert nxt["method"] == "tools/list" and d.abandoned == ["tools/call"]
-    assert d.on_message({"jsonrpc": "2.0", "id": 1, "result": {}}) == []  # a late answer to the abandoned one is ignored
+    assert (
+        d.on_message({"jsonrpc": "2.0", "id": 1, "result": {}}) == []
+    )  # a late answer to the abandoned one is ignored
     assert d.on_message({"jsonrpc": "2.0", "id": nxt["id"], "result": {}}) == [] and d.done
 
 

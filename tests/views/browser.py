@@ -31,7 +31,9 @@ CHROMIUM_FLAGS = (
 def _need(program: str) -> str:
     path = shutil.which(program)
     if path is None:
-        raise RuntimeError(f"{program} is not installed: run scripts/install-test-deps (as root), as `make test` does")
+        raise RuntimeError(
+            f"{program} is not installed: run scripts/install-test-deps (as root), as `make test` does"
+        )
     return path
 
 

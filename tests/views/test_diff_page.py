@@ -28,19 +28,29 @@ def releases(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     tmp = tmp_path_factory.mktemp("releases")
 
     async def both() -> tuple[Path, Path]:
-        return await record_demo(tmp / "v1.jsonl", "modern", "v1"), await record_demo(tmp / "v2.jsonl", "modern", "v2")
+        return await record_demo(tmp / "v1.jsonl", "modern", "v1"), await record_demo(
+            tmp / "v2.jsonl", "modern", "v2"
+        )
 
     return anyio.run(both)
 
 
 def diff_page(a: Path, b: Path, out: Path, *extra: str) -> tuple[int, Path]:
-    proc = subprocess.run(mcptape_cmd("diff", str(a), str(b), "--format", "html", *extra), capture_output=True, text=True, timeout=120, check=False)
+    proc = subprocess.run(
+        mcptape_cmd("diff", str(a), str(b), "--format", "html", *extra),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode in (0, 1), proc.stderr
     out.write_text(proc.stdout)
     return proc.returncode, out
 
 
-def test_the_page_of_two_releases_shows_each_change(browser: webdriver.Chrome, releases: tuple[Path, Path], tmp_path: Path) -> None:
+def test_the_page_of_two_releases_shows_each_change(
+    browser: webdriver.Chrome, releases: tuple[Path, Path], tmp_path: Path
+) -> None:
     code, page = diff_page(*releases, tmp_path / "diff.html")
     assert code == 1
     open_page(browser, page)
@@ -48,10 +58,20 @@ def test_the_page_of_two_releases_shows_each_change(browser: webdriver.Chrome, r
     assert browser.find_element(By.ID, "verdict").text.startswith("behaviour differs: 2 breaking")
     for section, kind, exchange, path in V1_TO_V2:
         where = "#surface-diffs .diff-row" if section in SURFACE else "#exchange-diffs .change"
-        found = browser.find_elements(By.CSS_SELECTOR, f"{where}[data-exchange={json.dumps(exchange)}][data-path={json.dumps(path)}]")
+        found = browser.find_elements(
+            By.CSS_SELECTOR,
+            f"{where}[data-exchange={json.dumps(exchange)}][data-path={json.dumps(path)}]",
+        )
         assert [f.get_attribute("data-kind") for f in found] == [kind], (section, exchange, path)
-    kinds = [r.get_attribute("data-kind") for r in browser.find_elements(By.CSS_SELECTOR, "#surface-diffs .diff-row")]
-    assert kinds[: kinds.count("breaking")] == ["breaking"] * kinds.count("breaking") == ["breaking", "breaking"]  # breaking first
+    kinds = [
+        r.get_attribute("data-kind")
+        for r in browser.find_elements(By.CSS_SELECTOR, "#surface-diffs .diff-row")
+    ]
+    assert (
+        kinds[: kinds.count("breaking")]
+        == ["breaking"] * kinds.count("breaking")
+        == ["breaking", "breaking"]
+    )  # breaking first
 
     # A changed exchange side by side: the differing value highlighted in A and in B.
     card = browser.find_element(By.CSS_SELECTOR, ".exchange-card[data-exchange='tools/call fail']")
@@ -64,7 +84,9 @@ def test_the_page_of_two_releases_shows_each_change(browser: webdriver.Chrome, r
 
     # The envelope is folded away until opened.
     envelope = browser.find_element(By.ID, "folded-envelope")
-    assert envelope.get_attribute("open") is None and envelope.find_elements(By.CSS_SELECTOR, ".diff-row")
+    assert envelope.get_attribute("open") is None and envelope.find_elements(
+        By.CSS_SELECTOR, ".diff-row"
+    )
     assert not envelope.find_element(By.CSS_SELECTOR, ".diff-row").is_displayed()
     envelope.find_element(By.TAG_NAME, "summary").click()
     assert envelope.find_element(By.CSS_SELECTOR, ".diff-row").is_displayed()
@@ -73,16 +95,23 @@ def test_the_page_of_two_releases_shows_each_change(browser: webdriver.Chrome, r
 
 def test_two_equivalent_recordings_say_so(browser: webdriver.Chrome, tmp_path: Path) -> None:
     golden = ROOT / "cassettes" / "python-sdk"
-    code, page = diff_page(golden / "2025-11-25/stdio.jsonl", golden / "2026-07-28/stdio.jsonl", tmp_path / "same.html")
+    code, page = diff_page(
+        golden / "2025-11-25/stdio.jsonl", golden / "2026-07-28/stdio.jsonl", tmp_path / "same.html"
+    )
     assert code == 0
     open_page(browser, page)
     assert console_problems(browser) == []
     assert browser.find_element(By.ID, "verdict").text.startswith("equivalent")
-    assert browser.find_elements(By.CSS_SELECTOR, "#surface-diffs .diff-row, #exchange-diffs .change") == []
+    assert (
+        browser.find_elements(By.CSS_SELECTOR, "#surface-diffs .diff-row, #exchange-diffs .change")
+        == []
+    )
     screenshot(browser, "diff-equivalent-eras")
 
 
-def test_verify_draws_the_same_page_against_a_live_server(browser: webdriver.Chrome, releases: tuple[Path, Path], tmp_path: Path) -> None:
+def test_verify_draws_the_same_page_against_a_live_server(
+    browser: webdriver.Chrome, releases: tuple[Path, Path], tmp_path: Path
+) -> None:
     v1, _ = releases
     proc = subprocess.run(mcptape_cmd("verify", str(v1), "--format", "html", "--", sys.executable, str(DEMO_SERVER), "--v2"),
                           capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
@@ -92,7 +121,11 @@ def test_verify_draws_the_same_page_against_a_live_server(browser: webdriver.Chr
     open_page(browser, page)
     assert console_problems(browser) == []
     assert browser.find_element(By.ID, "verdict").text.startswith("behaviour differs: 2 breaking")
-    removed = browser.find_element(By.CSS_SELECTOR, "#surface-diffs .diff-row[data-path='/tools/weather']")
+    removed = browser.find_element(
+        By.CSS_SELECTOR, "#surface-diffs .diff-row[data-path='/tools/weather']"
+    )
     assert removed.get_attribute("data-kind") == "breaking" and "removed" in removed.text
-    assert "demo_server.py --v2" in browser.find_element(By.TAG_NAME, "h1").text  # side B: the live command
+    assert (
+        "demo_server.py --v2" in browser.find_element(By.TAG_NAME, "h1").text
+    )  # side B: the live command
     screenshot(browser, "verify-demo-v2")

@@ -60,12 +60,28 @@ def test_rows_link_requests_answers_and_what_came_between() -> None:
     by_seq = {r["seq"]: r for r in data["rows"]}
     add = next(r for r in data["rows"] if r["what"] == "tools/call" and r["tool"] == "add")
     answer = by_seq[add["pair"]]
-    assert answer["pair"] == add["seq"] and answer["latency"] >= 0 and answer["method"] == "tools/call"
+    assert (
+        answer["pair"] == add["seq"] and answer["latency"] >= 0 and answer["method"] == "tools/call"
+    )
     during = [by_seq[s] for s in add["related"]]
-    assert [r["what"] for r in during] == ["notifications/progress", "notifications/message", "notifications/progress"]
+    assert [r["what"] for r in during] == [
+        "notifications/progress",
+        "notifications/message",
+        "notifications/progress",
+    ]
     assert all(r["exchange"] == add["seq"] and r["own"] == r["what"] for r in during)
-    assert [t["name"] for t in data["surface"]["tools"]] == ["add", "echo", "weather", "divide", "fail", "greet"]
-    assert data["surface"]["protocolVersion"] == "2025-11-25" and "tools" in data["surface"]["capabilities"]
+    assert [t["name"] for t in data["surface"]["tools"]] == [
+        "add",
+        "echo",
+        "weather",
+        "divide",
+        "fail",
+        "greet",
+    ]
+    assert (
+        data["surface"]["protocolVersion"] == "2025-11-25"
+        and "tools" in data["surface"]["capabilities"]
+    )
 
 
 @pytest.mark.e2e
@@ -74,19 +90,35 @@ def test_a_hostile_cassette_is_shown_as_text(browser: webdriver.Chrome, tmp_path
     cassette = write_cassette(
         tmp_path / "hostile.jsonl",
         client({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}),
-        server({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": s} for s in HOSTILE]}}),
+        server(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "result": {"content": [{"type": "text", "text": s} for s in HOSTILE]},
+            }
+        ),
         {"kind": "stderr", "from": "server", "text": HOSTILE[0]},
     )
     out = tmp_path / "hostile.html"
-    proc = subprocess.run(mcptape_cmd("show", str(cassette), "-f", "html", "-o", str(out)), capture_output=True, text=True, timeout=60, check=False)
+    proc = subprocess.run(
+        mcptape_cmd("show", str(cassette), "-f", "html", "-o", str(out)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     open_page(browser, out)
-    assert browser.execute_script("return window.pwned === undefined && document.images.length === 0")
+    assert browser.execute_script(
+        "return window.pwned === undefined && document.images.length === 0"
+    )
     browser.execute_script("window.mcptapeSelect(1)")
     browser.find_element(By.CSS_SELECTOR, "#detail button.unfold").click()
     shown = browser.find_element(By.CSS_SELECTOR, "#detail .full-json").get_attribute("textContent")
     for s in HOSTILE:
         assert orjson.dumps(s).decode() in shown
-    assert browser.find_elements(By.CSS_SELECTOR, "#detail .redacted"), "a redaction marker is marked"
+    assert browser.find_elements(By.CSS_SELECTOR, "#detail .redacted"), (
+        "a redaction marker is marked"
+    )
     assert console_problems(browser) == []
     screenshot(browser, "hostile-cassette")

@@ -46,8 +46,16 @@ const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimat
 
 
 def page_of(cassette: Path, tmp_path: Path) -> Path:
-    out = tmp_path / (cassette.parent.parent.name + "-" + cassette.parent.name + "-" + cassette.stem + ".html")
-    proc = subprocess.run(mcptape_cmd("show", str(cassette), "--format", "html", "-o", str(out)), capture_output=True, text=True, timeout=60, check=False)
+    out = tmp_path / (
+        cassette.parent.parent.name + "-" + cassette.parent.name + "-" + cassette.stem + ".html"
+    )
+    proc = subprocess.run(
+        mcptape_cmd("show", str(cassette), "--format", "html", "-o", str(out)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     return out
 
@@ -64,7 +72,11 @@ def listed_seqs(cassette: Path) -> list[int]:
 def leaves(value: Any, ptr: str = "") -> list[tuple[str, Any]]:
     """(JSON pointer, scalar) for every leaf of a message."""
     if isinstance(value, dict):
-        return [x for k, v in value.items() for x in leaves(v, f"{ptr}/{k.replace('~', '~0').replace('/', '~1')}")]
+        return [
+            x
+            for k, v in value.items()
+            for x in leaves(v, f"{ptr}/{k.replace('~', '~0').replace('/', '~1')}")
+        ]
     if isinstance(value, list):
         return [x for i, v in enumerate(value) for x in leaves(v, f"{ptr}/{i}")]
     return [(ptr, value)]
@@ -77,11 +89,13 @@ def golden(request: pytest.FixtureRequest) -> Path:
 
 def test_page_is_self_contained(golden: Path, tmp_path: Path) -> None:
     html = page_of(golden, tmp_path).read_text()
-    assert "http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'" in html
+    assert 'http-equiv="Content-Security-Policy" content="default-src \'none\'' in html
     assert "<script src" not in html and "<link" not in html and "@import" not in html
 
 
-def test_golden_page_shows_every_message_and_opens_each_to_its_json(browser: webdriver.Chrome, golden: Path, tmp_path: Path) -> None:
+def test_golden_page_shows_every_message_and_opens_each_to_its_json(
+    browser: webdriver.Chrome, golden: Path, tmp_path: Path
+) -> None:
     name = f"{golden.parent.parent.name}-{golden.parent.name}-{golden.stem}"
     open_page(browser, page_of(golden, tmp_path))
     assert console_problems(browser) == []
@@ -99,18 +113,27 @@ def test_golden_page_shows_every_message_and_opens_each_to_its_json(browser: web
     detail.find_element(By.CSS_SELECTOR, "button.unfold").click()
     for ptr, value in leaves(call.msg):
         node = detail.find_element(By.CSS_SELECTOR, f".full-json [data-ptr={json.dumps(ptr)}]")
-        assert node.get_attribute("textContent").startswith(json.dumps(value, ensure_ascii=False)[:160]), ptr
+        assert node.get_attribute("textContent").startswith(
+            json.dumps(value, ensure_ascii=False)[:160]
+        ), ptr
     answer = pair(list(events.values())).exchanges
     response = next(ex.response for ex in answer if ex.request.event.seq == call.seq)
     assert response is not None
     link = detail.find_element(By.CSS_SELECTOR, f"button.link[data-seq='{response.event.seq}']")
     screenshot(browser, f"{name}-detail")
     link.click()  # request -> response
-    assert browser.find_element(By.CSS_SELECTOR, ".row.selected").get_attribute("data-seq") == str(response.event.seq)
+    assert browser.find_element(By.CSS_SELECTOR, ".row.selected").get_attribute("data-seq") == str(
+        response.event.seq
+    )
     assert "Answers request" in browser.find_element(By.ID, "detail").text
 
     browser.find_element(By.CSS_SELECTOR, "button[data-tab=surface]").click()
-    tools = [t["name"] for ex in answer if ex.method == "tools/list" and ex.result for t in ex.result.get("tools", [])]
+    tools = [
+        t["name"]
+        for ex in answer
+        if ex.method == "tools/list" and ex.result
+        for t in ex.result.get("tools", [])
+    ]
     surface = browser.find_element(By.ID, "pane-surface").text
     assert tools and all(t in surface for t in tools)
     screenshot(browser, f"{name}-server")
@@ -138,13 +161,19 @@ def test_the_filters_hide_what_they_should(browser: webdriver.Chrome, tmp_path: 
     box = browser.find_element(By.ID, "filter-text")
     box.send_keys("BOOM")
     lines = {ev.seq: json.dumps(ev.msg).lower() for ev in cas.events if ev.kind is Kind.MESSAGE}
-    browser.execute_async_script("const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(done));")
+    browser.execute_async_script(
+        "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(done));"
+    )
     assert shown_seqs(browser) == sorted(s for s, text in lines.items() if "boom" in text) != []
-    assert browser.find_element(By.ID, "row-count").get_attribute("data-shown") == str(len([t for t in lines.values() if "boom" in t]))
+    assert browser.find_element(By.ID, "row-count").get_attribute("data-shown") == str(
+        len([t for t in lines.values() if "boom" in t])
+    )
 
     box.clear()
     box.send_keys("no such text anywhere")
-    browser.execute_async_script("const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(done));")
+    browser.execute_async_script(
+        "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(done));"
+    )
     assert shown_seqs(browser) == []
     browser.find_element(By.ID, "filter-text").clear()
     browser.find_element(By.ID, "filter-transport").click()

@@ -36,4 +36,8 @@ def test_decode_keeps_non_json_apart() -> None:
 
 
 def test_error_response_shape() -> None:
-    assert error_response(3, -32600, "bad") == {"jsonrpc": "2.0", "id": 3, "error": {"code": -32600, "message": "bad"}}
+    assert error_response(3, -32600, "bad") == {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "error": {"code": -32600, "message": "bad"},
+    }

@@ -11,7 +11,7 @@ from mcptape.wire.sse import SseEvent, SseParser, SseTooLarge, serialize
 STREAM = (
     b": keep-alive\n\n"
     b"id: 7\nevent: endpoint\ndata: /messages/?session_id=abc\n\n"
-    b"event: message\r\ndata: {\"a\":1}\r\n\r\n"
+    b'event: message\r\ndata: {"a":1}\r\n\r\n'
     b"data: line one\ndata: line two\nretry: 1500\n\n"
     b"id: \ndata: \n\n"
 )
@@ -49,7 +49,9 @@ def test_bare_cr_line_ends() -> None:
 
 def test_cr_only_stream_dispatches_without_waiting_for_more() -> None:
     p = SseParser()
-    assert p.feed(b"event: message\rdata: {\"a\":1}\r\r") == [SseEvent(data='{"a":1}', event="message")]
+    assert p.feed(b'event: message\rdata: {"a":1}\r\r') == [
+        SseEvent(data='{"a":1}', event="message")
+    ]
     assert p.feed(b"data: b\r") == []
     assert p.feed(b"\r") == [SseEvent(data="b")]
 
@@ -99,9 +101,21 @@ def test_big_event_in_many_chunks_is_linear() -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.text(alphabet=st.characters(blacklist_characters="\r\n\x00", blacklist_categories=("Cs",)), max_size=30),
-                          st.one_of(st.none(), st.text(alphabet="abc", min_size=1, max_size=5))), max_size=6),
-       st.integers(1, 7))
+@given(
+    st.lists(
+        st.tuples(
+            st.text(
+                alphabet=st.characters(
+                    blacklist_characters="\r\n\x00", blacklist_categories=("Cs",)
+                ),
+                max_size=30,
+            ),
+            st.one_of(st.none(), st.text(alphabet="abc", min_size=1, max_size=5)),
+        ),
+        max_size=6,
+    ),
+    st.integers(1, 7),
+)
 def test_serialize_then_parse_round_trips(items: list[tuple[str, str | None]], step: int) -> None:
     events = [SseEvent(data=d, event=e) for d, e in items]
     wire = b"".join(serialize(e) for e in events)

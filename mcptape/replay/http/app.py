@@ -24,7 +24,6 @@ recording answered it (JSON or SSE, status), `checks` what a real server rejects
 when the cassette was recorded on it, `run` runs the app under uvicorn.
 """
 
-
 from __future__ import annotations
 
 import sys
@@ -78,7 +77,11 @@ NoteHandler = Callable[[Note], None]
 
 
 def _to_stderr(note: Note) -> None:
-    text = note.text if note.text.startswith("mcptape") else f"mcptape serve: {note.level}: {note.text}"
+    text = (
+        note.text
+        if note.text.startswith("mcptape")
+        else f"mcptape serve: {note.level}: {note.text}"
+    )
     print(text, file=sys.stderr, flush=True)
 
 
@@ -98,13 +101,17 @@ class HttpReplayApp:
         self.index = ReplayIndex(cassette, self.config.match)
         self.plan = HttpPlan(cassette)
         self.guard = Guard(host, allowed_hosts)
-        self.params = ParamHeaders([ex.result for ex in self.index.session.exchanges if ex.method == "tools/list"])
+        self.params = ParamHeaders(
+            [ex.result for ex in self.index.session.exchanges if ex.method == "tools/list"]
+        )
         self.max_body = max_body
         self.on_note = on_note
         self.quiet = quiet
         self.router = Router(self.plan, speed, self.note)
         self.sessions = SessionTable(self.index, self.config, self.faults)
-        self.legacy = LegacyServer(self.router, self.sessions, max_body) if self.plan.legacy_sse else None
+        self.legacy = (
+            LegacyServer(self.router, self.sessions, max_body) if self.plan.legacy_sse else None
+        )
         self.stateless = StatelessPass(self.index, self.config.allow_repeats)
         self.stateless_used = False
         self.modern_only = self.index.modern and not self.index.legacy
@@ -131,7 +138,10 @@ class HttpReplayApp:
             await respond(send, 421, b"Invalid Host header", [("content-type", "text/plain")])
             return
         if not self.guard.origin_ok(headers):
-            body = rpc_error(JSONRPC_INVALID_REQUEST, f"Forbidden: Origin {headers.get('origin')!r} is not allowed")
+            body = rpc_error(
+                JSONRPC_INVALID_REQUEST,
+                f"Forbidden: Origin {headers.get('origin')!r} is not allowed",
+            )
             await respond(send, 403, body, [("content-type", JSON)])
             return
         try:
@@ -147,7 +157,12 @@ class HttpReplayApp:
                 await self._delete(send, headers)
             else:
                 allow = "POST" if self.modern_only else "GET, POST, DELETE"
-                await respond(send, 405, rpc_error(JSONRPC_INVALID_REQUEST, "Method Not Allowed"), [("content-type", JSON), ("allow", allow)])
+                await respond(
+                    send,
+                    405,
+                    rpc_error(JSONRPC_INVALID_REQUEST, "Method Not Allowed"),
+                    [("content-type", JSON), ("allow", allow)],
+                )
         except Disconnected:
             return
 
@@ -155,40 +170,75 @@ class HttpReplayApp:
 
     async def _post(self, receive: Receive, send: SendFn, headers: dict[str, str]) -> None:
         if not accepts(headers, json=True, sse=True):
-            return await reply_error(send, 406, "Not Acceptable: Client must accept both application/json and text/event-stream")
+            return await reply_error(
+                send,
+                406,
+                "Not Acceptable: Client must accept both application/json and text/event-stream",
+            )
         if not is_json(headers):
-            return await reply_error(send, 415, "Unsupported Media Type: Content-Type must be application/json")
+            return await reply_error(
+                send, 415, "Unsupported Media Type: Content-Type must be application/json"
+            )
         body = await read_body(receive, headers, self.max_body)
         if body is None:
-            return await reply_error(send, 413, f"Payload Too Large: the request body is over {self.max_body} bytes")
+            return await reply_error(
+                send, 413, f"Payload Too Large: the request body is over {self.max_body} bytes"
+            )
         value = decode(body)
         if value is NOT_JSON:
             return await reply_error(send, 400, "Parse error", JSONRPC_PARSE_ERROR)
-        kind = classify(value) if isinstance(value, dict) else None  # the one classification of this message
+        kind = (
+            classify(value) if isinstance(value, dict) else None
+        )  # the one classification of this message
         if kind is MessageType.INVALID:
             return await reply_error(send, 400, "Invalid Request: not a JSON-RPC message")
-        if headers.get("mcp-protocol-version") in MODERN or (isinstance(value, dict) and _body_version(value) is not None):
+        if headers.get("mcp-protocol-version") in MODERN or (
+            isinstance(value, dict) and _body_version(value) is not None
+        ):
             return await self._stateless(value, kind, receive, send, headers)
         await self._in_session(value, kind, receive, send, headers)
 
-    async def _stateless(self, value: Any, kind: MessageType | None, receive: Receive, send: SendFn, headers: dict[str, str]) -> None:
+    async def _stateless(
+        self,
+        value: Any,
+        kind: MessageType | None,
+        receive: Receive,
+        send: SendFn,
+        headers: dict[str, str],
+    ) -> None:
         if kind is MessageType.NOTIFICATION:
             return await respond(send, 202)
         if kind is not MessageType.REQUEST:
-            return await reply_error(send, 400, "Body must be a single JSON-RPC request or notification object")
+            return await reply_error(
+                send, 400, "Body must be a single JSON-RPC request or notification object"
+            )
         reason = header_mismatch(value, headers, self.params)
         if reason is not None:
             return await reply_error(send, 400, reason, MCP_HEADER_MISMATCH, value["id"])
         asked = _body_version(value)
         if asked not in MODERN:
             data = {"supported": list(MODERN), "requested": asked}
-            return await reply_error(send, 400, "Unsupported protocol version", MCP_UNSUPPORTED_PROTOCOL_VERSION, value["id"], data)
+            return await reply_error(
+                send,
+                400,
+                "Unsupported protocol version",
+                MCP_UNSUPPORTED_PROTOCOL_VERSION,
+                value["id"],
+                data,
+            )
         engine = ReplayEngine(self.index, self.config, shared_pass=self.stateless)
         self.stateless_used = True
         steps = self.stateless_faults.apply(value, engine.receive(value, kind), kind)
         await self.router.answer(steps, value["id"], None, receive, send, modern=True)
 
-    async def _in_session(self, value: Any, kind: MessageType | None, receive: Receive, send: SendFn, headers: dict[str, str]) -> None:
+    async def _in_session(
+        self,
+        value: Any,
+        kind: MessageType | None,
+        receive: Receive,
+        send: SendFn,
+        headers: dict[str, str],
+    ) -> None:
         init = kind is MessageType.REQUEST and value.get("method") == "initialize"
         session = await self._session_for(init, send, headers)
         if session is None:
@@ -196,12 +246,16 @@ class HttpReplayApp:
         outputs = session.engine.receive(value, kind)
         if init and session.id is None and self.plan.sessions and _succeeded(outputs):
             self.sessions.register(session)
-        if isinstance(value, list):  # a 2025-03-26 batch: its answers as one JSON array, faults left out
+        if isinstance(
+            value, list
+        ):  # a 2025-03-26 batch: its answers as one JSON array, faults left out
             steps = plain(outputs)
             answers = [s for s in steps if isinstance(s, Deliver) and isinstance(s.send.msg, list)]
             self.router.route([s for s in steps if s not in answers], session)
             if answers:
-                return await respond(send, 200, orjson.dumps(answers[0].send.msg), [("content-type", JSON)])
+                return await respond(
+                    send, 200, orjson.dumps(answers[0].send.msg), [("content-type", JSON)]
+                )
             return await self._accepted(send)
         steps = session.faults.apply(value, outputs, kind)
         if kind is not MessageType.REQUEST:
@@ -210,12 +264,18 @@ class HttpReplayApp:
         modern = self.modern_only and not session.engine.legacy_client
         await self.router.answer(steps, value["id"], session, receive, send, modern=modern)
 
-    async def _session_for(self, init: bool, send: SendFn, headers: dict[str, str]) -> ClientSession | None:
+    async def _session_for(
+        self, init: bool, send: SendFn, headers: dict[str, str]
+    ) -> ClientSession | None:
         """The session a handshake-era POST belongs to, a new one for an `initialize`, else None (answered)."""
         version = headers.get("mcp-protocol-version")
         if version is not None and version not in HANDSHAKE_VERSIONS:
             supported = ", ".join(HANDSHAKE_VERSIONS)
-            await reply_error(send, 400, f"Bad Request: Unsupported protocol version: {version} (supported versions: {supported})")
+            await reply_error(
+                send,
+                400,
+                f"Bad Request: Unsupported protocol version: {version} (supported versions: {supported})",
+            )
             return None
         sid = headers.get(SESSION_HEADER)
         if sid is not None:
@@ -238,23 +298,33 @@ class HttpReplayApp:
 
     async def _get(self, receive: Receive, send: SendFn, headers: dict[str, str]) -> None:
         if self.modern_only or self.plan.get_status == 405:
-            return await respond(send, 405, b"", [("allow", "POST" if self.modern_only else "POST, DELETE")])
+            return await respond(
+                send, 405, b"", [("allow", "POST" if self.modern_only else "POST, DELETE")]
+            )
         if not accepts(headers, json=False, sse=True):
-            return await reply_error(send, 406, "Not Acceptable: Client must accept text/event-stream")
+            return await reply_error(
+                send, 406, "Not Acceptable: Client must accept text/event-stream"
+            )
         session = await self._session_of(send, headers)
         if session is None:
             return
         if session.get_open:
-            return await reply_error(send, 409, "Conflict: Only one SSE stream is allowed per session")
+            return await reply_error(
+                send, 409, "Conflict: Only one SSE stream is allowed per session"
+            )
         session.get_open = True
         try:
-            await stream_sse(receive, send, session.get, [(SESSION_HEADER, str(session.id))], self.stopping)
+            await stream_sse(
+                receive, send, session.get, [(SESSION_HEADER, str(session.id))], self.stopping
+            )
         finally:
             session.get_open = False
 
     async def _delete(self, send: SendFn, headers: dict[str, str]) -> None:
         if self.modern_only or self.plan.delete_status == 405:
-            return await respond(send, 405, b"", [("allow", "POST" if self.modern_only else "GET, POST")])
+            return await respond(
+                send, 405, b"", [("allow", "POST" if self.modern_only else "GET, POST")]
+            )
         session = await self._session_of(send, headers)
         if session is None:
             return
@@ -275,7 +345,9 @@ class HttpReplayApp:
 
     def unplayed_report(self) -> str | None:
         """Strict mode: the recorded requests some session (or the stateless clients) never made."""
-        reports = [UnplayedReport.of(self.cassette.name, left).text() for left in self.sessions.unplayed()]
+        reports = [
+            UnplayedReport.of(self.cassette.name, left).text() for left in self.sessions.unplayed()
+        ]
         if self.stateless_used and self.index.modern:
             left = [e.exchange for e in self.stateless.unplayed()]
             if left:
@@ -289,4 +361,7 @@ def _body_version(value: dict[str, Any]) -> str | None:
 
 
 def _succeeded(outputs: list[Output]) -> bool:
-    return any(isinstance(o, Send) and o.final and isinstance(o.msg, dict) and "result" in o.msg for o in outputs)
+    return any(
+        isinstance(o, Send) and o.final and isinstance(o.msg, dict) and "result" in o.msg
+        for o in outputs
+    )

@@ -71,12 +71,21 @@ def _encode(headers: Iterable[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
     return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]
 
 
-async def respond(send: SendFn, status: int, body: bytes = b"", headers: Iterable[tuple[str, str]] = ()) -> None:
+async def respond(
+    send: SendFn, status: int, body: bytes = b"", headers: Iterable[tuple[str, str]] = ()
+) -> None:
     await send({"type": "http.response.start", "status": status, "headers": _encode(headers)})
     await send({"type": "http.response.body", "body": body})
 
 
-async def reply_error(send: SendFn, status: int, message: str, code: int = JSONRPC_INVALID_REQUEST, msg_id: Any = None, data: Any = None) -> None:
+async def reply_error(
+    send: SendFn,
+    status: int,
+    message: str,
+    code: int = JSONRPC_INVALID_REQUEST,
+    msg_id: Any = None,
+    data: Any = None,
+) -> None:
     """An HTTP error status with a JSON-RPC error body (code -32600 unless told otherwise)."""
     await respond(send, status, rpc_error(code, message, msg_id, data), [("content-type", JSON)])
 
@@ -145,7 +154,13 @@ async def stream_sse(
     receive: Receive, send: SendFn, outbox: Outbox, headers: Iterable[tuple[str, str]], stopping: anyio.Event,
 ) -> bool:  # fmt: skip
     """Answers with an event stream fed by `outbox`. Returns False if the client closed it first."""
-    await send({"type": "http.response.start", "status": 200, "headers": _encode([("content-type", SSE), *SSE_HEADERS, *headers])})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": _encode([("content-type", SSE), *SSE_HEADERS, *headers]),
+        }
+    )
 
     async def write(data: bytes) -> None:
         await send({"type": "http.response.body", "body": data, "more_body": True})

@@ -75,7 +75,11 @@ class Guard:
             )
 
     def _allowed(self, host: str) -> bool:
-        return is_loopback(host) or host in self.allowed or (host == self.bind_host and not is_wildcard(host))
+        return (
+            is_loopback(host)
+            or host in self.allowed
+            or (host == self.bind_host and not is_wildcard(host))
+        )
 
     def host_ok(self, headers: dict[str, str]) -> bool:
         host = headers.get("host")
@@ -121,7 +125,9 @@ def decode_header_value(value: str | None) -> str | None:
         return None
 
 
-def header_mismatch(msg: dict[str, Any], headers: dict[str, str], params: ParamHeaders | None = None) -> str | None:
+def header_mismatch(
+    msg: dict[str, Any], headers: dict[str, str], params: ParamHeaders | None = None
+) -> str | None:
     """Why a 2026-07-28 request's headers disagree with its body (-32020), or None."""
     version = request_meta(msg).get(META_PROTOCOL_VERSION)
     if headers.get("mcp-protocol-version") != version or version is None:
@@ -131,7 +137,11 @@ def header_mismatch(msg: dict[str, Any], headers: dict[str, str], params: ParamH
         return "Mcp-Method header does not match the request body's method"
     key = NAME_PARAM.get(str(method))
     body_value = request_params(msg).get(key) if key else None
-    if key and body_value is not None and decode_header_value(headers.get("mcp-name")) != body_value:
+    if (
+        key
+        and body_value is not None
+        and decode_header_value(headers.get("mcp-name")) != body_value
+    ):
         return f"Mcp-Name header does not match the request body's {key!r} parameter"
     if params is not None and method == "tools/call":
         return params.mismatch(msg, headers)
@@ -179,6 +189,10 @@ def _annotated(schema: Any, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, 
 def _same(typ: Any, value: Any, header: str) -> bool:
     if isinstance(value, bool):
         return header == ("true" if value else "false")
-    if typ == "integer" and isinstance(value, (int, float)) and re.fullmatch(r"-?[0-9]+(\.0+)?", header):
+    if (
+        typ == "integer"
+        and isinstance(value, (int, float))
+        and re.fullmatch(r"-?[0-9]+(\.0+)?", header)
+    ):
         return int(header.split(".")[0]) == value
     return header == str(value)

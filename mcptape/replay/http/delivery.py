@@ -44,7 +44,13 @@ Reset = Callable[[SendFn], Awaitable[None]]
 class Router:
     """Carries out steps over HTTP for the app: see the module docstring."""
 
-    def __init__(self, plan: HttpPlan, speed: float | None, note: Callable[[Note], None], reset: Reset = reset_connection) -> None:
+    def __init__(
+        self,
+        plan: HttpPlan,
+        speed: float | None,
+        note: Callable[[Note], None],
+        reset: Reset = reset_connection,
+    ) -> None:
         self.plan = plan
         self.speed = speed
         """None: instant; else a speed factor on the recorded delays."""
@@ -85,14 +91,30 @@ class Router:
             if session is not None and session.streams.get(key) is outbox:
                 del session.streams[key]
 
-    async def _json(self, one: Deliver, head: Head | None, send: SendFn, extra: list[tuple[str, str]], *, modern: bool) -> None:
+    async def _json(
+        self,
+        one: Deliver,
+        head: Head | None,
+        send: SendFn,
+        extra: list[tuple[str, str]],
+        *,
+        modern: bool,
+    ) -> None:
         due = self._due(one, 0.0)
         if due > 0:
             await anyio.sleep(due)
         body = one.raw if one.raw is not None else orjson.dumps(one.send.msg)
-        await respond(send, json_status(one.send, head, modern), body, [("content-type", JSON), *extra])
+        await respond(
+            send, json_status(one.send, head, modern), body, [("content-type", JSON), *extra]
+        )
 
-    async def _refuse(self, mine: Sequence[Step], hangup: Hangup | None, send: SendFn, extra: list[tuple[str, str]]) -> bool:
+    async def _refuse(
+        self,
+        mine: Sequence[Step],
+        hangup: Hangup | None,
+        send: SendFn,
+        extra: list[tuple[str, str]],
+    ) -> bool:
         """A `status` or `reset` fault: the request gets that instead of any answer. True if so."""
         status = next((s for s in mine if isinstance(s, Status)), None)
         if status is not None:
@@ -105,7 +127,13 @@ class Router:
             return True
         return False
 
-    def _fill(self, outbox: Outbox, delivers: list[Deliver], hangup: Hangup | None, recorded_end: str | None) -> None:
+    def _fill(
+        self,
+        outbox: Outbox,
+        delivers: list[Deliver],
+        hangup: Hangup | None,
+        recorded_end: str | None,
+    ) -> None:
         """Queues a request's own event stream: its messages, then its end."""
         now = anyio.current_time()
         for step in delivers:
@@ -113,10 +141,17 @@ class Router:
         last = delivers[-1].send if delivers else None
         if last is not None and last.final:
             outbox.close()  # the answer, or the garbage that stands for it, is the stream's last event
-        elif last is not None and last.exchange is not None and last.exchange.response is None and recorded_end == "end":
+        elif (
+            last is not None
+            and last.exchange is not None
+            and last.exchange.response is None
+            and recorded_end == "end"
+        ):
             outbox.close()  # recorded without an answer, and the server closed the stream
         if hangup is not None:
-            outbox.put(b"", now + hangup.delay)  # nothing to write: only the time the stream ends at
+            outbox.put(
+                b"", now + hangup.delay
+            )  # nothing to write: only the time the stream ends at
             outbox.close()
 
     def route(self, steps: list[Step], session: ClientSession | None) -> None:
@@ -129,7 +164,9 @@ class Router:
             if session is None:
                 continue  # stateless: nothing outside the request's own stream
             key = _request_of(step)
-            target = session.get if session.single_stream or key is None else session.streams.get(key)
+            target = (
+                session.get if session.single_stream or key is None else session.streams.get(key)
+            )
             if target is None:
                 continue  # its stream is gone (the client closed it)
             if isinstance(step, Deliver):
@@ -149,7 +186,9 @@ class Router:
         data = step.raw if step.raw is not None else orjson.dumps(step.send.msg)
         due = self._due(step, now)
         if step.fault == "truncate":
-            outbox.put(sse.encode(data, "message", complete=False), due)  # the event never completes
+            outbox.put(
+                sse.encode(data, "message", complete=False), due
+            )  # the event never completes
             outbox.close()
             return
         outbox.put(sse.encode(data, "message"), due)
@@ -172,12 +211,21 @@ def _request_of(step: Step) -> Any:
     return None
 
 
-def _status_body(status: Status, extra: list[tuple[str, str]]) -> tuple[bytes, list[tuple[str, str]]]:
+def _status_body(
+    status: Status, extra: list[tuple[str, str]]
+) -> tuple[bytes, list[tuple[str, str]]]:
     headers = list(extra)
     if status.retry_after is not None:
         headers.append(("retry-after", str(math.ceil(status.retry_after))))
     if status.body is None:
-        phrase = HTTPStatus(status.status).phrase if status.status in HTTPStatus._value2member_map_ else "Error"
+        phrase = (
+            HTTPStatus(status.status).phrase
+            if status.status in HTTPStatus._value2member_map_
+            else "Error"
+        )
         return phrase.encode(), [("content-type", "text/plain; charset=utf-8"), *headers]
     is_json = decode(status.body) is not NOT_JSON
-    return status.body.encode(), [("content-type", JSON if is_json else "text/plain; charset=utf-8"), *headers]
+    return status.body.encode(), [
+        ("content-type", JSON if is_json else "text/plain; charset=utf-8"),
+        *headers,
+    ]

@@ -34,7 +34,9 @@ class LegacyServer:
         self.sessions = sessions
         self.max_body = max_body
 
-    async def handle(self, scope: Scope, receive: Receive, send: SendFn, headers: dict[str, str]) -> None:
+    async def handle(
+        self, scope: Scope, receive: Receive, send: SendFn, headers: dict[str, str]
+    ) -> None:
         plan = self.plan
         path, method = scope["path"], scope["method"]
         if path == plan.sse_path and method == "GET":
@@ -42,7 +44,12 @@ class LegacyServer:
         elif path == plan.endpoint and method == "POST":
             await self._post(scope, receive, send, headers)
         elif path in (plan.sse_path, plan.endpoint):
-            await respond(send, 405, b"Method Not Allowed", [*TEXT, ("allow", "GET" if path == plan.sse_path else "POST")])
+            await respond(
+                send,
+                405,
+                b"Method Not Allowed",
+                [*TEXT, ("allow", "GET" if path == plan.sse_path else "POST")],
+            )
         else:
             await respond(send, 404, b"Not Found", TEXT)
 
@@ -57,7 +64,9 @@ class LegacyServer:
         finally:
             self.sessions.end(session)
 
-    async def _post(self, scope: Scope, receive: Receive, send: SendFn, headers: dict[str, str]) -> None:
+    async def _post(
+        self, scope: Scope, receive: Receive, send: SendFn, headers: dict[str, str]
+    ) -> None:
         query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
         sid = query.get(self.plan.session_param)
         if sid is None:

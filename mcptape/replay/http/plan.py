@@ -61,7 +61,10 @@ class HttpPlan:
 
     def __init__(self, cassette: Cassette) -> None:
         events = [e for e in cassette.events if e.http]
-        self.legacy_sse = cassette.header.transport is Transport.SSE or any(e.http.get("legacy") for e in events)  # type: ignore[union-attr]
+        self.legacy_sse = cassette.header.transport is Transport.SSE or any(
+            e.http.get("legacy")  # type: ignore[union-attr]
+            for e in events
+        )
         """Serve the 2024-11-05 HTTP+SSE transport (GET stream + endpoint POSTs)."""
         self.recorded_http = bool(events)
         self.heads: dict[Any, Head] = {}
@@ -80,7 +83,9 @@ class HttpPlan:
         self._read_events(events)
 
     def _read_target(self, cassette: Cassette) -> None:
-        url = cassette.header.target.get("url") if isinstance(cassette.header.target, dict) else None
+        url = (
+            cassette.header.target.get("url") if isinstance(cassette.header.target, dict) else None
+        )
         path = urlsplit(url).path if isinstance(url, str) else ""
         if path and self.legacy_sse:
             self.sse_path = path
@@ -102,11 +107,17 @@ class HttpPlan:
                 if methods[exchange] == "GET" and self.legacy_sse and path:
                     self.sse_path = path
             elif phase == "response":
-                self._response(ev, http, methods.get(exchange) or ("GET" if http.get("stream") == "get" else None))
+                self._response(
+                    ev,
+                    http,
+                    methods.get(exchange) or ("GET" if http.get("stream") == "get" else None),
+                )
             elif phase in ("end", "disconnect", "error") and exchange in self.heads:
                 head = self.heads[exchange]
                 if head.end is None:
-                    self.heads[exchange] = Head(head.status, head.sse, head.content_type, str(phase))
+                    self.heads[exchange] = Head(
+                        head.status, head.sse, head.content_type, str(phase)
+                    )
             elif phase == "sse" and (http.get("sse") or {}).get("event") == "endpoint":
                 self._endpoint(str(http["sse"].get("data", "")))
 

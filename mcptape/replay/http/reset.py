@@ -27,12 +27,16 @@ async def reset(send: SendFn) -> None:
     cycle = getattr(send, "__self__", None)
     transport = getattr(cycle, "transport", None)
     if transport is None:
-        raise ConnectionResetError("mcptape fault: reset (the ASGI server does not expose its transport)")
+        raise ConnectionResetError(
+            "mcptape fault: reset (the ASGI server does not expose its transport)"
+        )
     sock = transport.get_extra_info("socket")
     if sock is not None:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     transport.abort()
-    for _ in range(10):  # let uvicorn see the connection lost, so it does not log a response never started
+    for _ in range(
+        10
+    ):  # let uvicorn see the connection lost, so it does not log a response never started
         if getattr(cycle, "disconnected", True):
             break
         await anyio.sleep(0)

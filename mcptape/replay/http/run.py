@@ -47,7 +47,10 @@ class _Server(uvicorn.Server):
         if threading.current_thread() is not threading.main_thread():
             yield
             return
-        previous = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+        previous = {
+            sig: signal.signal(sig, self.handle_exit)
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+        }
         try:
             yield
         finally:
@@ -76,7 +79,11 @@ def bind(host: str, port: int) -> socket.socket:
 
 def url_of(sock: socket.socket, host: str, path: str) -> str:
     port = sock.getsockname()[1]
-    shown = "127.0.0.1" if is_wildcard(host) and ":" not in host else ("[::1]" if is_wildcard(host) else host)
+    shown = (
+        "127.0.0.1"
+        if is_wildcard(host) and ":" not in host
+        else ("[::1]" if is_wildcard(host) else host)
+    )
     if ":" in shown and not shown.startswith("["):
         shown = f"[{shown}]"
     return f"http://{shown}:{port}{path}"
@@ -111,8 +118,14 @@ def serve_http(
     if exposure:
         print(exposure, file=sys.stderr)
     path = app.plan.sse_path if app.plan.legacy_sse else app.plan.path
-    print(f"mcptape: serving {name} at {url_of(sock, host, path)} ({app.plan.transport}; Ctrl-C to stop)", file=sys.stderr, flush=True)
-    config_ = uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False, timeout_graceful_shutdown=3)
+    print(
+        f"mcptape: serving {name} at {url_of(sock, host, path)} ({app.plan.transport}; Ctrl-C to stop)",
+        file=sys.stderr,
+        flush=True,
+    )
+    config_ = uvicorn.Config(
+        app, lifespan="off", log_level="warning", access_log=False, timeout_graceful_shutdown=3
+    )
     server = _Server(config_, app)
     try:
         server.run(sockets=[sock])

@@ -25,7 +25,14 @@ from .asgi import Outbox
 class ClientSession:
     """One client session: its engine, its fault counters, its open request streams, its GET stream."""
 
-    def __init__(self, sid: str | None, engine: ReplayEngine, faults: FaultPlan, *, single_stream: bool = False) -> None:
+    def __init__(
+        self,
+        sid: str | None,
+        engine: ReplayEngine,
+        faults: FaultPlan,
+        *,
+        single_stream: bool = False,
+    ) -> None:
         self.id = sid
         self.engine = engine
         self.faults = faults
@@ -45,13 +52,19 @@ class ClientSession:
 
     def unplayed(self) -> list[Exchange]:
         """What this client never asked for (a failed era probe is answered outside sessions)."""
-        return [ex for ex in self.engine.unplayed() if not (ex.method == "server/discover" and ex.error is not None)]
+        return [
+            ex
+            for ex in self.engine.unplayed()
+            if not (ex.method == "server/discover" and ex.error is not None)
+        ]
 
 
 class SessionTable:
     """The sessions of one HTTP replay: each with its own engine (its own pass) and fault counters."""
 
-    def __init__(self, index: ReplayIndex, config: ReplayConfig, faults: tuple[FaultRule, ...]) -> None:
+    def __init__(
+        self, index: ReplayIndex, config: ReplayConfig, faults: tuple[FaultRule, ...]
+    ) -> None:
         self.index = index
         self.config = config
         self.faults = faults
@@ -64,7 +77,9 @@ class SessionTable:
     def new(self, *, faults: bool = True, single_stream: bool = False) -> ClientSession:
         """A session not yet in the table (its id is given when its `initialize` succeeds)."""
         plan = FaultPlan(self.faults if faults else (), http=True)
-        return ClientSession(None, ReplayEngine(self.index, self.config), plan, single_stream=single_stream)
+        return ClientSession(
+            None, ReplayEngine(self.index, self.config), plan, single_stream=single_stream
+        )
 
     def register(self, session: ClientSession) -> str:
         """Gives `session` a fresh id and files it under it."""
@@ -89,14 +104,18 @@ class SessionTable:
 
     def unplayed(self) -> list[list[Exchange]]:
         """What each session, ended or live, left unplayed (the sessions that left something)."""
-        live = [s.unplayed() for s in [*self.by_id.values(), *([self.shared] if self.shared else [])]]
+        live = [
+            s.unplayed() for s in [*self.by_id.values(), *([self.shared] if self.shared else [])]
+        ]
         return [left for left in [*self.ended, *live] if left]
 
 
 class StatelessPass(Pass):
     """The pass shared by 2026-07-28 requests: a key's recordings start over once all played."""
 
-    def take(self, subject: Subject, declared: dict[str, Any] | None = None, exact: bool = False) -> Any:
+    def take(
+        self, subject: Subject, declared: dict[str, Any] | None = None, exact: bool = False
+    ) -> Any:
         found = super().take(subject, declared, exact)
         if isinstance(found, Miss) and found.played and not self.allow_repeats:
             self.queues.pop(found.key, None)
