@@ -356,7 +356,8 @@ def convert(
     transport = Transport.SSE if legacy.sessions else Transport.STREAMABLE_HTTP
     t0 = mcp[0].started
     header = Header(
-        transport=transport, target=_target(mcp, legacy), mcptape_version=__version__, redaction=config.describe(),
+        transport=transport, target=Redactor(config).target(_target(mcp, legacy)), mcptape_version=__version__,
+        redaction=config.describe(),
         recorded_at=datetime.fromtimestamp(t0, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
     )  # fmt: skip
     clock = _Clock(t0)

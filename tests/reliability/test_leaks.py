@@ -213,6 +213,20 @@ def test_import_keeps_none_of_the_planted_secrets(tmp_path: Path) -> None:
     false_positives_intact(data)
 
 
+def test_import_redacts_credentials_in_the_captured_url(tmp_path: Path) -> None:
+    """The header's target names the server: a user:password in the captured URL never reaches it."""
+    ok = {"jsonrpc": "2.0", "id": 1, "result": {"tools": []}}
+    flow = entry("POST", "http://ada:Pl4nted-Passw0rd@127.0.0.1:8000/mcp", at=0.1, ctype="application/json",
+                 body={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, response=orjson.dumps(ok))  # fmt: skip
+    src = tmp_path / "c.har"
+    src.write_bytes(har(flow))
+    out = tmp_path / "out.jsonl"
+    import_file(src, out)
+    data = out.read_bytes()
+    assert b"Pl4nted-Passw0rd" not in data
+    assert b"127.0.0.1:8000/mcp" in data.split(b"\n", 1)[0]  # the header still names the server
+
+
 def test_check_flags_every_planted_secret_in_every_place(tmp_path: Path) -> None:
     events: list[dict[str, Any]] = []
     for t in texts():
