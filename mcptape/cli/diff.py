@@ -29,6 +29,8 @@ EXIT_ERROR = 2
 def diff_options(func):  # type: ignore[no-untyped-def]
     """The comparison and output options `diff` and `verify` share."""
     for decorator in reversed([
+        click.option("--markdown", "markdown", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+                     help="Also write the markdown report to FILE (e.g. $GITHUB_STEP_SUMMARY), whatever --format prints."),
         click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
                      help="text: tables for a terminal; markdown: a pull-request comment; json: for machines (docs/diff.md); "
                           "html: a self-contained page."),
@@ -149,13 +151,6 @@ def emit(
     type=click.Path(path_type=Path),
     metavar="A2",
     help="Another recording of A's release: what differs between A and A2 is listed as noise, not counted (repeatable).",
-)
-@click.option(
-    "--markdown",
-    "markdown",
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE",
-    help="Also write the markdown report to FILE (e.g. $GITHUB_STEP_SUMMARY), whatever --format prints.",
 )
 @diff_options
 def diff(a: Path, b: Path, noise: tuple[Path, ...], markdown: Path | None, fmt: str, ignore: tuple[str, ...],

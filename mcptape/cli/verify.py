@@ -71,13 +71,6 @@ class _ServerAfterDashes(click.Command):
     show_default=True,
     help="Seconds to wait for each answer.",
 )
-@click.option(
-    "--markdown",
-    "markdown",
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE",
-    help="Also write the markdown report to FILE (e.g. $GITHUB_STEP_SUMMARY), whatever --format prints.",
-)
 @diff_options
 @click.pass_context
 def verify(ctx: click.Context, cassettes: tuple[str, ...], url: str | None, output: Path | None, noise_runs: int,
