@@ -33,12 +33,24 @@ SUITES: dict[str, str] = {
 """suite name -> "module:function(quick) -> list[Row]"; suites whose module is absent are skipped."""
 
 
+DEFAULT_OUTPUT = Path(__file__).with_name("results.json")
+
+
 def _fmt(value: float, unit: str) -> str:
     if unit in ("s", "x"):
         return f"{value:.3f}" if value < 10 else f"{value:.1f}"
     if unit == "us":
         return f"{value:.1f}"
     return f"{value:,.0f}" if value >= 100 else f"{value:.1f}"
+
+
+def _table(rows: list[Row]) -> list[list[str]]:
+    return [
+        [r.target, f"{_fmt(r.value, r.unit)} {r.unit}", "" if r.baseline is None else _fmt(r.baseline, r.unit),
+         "" if r.ratio is None else f"{r.ratio:.2f}x", "" if r.spread is None else f"{r.spread:.0%}",
+         r.goal, "pass" if r.ok else "FAIL", r.note]
+        for r in rows
+    ]  # fmt: skip
 
 
 def main() -> None:
@@ -48,9 +60,30 @@ def main() -> None:
         "--smoke", action="store_true", help="tiny runs that only prove every suite works (seconds)"
     )
     ap.add_argument("--only", action="append", help="run only these suites")
-    ap.add_argument("-o", "--output", default=str(Path(__file__).with_name("results.json")))
+    ap.add_argument(
+        "--against",
+        metavar="REV",
+        help="also run the same benchmarks on git revision REV, alternately, and compare (bench/against.py)",
+    )
+    ap.add_argument(
+        "--keep-going", action="store_true", help="skip a suite that fails (--against sets it)"
+    )
+    ap.add_argument("--rounds", type=int, default=3, help="with --against: rounds of each tree")
+    ap.add_argument("-o", "--output", default=str(DEFAULT_OUTPUT))
     args = ap.parse_args()
     level = SMOKE if args.smoke else QUICK if args.quick else FULL
+    if args.against:
+        from .against import compare
+
+        flags = [
+            "--keep-going",
+            *(["--smoke"] if args.smoke else ["--quick"] if args.quick else []),
+        ]
+        flags += [f"--only={name}" for name in args.only or ()]
+        out = Path(args.output)
+        if out == DEFAULT_OUTPUT:
+            out = out.with_name("against.json")
+        sys.exit(compare(args.against, flags, args.rounds, out))
     rows: list[Row] = []
     started = time.time()
     for name, target in SUITES.items():
@@ -63,13 +96,17 @@ def main() -> None:
             print(f"bench: skipping {name}: {exc}", file=sys.stderr)
             continue
         print(f"bench: {name} ...", file=sys.stderr, flush=True)
-        rows.extend(func(level))
-    table = [
-        [r.target, f"{_fmt(r.value, r.unit)} {r.unit}", "" if r.baseline is None else _fmt(r.baseline, r.unit),
-         "" if r.ratio is None else f"{r.ratio:.2f}x", r.goal, "pass" if r.ok else "FAIL", r.note]
-        for r in rows
-    ]  # fmt: skip
-    print(tabulate(table, headers=["target", "value", "baseline", "ratio", "goal", "", "note"]))
+        try:
+            rows.extend(func(level))
+        except Exception as exc:
+            if not args.keep_going:
+                raise
+            print(f"bench: suite {name} failed, skipped: {exc!r}"[:300], file=sys.stderr)
+    print(
+        tabulate(
+            _table(rows), headers=["target", "value", "baseline", "ratio", "+-", "goal", "", "note"]
+        )
+    )
     doc = {
         "level": ["smoke", "quick", "full"][level],
         "python": platform.python_version(),

@@ -46,6 +46,9 @@ class Row:
     ratio: float | None = None
     note: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    spread: float | None = None
+    """Run-to-run noise: half the range of the per-run ratios (or values) over their median,
+    so a row reads "0.52x +- 6%". A change smaller than this is not a change."""
 
 
 class StdioPeer:
@@ -121,16 +124,38 @@ def p99(latencies: list[float]) -> float:
     return s[min(len(s) - 1, int(len(s) * 0.99))]
 
 
-def interleaved(runs: int, variants: dict[str, Callable[[], float]]) -> dict[str, float]:
+class Medians(dict[str, float]):
+    """Each variant's median, with every run kept (`runs`) for the spread."""
+
+    def __init__(self, runs: dict[str, list[float]]) -> None:
+        super().__init__({k: statistics.median(v) for k, v in runs.items()})
+        self.runs = runs
+
+    def spread(self, variant: str, baseline: str | None = None) -> float:
+        """The noise of `variant` (over `baseline`, run by run, when given); see `Row.spread`."""
+        values = self.runs[variant]
+        if baseline is not None:
+            values = [a / b for a, b in zip(values, self.runs[baseline], strict=True) if b]
+        return spread(values)
+
+
+def spread(values: list[float]) -> float:
+    """Half the range of `values` over their median (0 for a single run)."""
+    mid = statistics.median(values) if values else 0
+    return (max(values) - min(values)) / 2 / mid if len(values) > 1 and mid else 0.0
+
+
+def interleaved(runs: int, variants: dict[str, Callable[[], float]]) -> Medians:
     """Runs each variant `runs` times, alternating (A B A B ...), and returns the medians.
 
-    Alternating spreads the machine's noise over all variants alike.
+    Alternating spreads the machine's noise over all variants alike; the runs are kept for
+    the spread each row reports.
     """
     values: dict[str, list[float]] = {k: [] for k in variants}
     for _ in range(runs):
         for name, fn in variants.items():
             values[name].append(fn())
-    return {k: statistics.median(v) for k, v in values.items()}
+    return Medians(values)
 
 
 def env_without_coverage() -> dict[str, str]:

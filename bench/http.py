@@ -116,7 +116,7 @@ def http_suite(level: int) -> list[Row]:
             recorder.wait(timeout=30)
         ratio = med["recorded"] / med["direct"]
         rows.append(Row("record http: round trips/s vs SDK Streamable HTTP server", med["recorded"], med["direct"], "req/s",
-                        ">= 0.8x", ratio >= 0.8, ratio))  # fmt: skip
+                        ">= 0.8x", ratio >= 0.8, ratio, spread=med.spread("recorded", "direct")))  # fmt: skip
         rows.extend(_serve(cassette, port, n, runs, level))
     finally:
         server.terminate()
@@ -150,7 +150,7 @@ def _serve(cassette: Path, port: int, n: int, runs: int, level: int) -> list[Row
         ok, secs = _concurrent(url, sessions)
         return [
             Row("serve http: round trips/s vs the SDK's Streamable HTTP server", med["serve"], med["sdk"], "req/s", ">= 3x",
-                ratio >= 3, ratio),
+                ratio >= 3, ratio, spread=med.spread("serve", "sdk")),
             Row(f"serve http: {sessions} concurrent legacy sessions", ok, float(sessions), "sessions", "all served", ok == sessions,
                 ok / sessions, f"{secs:.1f} s"),
         ]  # fmt: skip

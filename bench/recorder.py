@@ -61,6 +61,7 @@ def recorder_overhead(level: int) -> list[Row]:
             f"record stdio: round trips/s vs {label}", med["recorded"], med["direct"], "req/s",
             f">= {goal}x", ratio >= goal, ratio,
             f"p99 added {added * 1e6:.0f} us; bare pass-through floor {floor:.2f}x, recorder/floor {med['recorded'] / med['passthrough']:.2f}x",
+            spread=med.spread("recorded", "direct"),
         ))  # fmt: skip
     rows.append(_throughput(tmp, level))
     return rows
@@ -96,4 +97,4 @@ def _throughput(tmp: Path, level: int) -> Row:
     med = interleaved(runs, {"direct": lambda: once(big_server),
                              "recorded": lambda: once(mcptape("record", "-q", "-o", str(tmp / "big.jsonl"), "--", *big_server))})  # fmt: skip
     return Row("record stdio: 10 MB result throughput", med["recorded"], med["direct"], "MB/s", ">= 200 MB/s",
-               med["recorded"] >= 200, med["recorded"] / med["direct"])  # fmt: skip
+               med["recorded"] >= 200, med["recorded"] / med["direct"], spread=med.spread("recorded"))  # fmt: skip

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from .common import PY, TRIVIAL_SERVER, Row, StdioPeer, interleaved, mcptape, pick, rps
+from .common import PY, TRIVIAL_SERVER, Row, StdioPeer, interleaved, mcptape, pick, rps, spread
 from .diff_scale import build
 
 NOTE = "lorem ipsum " * 4
@@ -91,16 +91,18 @@ def replay_stdio(level: int) -> list[Row]:
     )
     pn = pick(level, 500, 20_000, 50_000)
     big = cassette(tmp, pn)
-    pipe = statistics.median(_pipelined(mcptape("replay", "-q", str(big)), pn) for _ in range(runs))
+    pipes = [_pipelined(mcptape("replay", "-q", str(big)), pn) for _ in range(runs)]
+    pipe = statistics.median(pipes)
     start = interleaved(runs, {"python": lambda: _startup([PY, "-c", "import sys, orjson\nfor l in sys.stdin.buffer:\n"
                                                                  " m = orjson.loads(l)\n if 'id' in m: print(orjson.dumps({'jsonrpc':'2.0','id':m['id'],'result':{}}).decode(), flush=True)"]),
                                "replay": lambda: _startup(replay)})  # fmt: skip
     return [
         Row("replay stdio: sequential round trips/s vs trivial responder", seq["replay"], seq["trivial"], "req/s", ">= 0.85x",
-            seq["replay"] / seq["trivial"] >= 0.85, seq["replay"] / seq["trivial"]),
-        Row("replay stdio: pipelined requests/s", pipe, None, "req/s", ">= 20,000", pipe >= 20_000),
+            seq["replay"] / seq["trivial"] >= 0.85, seq["replay"] / seq["trivial"], spread=seq.spread("replay", "trivial")),
+        Row("replay stdio: pipelined requests/s", pipe, None, "req/s", ">= 20,000", pipe >= 20_000, spread=spread(pipes)),
         Row("replay stdio: startup to first answer", start["replay"], start["python"], "s", "<= 0.25 s", start["replay"] <= 0.25,
-            start["replay"] / start["python"], "baseline: a bare Python+orjson responder's startup"),
+            start["replay"] / start["python"], "baseline: a bare Python+orjson responder's startup",
+            spread=start.spread("replay")),
     ]  # fmt: skip
 
 
@@ -176,11 +178,12 @@ def scaling(level: int) -> list[Row]:
     size = large.stat().st_size
     return [
         Row(f"replay scaling: per-request time, {big_n // 1000}k vs 1k exchanges", per["100k"], per["1k"], "us", "within 20%",
-            ratio <= 1.2, ratio),
+            ratio <= 1.2, ratio, spread=per.spread("100k", "1k")),
         Row(f"replay scaling: load + index {big_n // 1000}k exchanges", secs, floor, "s", f"< {limit:.2g} s", secs < limit, secs / floor,
-            f"{size / 1e6:.0f} MB, {big_n * 5:,} events; baseline: orjson alone parsing its lines"),
+            f"{size / 1e6:.0f} MB, {big_n * 5:,} events; baseline: orjson alone parsing its lines",
+            spread=spread([x[0] / f for x, f in zip(loads, floors, strict=True)])),
         Row("replay scaling: resident memory / cassette size", rss / size, None, "x", "< 3x", rss / size < 3,
-            note=f"{rss / 1e6:.0f} MB for a {size / 1e6:.0f} MB cassette"),
+            note=f"{rss / 1e6:.0f} MB for a {size / 1e6:.0f} MB cassette", spread=spread([x[1] for x in loads])),
     ]  # fmt: skip
 
 
@@ -227,7 +230,7 @@ anyio.run(main)
     med = interleaved(runs, {"stdio": lambda: run("stdio"), "memory": lambda: run("memory")})
     ratio = med["memory"] / med["stdio"]
     return [Row("in-process replay: SDK client round trips/s vs stdio SDK server", med["memory"], med["stdio"], "req/s",
-                ">= 5x", ratio >= 5, ratio)]  # fmt: skip
+                ">= 5x", ratio >= 5, ratio, spread=med.spread("memory", "stdio"))]  # fmt: skip
 
 
 def diff(level: int) -> list[Row]:
@@ -247,4 +250,4 @@ def diff(level: int) -> list[Row]:
     secs = statistics.median(times)
     limit = 2 * n / 10_000
     return [Row(f"diff: two {n:,}-exchange cassettes, load + diff", secs, None, "s", f"< {limit:.2g} s", secs < limit,
-                note=f"{len(report.differences)} differences found")]  # fmt: skip
+                note=f"{len(report.differences)} differences found", spread=spread(times))]  # fmt: skip

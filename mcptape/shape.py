@@ -121,6 +121,11 @@ NAMED: dict[str, Check] = {
 }
 
 
+ENVELOPE: dict[str, Check] = {
+    "text": _str, "b64": _str, "size": _int, "http": _obj, "info": _obj, "redacted": _strings,
+}  # fmt: skip
+"""The optional members of an event line (null is allowed for each)."""
+
 TRANSPORTS = frozenset(("stdio", "streamable-http", "sse", "memory"))
 HEADER: dict[str, Check] = {
     "mcptape_version": _str,
@@ -163,16 +168,10 @@ def event_problem(obj: dict[str, Any]) -> str | None:
     src = obj.get("from")
     if src is not None and (not isinstance(src, str) or src not in SOURCES):
         return f"from is {_show(src)}; expected client or server"
-    for name, check in (
-        ("text", _str),
-        ("b64", _str),
-        ("size", _int),
-        ("http", _obj),
-        ("info", _obj),
-        ("redacted", _strings),
-    ):
-        if obj.get(name) is not None and not check(obj[name]):
-            return _wrong(name, obj[name], check)
+    for name, value in obj.items():
+        check = ENVELOPE.get(name)
+        if check is not None and value is not None and not check(value):
+            return _wrong(name, value, check)
     b64 = obj.get("b64")
     if b64 is not None:
         try:
@@ -255,13 +254,14 @@ def _fields(
     where: str, obj: dict[str, Any], checks: dict[str, Check], *, null: bool = True
 ) -> str | None:
     """The first of `checks` that `obj` fails (a missing member passes; null too, with `null`)."""
-    for name, check in checks.items():
+    for name, value in obj.items():
+        check = checks.get(name)
         if (
-            name in obj
-            and (obj[name] is not None or not (null or name in NULLABLE))
-            and not check(obj[name])
+            check is not None
+            and not check(value)
+            and (value is not None or not (null or name in NULLABLE))
         ):
-            return _wrong(f"{where}.{name}", obj[name], check)
+            return _wrong(f"{where}.{name}", value, check)
     return None
 
 

@@ -24,11 +24,13 @@ META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 TRACE_KEYS: tuple[str, ...] = ("traceparent", "tracestate", "baggage")
 
 
+_RANKS: dict[str, int] = {v: i for i, v in enumerate(KNOWN)}
+_UNKNOWN = len(KNOWN)
+
+
 def _rank(version: str) -> int:
-    try:
-        return KNOWN.index(version)
-    except ValueError:
-        return len(KNOWN)  # unknown: assume newer than anything known
+    # unknown (or not a string, from a hostile peer): assume newer than anything known
+    return _RANKS.get(version, _UNKNOWN) if isinstance(version, str) else _UNKNOWN
 
 
 def is_at_least(version: str, minimum: str) -> bool:
@@ -36,6 +38,9 @@ def is_at_least(version: str, minimum: str) -> bool:
     return _rank(version) >= _rank(minimum)
 
 
+_MODERN_RANK = _RANKS[MODERN[0]]
+
+
 def is_modern(version: str | None) -> bool:
     """True for stateless (2026-07-28 and later) revisions."""
-    return version is not None and is_at_least(version, MODERN[0])
+    return version is not None and _rank(version) >= _MODERN_RANK

@@ -39,3 +39,56 @@ def test_bench_smoke_runs_every_suite_and_writes_results(tmp_path: Path) -> None
         if row["baseline"] is not None:
             assert row["ratio"] == pytest.approx(row["value"] / row["baseline"], rel=1e-6), row
     assert "target" in proc.stdout and "goal" in proc.stdout
+    assert all("spread" in row for row in doc["rows"])
+
+
+def test_a_spread_is_half_the_range_over_the_median() -> None:
+    from bench.common import Medians, spread
+
+    assert spread([9.0, 10.0, 11.0]) == pytest.approx(0.1)
+    assert spread([5.0]) == 0.0
+    med = Medians({"new": [2.0, 4.0], "old": [1.0, 2.0]})
+    assert med["new"] == 3.0
+    assert med.spread("new", "old") == 0.0  # the same ratio (2x) in both runs: no noise
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "unit", "verdict"),
+    [
+        ([100.0, 104.0, 96.0], [101.0, 99.0, 103.0], "req/s", "same"),  # within 4% noise
+        ([100.0, 101.0, 99.0], [80.0, 81.0, 79.0], "req/s", "WORSE"),  # fewer requests/s
+        ([100.0, 101.0, 99.0], [80.0, 81.0, 79.0], "s", "better"),  # less time
+        ([1.0, 1.01, 0.99], [1.3, 1.31, 1.29], "x", "WORSE"),  # a time ratio grew
+        ([0.5], [0.505], "x", "same"),  # one round each: the 2% floor, not zero noise
+    ],
+)
+def test_against_calls_a_change_only_what_exceeds_the_noise(
+    old: list[float], new: list[float], unit: str, verdict: str
+) -> None:
+    from bench.against import judge
+
+    assert judge(old, new, unit)[2] == verdict
+
+
+def test_against_runs_both_trees_alternately_and_compares_them(tmp_path: Path) -> None:
+    out = tmp_path / "against.json"
+    proc = subprocess.run([sys.executable, "-m", "bench", "--smoke", "--only", "diff", "--against", "HEAD",
+                           "--rounds", "2", "-o", str(out)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stderr.count("old tree") == 2 and proc.stderr.count("new tree") == 2
+    doc = json.loads(out.read_text())
+    (row,) = doc["rows"]
+    assert row["target"].startswith("diff:")
+    assert len(row["old"]) == len(row["new"]) == 2
+    assert row["verdict"] in ("same", "better", "WORSE")
+    assert "verdict" in proc.stdout
+
+
+def test_against_an_unknown_revision_is_a_one_line_error(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "bench", "--smoke", "--only", "diff", "--against", "no-such-rev",
+                           "-o", str(tmp_path / "x.json")], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)  # fmt: skip
+    assert proc.returncode != 0
+    assert "cannot read revision 'no-such-rev'" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -514,25 +514,19 @@ class ReplayEngine:
     def _rewrite(self, play: _Play, msg: dict[str, Any]) -> dict[str, Any] | None:
         """The client's progress token and listen id in place of the recorded ones; None to drop."""
         method = msg.get("method")
-        params = msg.get("params")
-        if (
-            method == "notifications/progress"
-            and isinstance(params, dict)
-            and "progressToken" in params
-        ):
+        part = "result" if method is None else "params"
+        body = msg.get(part)
+        if not isinstance(body, dict):
+            return msg
+        if method == "notifications/progress" and "progressToken" in body:
             if play.token is None:
                 return None  # this client asked for no progress
-            return {**msg, "params": {**params, "progressToken": play.token}}
-        if method == "notifications/cancelled" and isinstance(params, dict):
-            return {**msg, "params": {**params, "requestId": play.client_id}}
-        for part in ("params", "result"):
-            body = msg.get(part)
-            meta = body.get("_meta") if isinstance(body, dict) else None
-            if isinstance(meta, dict) and META_SUBSCRIPTION_ID in meta:
-                msg = {
-                    **msg,
-                    part: {**body, "_meta": {**meta, META_SUBSCRIPTION_ID: play.client_id}},  # type: ignore[dict-item]
-                }
+            return {**msg, "params": {**body, "progressToken": play.token}}
+        if method == "notifications/cancelled":
+            return {**msg, "params": {**body, "requestId": play.client_id}}
+        meta = body.get("_meta")
+        if isinstance(meta, dict) and META_SUBSCRIPTION_ID in meta:
+            return {**msg, part: {**body, "_meta": {**meta, META_SUBSCRIPTION_ID: play.client_id}}}
         return msg
 
     def _ask(self, play: _Play, resp: Item, after: float) -> list[Output]:

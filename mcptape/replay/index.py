@@ -24,9 +24,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from mcptape._perf import paused_gc
 from mcptape.cassette import Cassette
-from mcptape.keys import batch_position, redacted_param_paths, request_key
+from mcptape.keys import batch_position, redacted_param_paths
 from mcptape.model import Kind, Source
 from mcptape.pairing import Exchange, Item, Session, pair
 from mcptape.versions import (
@@ -176,6 +178,8 @@ class ReplayIndex:
         (a server saying the connection closed) are not."""
         self.redacted: dict[str, tuple[tuple[str, ...], ...]] = _redactions(session)
         """Method -> the request params that recordings of it redacted (not matched)."""
+        self._ignored: dict[str, tuple[tuple[str, ...], ...]] = {}
+        """Method -> every params path left out of its subject (computed once per method)."""
         self.pings: list[Exchange] = [
             ex for ex in session.exchanges if ex.method == "ping" and ex.response is not None
         ]
@@ -235,15 +239,23 @@ class ReplayIndex:
     def subject(self, msg: dict[str, Any]) -> Subject:
         """The matching view of a request, ignoring what was redacted in recordings of its method
         and what the client declared (compared apart)."""
-        return self.policy.subject(
-            msg, (*self.redacted.get(str(msg.get("method", "")), ()), *DECLARED_PATHS)
-        )
+        method = str(msg.get("method", ""))
+        ignored = self._ignored.get(method)
+        if ignored is None:
+            ignored = self._ignored[method] = (*self.redacted.get(method, ()), *DECLARED_PATHS)
+        return self.policy.subject(msg, ignored)
 
     def key(self, subject: Subject) -> bytes:
         """The index key: method + significant params, or the method alone without the `params` matcher."""
         if not self.policy.exact:
             return subject.method.encode()
-        return request_key({"method": subject.method, "params": subject.params})
+        # subject.params is already stripped; only a `_meta` the ignored paths emptied is left
+        params = subject.params
+        if isinstance(params, dict) and params.get("_meta") == {}:
+            params = {k: v for k, v in params.items() if k != "_meta"}
+        return orjson.dumps(
+            {"method": subject.method, "params": params}, option=orjson.OPT_SORT_KEYS
+        )
 
     def played_out(self, item: Item) -> bool:
         """True for a server request or error sent after the recorded client closed its input."""
