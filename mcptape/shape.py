@@ -158,6 +158,12 @@ def header_problem(obj: dict[str, Any]) -> str | None:
 
 def event_problem(obj: dict[str, Any]) -> str | None:
     """What is wrong with one event line (parsed), or None."""
+    if _plainly_valid(obj):
+        return None
+    return _event_problem(obj)
+
+
+def _event_problem(obj: dict[str, Any]) -> str | None:
     if not _int(obj.get("seq")):
         return _wrong("seq", obj.get("seq"), _int)
     if "t" in obj and not _num(obj["t"]):
@@ -287,3 +293,130 @@ def _kind(value: Any) -> str:
 
 def _show(value: Any) -> str:
     return repr(value) if isinstance(value, str) else _kind(value)
+
+
+# -- the fast path ---------------------------------------------------------------------------
+# Most lines are plain: a message event whose members all have the expected exact types (the
+# parser makes only exact dict, list, str, int, float, bool and None). `_plainly_valid` says so
+# with type() tests and no string building; anything it is not sure of (a batch, a listing,
+# an unknown shape) goes to the checks above, which say what is wrong. Same verdicts, faster:
+# this runs once per cassette line on every read.
+
+_NONE = type(None)
+_STR, _INT, _NUMS = frozenset((str,)), frozenset((int,)), frozenset((int, float))
+_ID_TYPES = frozenset((str, int, float, _NONE))
+_OBJ = frozenset((dict,))
+_NULL_OK = {k: v | {_NONE} for k, v in (("str", _STR), ("int", _INT), ("obj", _OBJ))}
+_PLAIN_EVENT = frozenset(("seq", "t", "kind", "from", "msg", "http"))
+_PLAIN_HTTP: dict[str, frozenset[type]] = {
+    "exchange": _NULL_OK["int"], "session": _NULL_OK["str"], "method": _STR, "path": _STR,
+    "status": _INT, "content_type": _STR, "phase": _STR, "stream": _STR,
+}  # fmt: skip
+_PLAIN_PARAMS: dict[str, frozenset[type]] = {
+    "protocolVersion": _NULL_OK["str"], "capabilities": _NULL_OK["obj"], "name": _NULL_OK["str"],
+    "arguments": _NULL_OK["obj"], "uri": _NULL_OK["str"], "cursor": _NULL_OK["str"], "requestId": _ID_TYPES,
+    "level": _NULL_OK["str"],
+}  # fmt: skip
+_PLAIN_RESULT: dict[str, frozenset[type]] = {
+    "protocolVersion": _NULL_OK["str"], "capabilities": _NULL_OK["obj"], "instructions": _NULL_OK["str"],
+    "content": frozenset((dict, list, _NONE)), "structuredContent": _NULL_OK["obj"],
+    "isError": frozenset((bool, _NONE)), "nextCursor": _NULL_OK["str"], "resultType": _NULL_OK["str"],
+}  # fmt: skip
+_PLAIN_META: dict[str, frozenset[type]] = {
+    META_PROTOCOL_VERSION: _NULL_OK["str"], META_CLIENT_CAPABILITIES: _NULL_OK["obj"],
+    META_LOG_LEVEL: _NULL_OK["str"], "progressToken": _ID_TYPES,
+}  # fmt: skip
+_INFOS = frozenset(("clientInfo", "serverInfo", META_CLIENT_INFO, META_SERVER_INFO))
+_SLOW_BODY = frozenset(RESULT) | frozenset(PARAMS)
+"""Members the fast path leaves to the full checks when it does not know them itself."""
+
+
+def _plainly_valid(obj: dict[str, Any]) -> bool:
+    """True when the line is certainly well-formed; False means "ask the full checks"."""
+    if type(obj.get("seq")) is not int or not obj.keys() <= _PLAIN_EVENT:
+        return False
+    if "t" in obj and type(obj["t"]) not in _NUMS:
+        return False
+    kind, src = obj.get("kind"), obj.get("from")
+    if type(kind) is not str or kind not in KINDS:
+        return False
+    if src is not None and (type(src) is not str or src not in SOURCES):
+        return False
+    http = obj.get("http")
+    if http is not None and not _plain_http(http):
+        return False
+    return kind != "message" or _plain_message(obj.get("msg"))
+
+
+def _plain_http(http: Any) -> bool:
+    if type(http) is not dict:
+        return False
+    for name, value in http.items():
+        allowed = _PLAIN_HTTP.get(name)
+        if allowed is not None:
+            if type(value) not in allowed:
+                return False
+        elif name == "headers":
+            if type(value) is not dict or not all(type(v) is str for v in value.values()):
+                return False
+        elif name == "sse":
+            return False
+    return True
+
+
+def _plain_message(msg: Any) -> bool:
+    if type(msg) is not dict:
+        return type(msg) is not list  # a batch: the full checks (anything else is not checked)
+    for name, value in msg.items():
+        if name == "id":
+            if type(value) not in _ID_TYPES:
+                return False
+        elif name == "method":
+            if type(value) is not str:
+                return False
+        elif name == "params":
+            if type(value) is not dict or not _plain_body(value, _PLAIN_PARAMS):
+                return False
+        elif name == "result":
+            if type(value) is dict and not _plain_body(value, _PLAIN_RESULT):
+                return False
+        elif name == "error":
+            if type(value) is not dict:
+                return False
+            code, text = value.get("code"), value.get("message")
+            if type(code) not in _NULL_OK["int"] or type(text) not in _NULL_OK["str"]:
+                return False
+    return True
+
+
+def _plain_body(body: dict[str, Any], types: dict[str, frozenset[type]]) -> bool:
+    for name, value in body.items():
+        allowed = types.get(name)
+        if allowed is not None:
+            if type(value) not in allowed:
+                return False
+        elif name == "_meta":
+            if value is not None and (type(value) is not dict or not _plain_meta(value)):
+                return False
+        elif name in _INFOS:
+            if value is not None and (type(value) is not dict or not _plain_info(value)):
+                return False
+        elif name in _SLOW_BODY:
+            return False
+    return True
+
+
+def _plain_meta(meta: dict[str, Any]) -> bool:
+    for name, value in meta.items():
+        allowed = _PLAIN_META.get(name)
+        if allowed is not None:
+            if type(value) not in allowed:
+                return False
+        elif name in _INFOS:
+            if value is not None and (type(value) is not dict or not _plain_info(value)):
+                return False
+    return True
+
+
+def _plain_info(info: dict[str, Any]) -> bool:
+    return all(type(info.get(k)) in _NULL_OK["str"] for k in INFO_FIELDS)

@@ -1,0 +1,43 @@
+"""The cassette reader's fast path (`shape._plainly_valid`) never calls a line well-formed that
+the full checks reject: the same verdict on every golden line and on hypothesis mutations of
+them (one value of a wrong type anywhere), and most real lines take it (else it buys nothing)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+from hypothesis import HealthCheck, given, settings
+
+from mcptape.shape import _event_problem, _plainly_valid, event_problem
+
+from .test_mutations import LINES, mutated
+
+
+def test_every_golden_line_gets_the_full_checks_verdict_and_most_take_the_fast_path() -> None:
+    fast = total = 0
+    for lines in LINES.values():
+        for line in lines[1:]:
+            obj = orjson.loads(line)
+            assert event_problem(obj) == _event_problem(obj) is None
+            total += 1
+            fast += _plainly_valid(obj)
+    assert total > 500
+    assert fast / total > 0.6, f"only {fast} of {total} golden lines take the fast path"
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated())
+def test_a_mutated_line_is_never_passed_by_the_fast_path_when_the_checks_reject_it(
+    case: tuple[Path, int, bytes],
+) -> None:
+    _, lineno, line = case
+    try:
+        obj = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return  # (an integer beyond 64 bits): the reader calls the line corrupt first
+    if lineno == 1 or not isinstance(obj, dict):
+        return  # the header, or not an object: the reader rejects it before these checks
+    if _plainly_valid(obj):
+        assert _event_problem(obj) is None, obj
+    assert event_problem(obj) == _event_problem(obj)
