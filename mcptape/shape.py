@@ -412,9 +412,12 @@ def _plain_meta(meta: dict[str, Any]) -> bool:
         if allowed is not None:
             if type(value) not in allowed:
                 return False
-        elif name in _INFOS:
-            if value is not None and (type(value) is not dict or not _plain_info(value)):
-                return False
+        elif (
+            name in _INFOS
+            and value is not None
+            and (type(value) is not dict or not _plain_info(value))
+        ):
+            return False
     return True
 
 
