@@ -303,9 +303,12 @@ def _show(value: Any) -> str:
 # this runs once per cassette line on every read.
 
 _NONE = type(None)
-_STR, _INT, _NUMS = frozenset((str,)), frozenset((int,)), frozenset((int, float))
-_ID_TYPES = frozenset((str, int, float, _NONE))
-_OBJ = frozenset((dict,))
+Types = frozenset[type]
+_STR: Types = frozenset((str,))
+_INT: Types = frozenset((int,))
+_NUMS: Types = frozenset((int, float))
+_ID_TYPES: Types = frozenset((str, int, float, _NONE))
+_OBJ: Types = frozenset((dict,))
 _NULL_OK = {k: v | {_NONE} for k, v in (("str", _STR), ("int", _INT), ("obj", _OBJ))}
 _PLAIN_EVENT = frozenset(("seq", "t", "kind", "from", "msg", "http"))
 _PLAIN_HTTP: dict[str, frozenset[type]] = {
@@ -319,8 +322,8 @@ _PLAIN_PARAMS: dict[str, frozenset[type]] = {
 }  # fmt: skip
 _PLAIN_RESULT: dict[str, frozenset[type]] = {
     "protocolVersion": _NULL_OK["str"], "capabilities": _NULL_OK["obj"], "instructions": _NULL_OK["str"],
-    "content": frozenset((dict, list, _NONE)), "structuredContent": _NULL_OK["obj"],
-    "isError": frozenset((bool, _NONE)), "nextCursor": _NULL_OK["str"], "resultType": _NULL_OK["str"],
+    "content": frozenset[type]((dict, list, _NONE)), "structuredContent": _NULL_OK["obj"],
+    "isError": frozenset[type]((bool, _NONE)), "nextCursor": _NULL_OK["str"], "resultType": _NULL_OK["str"],
 }  # fmt: skip
 _PLAIN_META: dict[str, frozenset[type]] = {
     META_PROTOCOL_VERSION: _NULL_OK["str"], META_CLIENT_CAPABILITIES: _NULL_OK["obj"],
