@@ -489,7 +489,8 @@ class SecretScan:
 
     def stream_line(self, obj: dict[str, Any]) -> Iterator[tuple[str, str]]:
         """The lines of a PEM private key begun on an earlier stderr (or raw) line."""
-        stream, text = (obj.get("from"), obj.get("kind")), obj["text"]
+        # (str: a malformed `from`, a list, is the schema check's finding, not a crash here)
+        stream, text = (str(obj.get("from")), str(obj.get("kind"))), obj["text"]
         was_open = self.pem.is_open(stream)
         self.pem.line(stream, text)
         if was_open and MARKER not in text and text.strip():

@@ -18,12 +18,16 @@ flowing, and the recorder reports the failure when the session ends (`Recorder.f
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import signal
 import subprocess
+import sys
+import termios
 import threading
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcptape.cassette import CassetteWriter
@@ -36,6 +40,8 @@ from .recorder import Recorder, Ticket
 
 CHUNK = 1 << 17
 """Bytes read per system call; large enough for 200+ MB/s through a pipe."""
+SETTLE_SECONDS = 2.0
+"""How long the end of a session waits for the client's last unread lines to be recorded."""
 
 
 @dataclass
@@ -54,6 +60,8 @@ class StdioCapture:
     _proc: subprocess.Popen[bytes] | None = None
     cassette: Path | None = None
     """Where the cassette went, once `run` returned."""
+    _busy: set[int] = field(default_factory=set)
+    """Source fds whose last chunk is being recorded and forwarded."""
 
     def run(self) -> int:
         """Runs the session to the child's exit, then ends the recording (`Recorder.finish`):
@@ -95,6 +103,7 @@ class StdioCapture:
         finally:
             for sig, handler in old.items():
                 signal.signal(sig, handler)
+        self._settle(up)
         down.join(timeout=5)
         err.join(timeout=5)
         code_, sig_name = exit_status(code)
@@ -102,6 +111,16 @@ class StdioCapture:
         why = f"it was stopped by {sig_name}" if sig_name else f"it exited with code {code}"
         self.cassette = self.recorder.finish(why=why)
         return 128 - code if code < 0 else code
+
+    def _settle(self, up: threading.Thread) -> None:
+        """Lets the client pump record what the client wrote before the server went (a client
+        that sends a request and then SIGTERM at once): bytes still unread in our stdin, or a
+        chunk being recorded. Bounded; immediate when the client closed its input or is idle."""
+        deadline = time.monotonic() + SETTLE_SECONDS
+        while up.is_alive() and time.monotonic() < deadline:
+            if self.stdin_fd not in self._busy and _unread(self.stdin_fd) == 0:
+                return
+            time.sleep(0.002)
 
     def _forward(self, signum: int, _frame: object) -> None:
         if self._proc is not None and self._proc.poll() is None:
@@ -144,6 +163,7 @@ class StdioCapture:
                 chunk = b""
             if not chunk:
                 break
+            self._busy.add(src_fd)
             lines = framer.feed(chunk)
             tickets = [reserve() for _ in lines]
             done = 0
@@ -156,9 +176,18 @@ class StdioCapture:
                     self.recorder.release(ticket)  # a recording bug must not stop the other pumps
             if dst_open:
                 dst_open = _write_all(dst_fd, chunk)
+            self._busy.discard(src_fd)
         tail = framer.flush()
         if tail is not None:
             record(tail, None)
+
+
+def _unread(fd: int) -> int:
+    """Bytes waiting to be read on `fd` (0 when it cannot say: a closed fd, a terminal gone)."""
+    try:
+        return int.from_bytes(fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"), sys.byteorder)
+    except OSError:
+        return 0
 
 
 def _write_all(fd: int, data: bytes) -> bool:
