@@ -97,10 +97,10 @@ def replay_stdio(level: int) -> list[Row]:
                                                                  " m = orjson.loads(l)\n if 'id' in m: print(orjson.dumps({'jsonrpc':'2.0','id':m['id'],'result':{}}).decode(), flush=True)"]),
                                "replay": lambda: _startup(replay)})  # fmt: skip
     return [
-        Row("replay stdio: sequential round trips/s vs trivial responder", seq["replay"], seq["trivial"], "req/s", ">= 0.85x",
-            seq["replay"] / seq["trivial"] >= 0.85, seq["replay"] / seq["trivial"], spread=seq.spread("replay", "trivial")),
+        Row("replay stdio: sequential round trips/s vs trivial responder", seq["replay"], seq["trivial"], "req/s", ">= 0.6x",
+            seq["replay"] / seq["trivial"] >= 0.6, seq["replay"] / seq["trivial"], spread=seq.spread("replay", "trivial")),
         Row("replay stdio: pipelined requests/s", pipe, None, "req/s", ">= 20,000", pipe >= 20_000, spread=spread(pipes)),
-        Row("replay stdio: startup to first answer", start["replay"], start["python"], "s", "<= 0.25 s", start["replay"] <= 0.25,
+        Row("replay stdio: startup to first answer", start["replay"], start["python"], "s", "<= 0.12 s", start["replay"] <= 0.12,
             start["replay"] / start["python"], "baseline: a bare Python+orjson responder's startup",
             spread=start.spread("replay")),
     ]  # fmt: skip
@@ -179,10 +179,11 @@ def scaling(level: int) -> list[Row]:
     return [
         Row(f"replay scaling: per-request time, {big_n // 1000}k vs 1k exchanges", per["100k"], per["1k"], "us", "within 20%",
             ratio <= 1.2, ratio, spread=per.spread("100k", "1k")),
-        Row(f"replay scaling: load + index {big_n // 1000}k exchanges", secs, floor, "s", f"< {limit:.2g} s", secs < limit, secs / floor,
+        Row(f"replay scaling: load + index {big_n // 1000}k exchanges", secs, floor, "s",
+            f"<= {limit:.2g} s and <= 1.5x", secs <= limit and secs <= 1.5 * floor, secs / floor,
             f"{size / 1e6:.0f} MB, {big_n * 5:,} events; baseline: orjson alone parsing its lines",
             spread=spread([x[0] / f for x, f in zip(loads, floors, strict=True)])),
-        Row("replay scaling: resident memory / cassette size", rss / size, None, "x", "< 3x", rss / size < 3,
+        Row("replay scaling: resident memory / cassette size", rss / size, None, "x", "<= 2x", rss / size <= 2,
             note=f"{rss / 1e6:.0f} MB for a {size / 1e6:.0f} MB cassette", spread=spread([x[1] for x in loads])),
     ]  # fmt: skip
 
@@ -230,7 +231,7 @@ anyio.run(main)
     med = interleaved(runs, {"stdio": lambda: run("stdio"), "memory": lambda: run("memory")})
     ratio = med["memory"] / med["stdio"]
     return [Row("in-process replay: SDK client round trips/s vs stdio SDK server", med["memory"], med["stdio"], "req/s",
-                ">= 5x", ratio >= 5, ratio, spread=med.spread("memory", "stdio"))]  # fmt: skip
+                ">= 8x", ratio >= 8, ratio, spread=med.spread("memory", "stdio"))]  # fmt: skip
 
 
 def diff(level: int) -> list[Row]:
@@ -242,12 +243,14 @@ def diff(level: int) -> list[Row]:
     n = pick(level, 500, 10_000, 10_000)
     pa.write_bytes(build(n, 40, False))
     pb.write_bytes(build(n, 40, True))
-    times = []
+    times, floors = [], []
     for _ in range(pick(level, 1, 3, 5)):
         t0 = time.perf_counter()
         report = diff_cassettes(load(pa), load(pb))
         times.append(time.perf_counter() - t0)
-    secs = statistics.median(times)
-    limit = 2 * n / 10_000
-    return [Row(f"diff: two {n:,}-exchange cassettes, load + diff", secs, None, "s", f"< {limit:.2g} s", secs < limit,
-                note=f"{len(report.differences)} differences found", spread=spread(times))]  # fmt: skip
+        floors.append(_parse_only(pa) + _parse_only(pb))
+    secs, floor = statistics.median(times), statistics.median(floors)
+    limit = 0.5 * n / 10_000  # the 10k target, scaled to the size measured
+    return [Row(f"diff: two {n:,}-exchange cassettes, load + diff", secs, floor, "s", f"<= {limit:.2g} s", secs <= limit,
+                secs / floor, f"{len(report.differences)} differences found; baseline: orjson alone parsing both",
+                spread=spread([t / f for t, f in zip(times, floors, strict=True)]))]  # fmt: skip
