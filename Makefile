@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-deps test-quick lint bench bench-quick venv clean js
+.PHONY: demo test test-deps test-quick lint bench bench-quick bench-against venv clean js
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || "$$(scripts/find-python)" -m venv $(VENV)
@@ -48,6 +48,11 @@ bench: $(STAMP)
 
 bench-quick: $(STAMP)
 	$(PY) -m bench --quick
+
+# the quick benchmarks on this tree and on git revision REV, alternately: which rows moved beyond the noise
+REV ?= main
+bench-against: $(STAMP)
+	$(PY) -m bench --quick --against $(REV)
 
 clean:
 	rm -rf $(VENV) build *.egg-info
