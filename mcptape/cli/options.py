@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from mcptape.redact import RedactConfig
+if TYPE_CHECKING:
+    from mcptape.redact import RedactConfig
+    from mcptape.replay.engine import ReplayConfig
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 
 def redaction_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -29,5 +34,88 @@ def redaction_options(f: Callable[..., Any]) -> Callable[..., Any]:
 def redact_config(
     no_redact: bool, keys: tuple[str, ...], patterns: tuple[str, ...]
 ) -> RedactConfig:
+    from mcptape.redact import RedactConfig  # (not on the replay path's imports)
+
     base = RedactConfig(enabled=not no_redact)
     return base.with_extra(keys, patterns)
+
+
+def parse_timing(value: str) -> float | None:
+    """`none` -> None (instant), `recorded` -> 1.0, a number -> that speed factor."""
+    text = value.strip().lower()
+    if text in ("none", "instant", "0"):
+        return None
+    if text == "recorded":
+        return 1.0
+    try:
+        speed = float(text)
+    except ValueError:
+        raise click.BadParameter(
+            f"{value!r}: use none, recorded, or a speed factor such as 2 or 0.5"
+        ) from None
+    if not speed > 0 or speed == float("inf"):
+        raise click.BadParameter(f"{value!r}: the speed factor must be a positive number")
+    return speed
+
+
+def _stack(options: list[Decorator]) -> Decorator:
+    """The options in the order given (the first one listed first in --help)."""
+
+    def wrap(f: Callable[..., Any]) -> Callable[..., Any]:
+        for option in reversed(options):
+            f = option(f)
+        return f
+
+    return wrap
+
+
+def replay_options(strict_when: str) -> Decorator:
+    """How a replay shell (`replay`, `serve`) matches and plays: --allow-repeats, --strict,
+    --same-era, --ignore, --match-on, --timing. `strict_when`: when the strict report comes."""
+    return _stack([
+        click.option("--allow-repeats", is_flag=True,
+                     help="Answer a request again with its last recording once its recordings are used up."),
+        click.option("--strict", is_flag=True,
+                     help=f"{strict_when}, list recorded requests it never made and exit 1 if any. Also plays only "
+                          "recordings made by a client that declared the same capabilities and log level."),
+        click.option("--same-era", is_flag=True,
+                     help="Refuse clients of the other protocol era (a legacy initialize on a 2026-07-28 cassette "
+                          "gets -32022), instead of translating."),
+        click.option("--ignore", "ignore", multiple=True, metavar="POINTER",
+                     help="Leave this JSON pointer into params out of matching, e.g. /arguments/when (repeatable)."),
+        click.option("--match-on", "match_on", multiple=True, metavar="MATCHER",
+                     help="Match requests on these built-in matchers only (repeatable): method, params, name, "
+                          "arguments, uri, cursor. Default: method and params."),
+        click.option("--timing", "speed", default="none", show_default=True, metavar="none|recorded|FACTOR",
+                     callback=lambda _c, _p, v: parse_timing(v),
+                     help="Answer at once, with the recorded delays, or FACTOR times faster than recorded."),
+    ])  # fmt: skip
+
+
+def fault_options(actions: str, example: str) -> Decorator:
+    """--faults FILE and --fault RULE_JSON; `actions` lists what rules can do on this transport."""
+    return _stack([
+        click.option("--faults", "faults_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+                     help=f"Fault rules to inject (JSON, or TOML with [[faults]]): {actions}. See docs/faults.md."),
+        click.option("--fault", "fault_rules", multiple=True, metavar="RULE_JSON",
+                     help=f"One fault rule inline, e.g. '{example}' (repeatable; applied after --faults)."),
+    ])  # fmt: skip
+
+
+def replay_config(
+    match_on: tuple[str, ...],
+    ignore: tuple[str, ...],
+    allow_repeats: bool,
+    same_era: bool,
+    strict: bool,
+) -> ReplayConfig:
+    """The engine's configuration from `replay_options`."""
+    from mcptape.matching import match_policy
+    from mcptape.replay.engine import ReplayConfig
+
+    return ReplayConfig(
+        match_policy(match_on or None, ignore),
+        allow_repeats=allow_repeats,
+        cross_era=not same_era,
+        exact_clients=strict,
+    )

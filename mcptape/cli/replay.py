@@ -9,65 +9,14 @@ import click
 
 from mcptape.wire.ndjson import DEFAULT_MAX_LINE
 
+from .options import fault_options, parse_timing, replay_config, replay_options
 
-def parse_timing(value: str) -> float | None:
-    """`none` -> None (instant), `recorded` -> 1.0, a number -> that speed factor."""
-    text = value.strip().lower()
-    if text in ("none", "instant", "0"):
-        return None
-    if text == "recorded":
-        return 1.0
-    try:
-        speed = float(text)
-    except ValueError:
-        raise click.BadParameter(
-            f"{value!r}: use none, recorded, or a speed factor such as 2 or 0.5"
-        ) from None
-    if not speed > 0 or speed == float("inf"):
-        raise click.BadParameter(f"{value!r}: the speed factor must be a positive number")
-    return speed
+__all__ = ["parse_timing", "replay"]
 
 
 @click.command()
 @click.argument("cassette", type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--allow-repeats",
-    is_flag=True,
-    help="Answer a request again with its last recording once its recordings are used up.",
-)
-@click.option(
-    "--strict",
-    is_flag=True,
-    help="When the client disconnects, list recorded requests it never made and exit 1 if any. Also plays only recordings made by a client that declared the same capabilities and log level.",
-)
-@click.option(
-    "--same-era",
-    is_flag=True,
-    help="Refuse clients of the other protocol era (a legacy initialize on a 2026-07-28 cassette gets -32022), instead of translating.",
-)
-@click.option(
-    "--ignore",
-    "ignore",
-    multiple=True,
-    metavar="POINTER",
-    help="Leave this JSON pointer into params out of matching, e.g. /arguments/when (repeatable).",
-)
-@click.option(
-    "--match-on",
-    "match_on",
-    multiple=True,
-    metavar="MATCHER",
-    help="Match requests on these built-in matchers only (repeatable): method, params, name, arguments, uri, cursor. Default: method and params.",
-)
-@click.option(
-    "--timing",
-    "speed",
-    default="none",
-    show_default=True,
-    metavar="none|recorded|FACTOR",
-    callback=lambda _c, _p, v: parse_timing(v),
-    help="Answer at once, with the recorded delays, or FACTOR times faster than recorded.",
-)
+@replay_options(strict_when="When the client disconnects")
 @click.option(
     "-q", "--quiet", is_flag=True, help="Only errors on stderr (unmatched requests, strict report)."
 )
@@ -78,19 +27,9 @@ def parse_timing(value: str) -> float | None:
     show_default=True,
     help="Longest client line parsed (bytes); a longer one is answered with a -32700 error, never held whole.",
 )
-@click.option(
-    "--faults",
-    "faults_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE",
-    help="Fault rules (JSON, or TOML with [[faults]]) to inject: delays, errors, garbage, drops, disconnects. See docs/faults.md.",
-)
-@click.option(
-    "--fault",
-    "fault_rules",
-    multiple=True,
-    metavar="RULE_JSON",
-    help='One fault rule inline, e.g. \'{"tool": "add", "nth": 2, "action": "drop"}\' (repeatable; after --faults).',
+@fault_options(
+    "delays, errors, garbage, drops, disconnects",
+    '{"tool": "add", "nth": 2, "action": "drop"}',
 )
 @click.option(
     "--dry-run",
@@ -130,8 +69,6 @@ def replay(
         Client(StdioServerParameters(command="mcptape", args=["replay", "demo.jsonl"]))
     """
     from mcptape.cassette import load
-    from mcptape.matching import match_policy
-    from mcptape.replay.engine import ReplayConfig
     from mcptape.replay.faults import rules_from_options
     from mcptape.replay.server_stdio import serve_stdio
 
@@ -141,12 +78,7 @@ def replay(
 
         click.echo(list_hits(faults, load(cassette)), nl=False)
         return
-    config = ReplayConfig(
-        match_policy(match_on or None, ignore),
-        allow_repeats=allow_repeats,
-        cross_era=not same_era,
-        exact_clients=strict,
-    )
+    config = replay_config(match_on, ignore, allow_repeats, same_era, strict)
     sys.exit(
         serve_stdio(
             load(cassette),

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from mcptape.cli.replay import parse_timing
+from .options import fault_options, replay_config, replay_options
 
 
 @click.command()
@@ -27,44 +27,7 @@ from mcptape.cli.replay import parse_timing
     type=click.IntRange(0, 65535),
     help="Port to listen on; 0 picks a free one (the URL line names it).",
 )
-@click.option(
-    "--allow-repeats",
-    is_flag=True,
-    help="Answer a request again with its last recording once its recordings are used up.",
-)
-@click.option(
-    "--strict",
-    is_flag=True,
-    help="On shutdown, list recorded requests a session never made and exit 1 if any. Also plays only recordings made by a client that declared the same capabilities and log level.",
-)
-@click.option(
-    "--same-era",
-    is_flag=True,
-    help="Refuse clients of the other protocol era (a legacy initialize on a 2026-07-28 cassette gets -32022), instead of translating.",
-)
-@click.option(
-    "--ignore",
-    "ignore",
-    multiple=True,
-    metavar="POINTER",
-    help="Leave this JSON pointer into params out of matching, e.g. /arguments/when (repeatable).",
-)
-@click.option(
-    "--match-on",
-    "match_on",
-    multiple=True,
-    metavar="MATCHER",
-    help="Match requests on these built-in matchers only (repeatable): method, params, name, arguments, uri, cursor. Default: method and params.",
-)
-@click.option(
-    "--timing",
-    "speed",
-    default="none",
-    show_default=True,
-    metavar="none|recorded|FACTOR",
-    callback=lambda _c, _p, v: parse_timing(v),
-    help="Answer at once, with the recorded delays, or FACTOR times faster than recorded.",
-)
+@replay_options(strict_when="On shutdown, for each session")
 @click.option(
     "--max-body",
     default=4 * 1024 * 1024,
@@ -79,19 +42,9 @@ from mcptape.cli.replay import parse_timing
     is_flag=True,
     help="Only errors on stderr (unmatched requests, strict report); the URL line stays.",
 )
-@click.option(
-    "--faults",
-    "faults_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE",
-    help="Fault rules (JSON, or TOML with [[faults]]): delays, errors, garbage, drops, disconnects, HTTP statuses, resets. See docs/faults.md.",
-)
-@click.option(
-    "--fault",
-    "fault_rules",
-    multiple=True,
-    metavar="RULE_JSON",
-    help='One fault rule inline, e.g. \'{"tool": "add", "action": "status", "status": 429, "retry_after": 2}\' (repeatable).',
+@fault_options(
+    "delays, errors, garbage, drops, disconnects, HTTP statuses, resets",
+    '{"tool": "add", "action": "status", "status": 429, "retry_after": 2}',
 )
 def serve(
     cassette: Path, host: str, port: int, allow_repeats: bool, strict: bool, same_era: bool, ignore: tuple[str, ...], speed: float | None, max_body: int, quiet: bool,
@@ -122,18 +75,11 @@ def serve(
         Client("http://127.0.0.1:8000/mcp")
     """
     from mcptape.cassette import load
-    from mcptape.matching import match_policy
-    from mcptape.replay.engine import ReplayConfig
     from mcptape.replay.faults import rules_from_options
     from mcptape.replay.http.run import serve_http
 
     faults = rules_from_options(faults_file, fault_rules)
-    config = ReplayConfig(
-        match_policy(match_on or None, ignore),
-        allow_repeats=allow_repeats,
-        cross_era=not same_era,
-        exact_clients=strict,
-    )
+    config = replay_config(match_on, ignore, allow_repeats, same_era, strict)
     code = serve_http(load(cassette), config, name=str(cassette), host=host, port=port, strict=strict, speed=speed, quiet=quiet, max_body=max_body,
                       faults=faults, allowed_hosts=allowed_hosts)  # fmt: skip
     sys.exit(code)
