@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
@@ -196,7 +196,7 @@ def prune(tape: CassetteLines, drop: Sequence[Exchange]) -> tuple[bytes, int]:
         if m is not None:
             kept.append(b'{"seq":%d' % n + line[m.end() :])
         else:
-            kept.append(dumps_event(replace(ev, seq=n)).rstrip(b"\n"))
+            kept.append(dumps_event(ev._replace(seq=n)).rstrip(b"\n"))
     return _join(tape.head, kept), len(gone)
 
 
@@ -243,7 +243,7 @@ def redact_event(red: Redactor, ev: Event) -> Event:
     redacted = _union(ev.redacted, paths, [""] if text != ev.text else [])
     if msg is ev.msg and text == ev.text and http == ev.http and info == ev.info:
         return ev
-    return replace(ev, msg=msg, text=text, http=http, info=info, redacted=redacted)
+    return ev._replace(msg=msg, text=text, http=http, info=info, redacted=redacted)
 
 
 def _redact_http(red: Redactor, http: dict[str, Any]) -> dict[str, Any]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -193,10 +192,10 @@ def append_episode(cassette: Path, new: Path) -> int:
         cut -= 1
     head, tail = base.events[:cut], base.events[cut:]
     t0 = head[-1].t if head else 0.0
-    added = [replace(e, t=t0 + (e.t - kept[0].t)) for e in kept]
+    added = [e._replace(t=t0 + (e.t - kept[0].t)) for e in kept]
     shift = added[-1].t - t0
-    ordered = [*head, *added, *(replace(e, t=e.t + shift) for e in tail)]
+    ordered = [*head, *added, *(e._replace(t=e.t + shift) for e in tail)]
     save(
-        Cassette(base.header, [replace(e, seq=i) for i, e in enumerate(ordered, start=1)]), cassette
+        Cassette(base.header, [e._replace(seq=i) for i, e in enumerate(ordered, start=1)]), cassette
     )
     return len(kept)

@@ -108,7 +108,7 @@ async def test_get_is_405_when_the_recording_had_405() -> None:
 
     cas = legacy_streamable()
     events = [
-        replace(e, http={**e.http, "status": 405})
+        e._replace(http={**e.http, "status": 405})
         if e.http and e.http.get("stream") == "get" and e.http["phase"] == "response"
         else e
         for e in cas.events
@@ -416,7 +416,7 @@ async def test_a_server_that_minted_no_sessions_is_replayed_without_them() -> No
 
     cas = legacy_streamable()
     events = [
-        replace(e, http={k: v for k, v in e.http.items() if k != "session"}) if e.http else e
+        e._replace(http={k: v for k, v in e.http.items() if k != "session"}) if e.http else e
         for e in cas.events
     ]
     async with served(app_for(replace(cas, events=events))) as client:

@@ -106,7 +106,7 @@ def with_http_events(cas: Cassette, heads: list[tuple[int, dict[str, Any]]]) -> 
     events = list(cas.events)
     for pos, http in sorted(heads, reverse=True):
         events.insert(pos, Event(0, events[pos].t, Kind.HTTP, Source.SERVER, http=http))
-    events = [replace(e, seq=i) for i, e in enumerate(events, start=1)]
+    events = [e._replace(seq=i) for i, e in enumerate(events, start=1)]
     return Cassette(replace(cas.header, transport=Transport.STREAMABLE_HTTP), events)
 
 
@@ -222,7 +222,7 @@ def legacy_sse() -> Cassette:
         0, 0.0, Kind.RAW, Source.SERVER, text="Accepted", http=h(2, "response", status=202, **s)
     )
     events = [*first, cas.events[0], accepted, *cas.events[1:]]
-    events = [replace(e, seq=i) for i, e in enumerate(events, start=1)]
+    events = [e._replace(seq=i) for i, e in enumerate(events, start=1)]
     return Cassette(
         replace(cas.header, transport=Transport.SSE, target={"url": "http://127.0.0.1:1/sse"}),
         events,
