@@ -1,0 +1,93 @@
+"""Stdio pacing: a response that follows notifications is written only once the client has read
+them, on a pipe and on a socket pair (what Node gives a child's stdout), never on a file."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from mcptape.replay.pacing import Pacer, unread_probe
+
+NOTE = b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}\n'
+ANSWER = b'{"jsonrpc":"2.0","id":1,"result":{}}\n'
+
+Ends = tuple[Callable[[int], bytes], int]
+"""A read function on the client's end and the server's fd."""
+
+
+@pytest.fixture(params=["pipe", "socketpair"])
+def ends(request: pytest.FixtureRequest) -> Iterator[Ends]:
+    if request.param == "pipe":
+        r, w = os.pipe()
+        yield (lambda n: os.read(r, n)), w
+        os.close(r)
+        os.close(w)
+    else:
+        client, server = socket.socketpair()
+        yield client.recv, server.fileno()
+        client.close()
+        server.close()
+
+
+def writer(fd: int, writes: list[bytes]) -> Callable[[bytes], bool]:
+    def write(data: bytes) -> bool:
+        writes.append(data)
+        os.write(fd, data)
+        return True
+
+    return write
+
+
+def test_a_response_after_a_notification_comes_in_a_later_read(ends: Ends) -> None:
+    read, fd = ends
+    writes: list[bytes] = []
+    pacer = Pacer(writer(fd, writes), unread_probe(fd), limit=30.0)  # never runs out in this test
+    sending = threading.Thread(
+        target=pacer.send, args=([(NOTE, False), (NOTE, False), (ANSWER, True)],)
+    )
+    sending.start()
+    first = read(1 << 16)
+    while len(first) < 2 * len(NOTE):  # the notifications may come in pieces, never with the answer
+        first += read(1 << 16)
+    assert first == NOTE + NOTE
+    assert read(1 << 16) == ANSWER
+    sending.join(timeout=30)
+    assert writes == [NOTE + NOTE, ANSWER]
+
+
+def test_responses_without_notifications_before_them_go_in_one_write(ends: Ends) -> None:
+    read, fd = ends
+    writes: list[bytes] = []
+    pacer = Pacer(writer(fd, writes), unread_probe(fd), limit=30.0)
+    assert pacer.send([(ANSWER, True), (ANSWER, True), (NOTE, False)])
+    assert writes == [ANSWER + ANSWER + NOTE]
+
+
+def test_a_client_that_does_not_read_gets_the_response_after_the_limit_and_no_more_waits(
+    ends: Ends,
+) -> None:
+    read, fd = ends
+    writes: list[bytes] = []
+    pacer = Pacer(writer(fd, writes), unread_probe(fd), limit=0.01)
+    assert pacer.send([(NOTE, False), (ANSWER, True)])  # nobody reads: the wait runs out
+    assert writes == [NOTE, ANSWER]
+    assert pacer.send([(NOTE, False), (ANSWER, True)])  # still unread: no second wait
+    assert writes[2:] == [NOTE, ANSWER]
+    got = b""
+    while len(got) < 2 * len(NOTE + ANSWER):
+        got += read(1 << 16)
+    assert got == (NOTE + ANSWER) * 2
+
+
+def test_a_file_cannot_say_what_was_read_so_nothing_waits(tmp_path: Path) -> None:
+    with (tmp_path / "out").open("wb") as f:
+        assert unread_probe(f.fileno()) is None
+        writes: list[bytes] = []
+        assert Pacer(writer(f.fileno(), writes), None).send([(NOTE, False), (ANSWER, True)])
+    assert (tmp_path / "out").read_bytes() == NOTE + ANSWER
+    assert writes == [NOTE + ANSWER]
