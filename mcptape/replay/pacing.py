@@ -1,15 +1,16 @@
-"""Stdio delivery pacing: a response that follows notifications reaches the client in a later read.
+"""Stdio delivery pacing: a response that follows progress reaches the client in a later read.
 
 The order on the wire is already right (a request's notifications, then its response), but a
 client may still see them the wrong way round when they arrive in one read. The TypeScript SDK
 1.x handles a response at once and a notification one microtask later: a progress notification
 read together with its response finds its handler gone ("Received a progress notification for an
-unknown token"). Node runs every pending microtask between two reads of a pipe, so the fix is to
-let the client read the notifications before the response is written: after writing lines that
-end in a notification (or a server request), and before writing a response, wait until the pipe
-holds no unread bytes. Only pipes and sockets can say so (FIONREAD on a pipe; TIOCOUTQ on the
-socket pair Node gives a child's stdout); a file or terminal gets no wait. Each wait is bounded
-(`limit`): a client that does not read in time gets the rest at once, as before.
+unknown token"). Other notifications lose nothing (their handler's microtask still runs before the
+caller's code resumes), so only progress needs this. Node runs every pending microtask between two
+reads, so the fix is to let the client read the progress before the response is written: after
+writing a progress notification, and before writing a response, wait until the client has read
+everything written. Only pipes and sockets can say so (FIONREAD on a pipe; TIOCOUTQ on the socket
+pair Node gives a child's stdout); a file or terminal gets no wait. Each wait is bounded (`limit`):
+a client that does not read in time gets the rest at once, as before.
 """
 
 from __future__ import annotations
@@ -22,9 +23,17 @@ import termios
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Literal
 
-LIMIT = 0.05
-"""Longest wait for the client to read, seconds."""
+Kind = Literal["response", "progress", "other"]
+"""What a line carries, as far as pacing cares."""
+
+LIMIT = 1.0
+"""Longest wait for the client to read, seconds. A client reads within microseconds when the
+machine is idle, but a loaded one can keep it off the CPU for tens of milliseconds: with 50 ms,
+a TS SDK client on a CI machine at load 5 on 2 cores lost the progress of 45 of 100 calls. A client
+that reads only after writing all its requests pays this once: after a wait runs out there is no
+other until it has read everything."""
 
 _FIRST_NAP = 20e-6
 _LONGEST_NAP = 1e-3
@@ -56,31 +65,42 @@ def unread_probe(fd: int) -> Callable[[], int] | None:
     return unread
 
 
+def kind_of(msg: object) -> Kind:
+    """A JSON-RPC response (or a batch of them), a progress notification, or anything else."""
+    if isinstance(msg, list):
+        return "response" if msg and all(kind_of(m) == "response" for m in msg) else "other"
+    if not isinstance(msg, dict):
+        return "other"
+    if "method" in msg:
+        return "progress" if msg["method"] == "notifications/progress" else "other"
+    return "response" if "id" in msg else "other"
+
+
 @dataclass
 class Pacer:
     """Writes lines to the client, holding a response back until the client has read what came
-    before it, when notifications or server requests came before it."""
+    before it, when a progress notification came before it."""
 
     write: Callable[[bytes], bool]
     unread: Callable[[], int] | None
     limit: float = LIMIT
     _pending: bool = False
-    """A notification or server request was written and no response after it yet."""
+    """A progress notification was written and no response after it yet."""
     _gave_up: bool = field(default=False)
     """The last wait ran out: the client is not reading; no more waits until it catches up."""
 
-    def send(self, lines: list[tuple[bytes, bool]]) -> bool:
-        """Writes `lines` (each with True when it is a response), in as few writes as the order
-        allows; False when the client's end is closed."""
+    def send(self, lines: list[tuple[bytes, Kind]]) -> bool:
+        """Writes `lines` in as few writes as the order allows; False when the client's end is closed."""
         batch: list[bytes] = []
-        for line, response in lines:
-            if response and self._pending and self.unread is not None:
+        for line, kind in lines:
+            if kind == "response" and self._pending and self.unread is not None:
                 if batch and not self.write(b"".join(batch)):
                     return False
                 batch = []
                 self._wait()
             batch.append(line)
-            self._pending = not response
+            if kind != "other":
+                self._pending = kind == "progress"
         return not batch or self.write(b"".join(batch))
 
     def _wait(self) -> None:

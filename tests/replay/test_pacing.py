@@ -1,5 +1,5 @@
-"""Stdio pacing: a response that follows notifications is written only once the client has read
-them, on a pipe and on a socket pair (what Node gives a child's stdout), never on a file."""
+"""Stdio pacing: a response that follows progress is written only once the client has read it, on
+a pipe and on a socket pair (what Node gives a child's stdout), never on a file."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from mcptape.replay.pacing import Pacer, unread_probe
+from mcptape.replay.pacing import Kind, Pacer, kind_of, unread_probe
 
 NOTE = b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}\n'
+LOG = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"x"}}\n'
 ANSWER = b'{"jsonrpc":"2.0","id":1,"result":{}}\n'
 
 Ends = tuple[Callable[[int], bytes], int]
@@ -43,12 +44,12 @@ def writer(fd: int, writes: list[bytes]) -> Callable[[bytes], bool]:
     return write
 
 
-def test_a_response_after_a_notification_comes_in_a_later_read(ends: Ends) -> None:
+def test_a_response_after_progress_comes_in_a_later_read(ends: Ends) -> None:
     read, fd = ends
     writes: list[bytes] = []
     pacer = Pacer(writer(fd, writes), unread_probe(fd), limit=30.0)  # never runs out in this test
     sending = threading.Thread(
-        target=pacer.send, args=([(NOTE, False), (NOTE, False), (ANSWER, True)],)
+        target=pacer.send, args=([(NOTE, "progress"), (NOTE, "progress"), (ANSWER, "response")],)
     )
     sending.start()
     first = read(1 << 16)
@@ -60,12 +61,25 @@ def test_a_response_after_a_notification_comes_in_a_later_read(ends: Ends) -> No
     assert writes == [NOTE + NOTE, ANSWER]
 
 
-def test_responses_without_notifications_before_them_go_in_one_write(ends: Ends) -> None:
+def test_responses_without_progress_before_them_go_in_one_write(ends: Ends) -> None:
     read, fd = ends
     writes: list[bytes] = []
     pacer = Pacer(writer(fd, writes), unread_probe(fd), limit=30.0)
-    assert pacer.send([(ANSWER, True), (ANSWER, True), (NOTE, False)])
-    assert writes == [ANSWER + ANSWER + NOTE]
+    lines: list[tuple[bytes, Kind]] = [(ANSWER, "response"), (LOG, "other"), (ANSWER, "response")]
+    assert pacer.send([*lines, (NOTE, "progress")])
+    assert writes == [ANSWER + LOG + ANSWER + NOTE]
+
+
+def test_what_pacing_tells_apart() -> None:
+    assert kind_of({"jsonrpc": "2.0", "id": 1, "result": {}}) == "response"
+    assert kind_of({"jsonrpc": "2.0", "id": 1, "error": {"code": -1, "message": "x"}}) == "response"
+    assert kind_of([{"jsonrpc": "2.0", "id": 1, "result": {}}]) == "response"
+    assert (
+        kind_of({"jsonrpc": "2.0", "method": "notifications/progress", "params": {}}) == "progress"
+    )
+    assert kind_of({"jsonrpc": "2.0", "method": "notifications/message", "params": {}}) == "other"
+    assert kind_of({"jsonrpc": "2.0", "id": 0, "method": "elicitation/create"}) == "other"
+    assert kind_of(b"garbage") == "other"
 
 
 def test_a_client_that_does_not_read_gets_the_response_after_the_limit_and_no_more_waits(
@@ -74,9 +88,9 @@ def test_a_client_that_does_not_read_gets_the_response_after_the_limit_and_no_mo
     read, fd = ends
     writes: list[bytes] = []
     pacer = Pacer(writer(fd, writes), unread_probe(fd), limit=0.01)
-    assert pacer.send([(NOTE, False), (ANSWER, True)])  # nobody reads: the wait runs out
+    assert pacer.send([(NOTE, "progress"), (ANSWER, "response")])  # nobody reads: the wait runs out
     assert writes == [NOTE, ANSWER]
-    assert pacer.send([(NOTE, False), (ANSWER, True)])  # still unread: no second wait
+    assert pacer.send([(NOTE, "progress"), (ANSWER, "response")])  # still unread: no second wait
     assert writes[2:] == [NOTE, ANSWER]
     got = b""
     while len(got) < 2 * len(NOTE + ANSWER):
@@ -88,6 +102,8 @@ def test_a_file_cannot_say_what_was_read_so_nothing_waits(tmp_path: Path) -> Non
     with (tmp_path / "out").open("wb") as f:
         assert unread_probe(f.fileno()) is None
         writes: list[bytes] = []
-        assert Pacer(writer(f.fileno(), writes), None).send([(NOTE, False), (ANSWER, True)])
+        assert Pacer(writer(f.fileno(), writes), None).send(
+            [(NOTE, "progress"), (ANSWER, "response")]
+        )
     assert (tmp_path / "out").read_bytes() == NOTE + ANSWER
     assert writes == [NOTE + ANSWER]
