@@ -336,3 +336,39 @@ async def test_the_client_gets_what_the_recording_client_got(
         )
     if got["elicited"] is not None:
         assert got["elicited"] == [want.question]
+
+
+EVERYTHING = ROOT / "cassettes" / "everything" / "2025-11-25"
+"""server-everything declares logging: the Inspector CLI sets a log level before anything else."""
+
+
+@pytest.mark.parametrize("transport", list(TRANSPORTS))
+async def test_the_inspector_sets_a_log_level_first_and_the_replay_accepts_it(
+    transport: str, served: dict[Path, Served], tmp_path: Path
+) -> None:
+    """The recording client never sent logging/setLevel; the Inspector sends it first. On stdio a
+    `mcptape record` between them shows the replay answering it; on both, the call after it gets
+    the recorded answer."""
+    path = EVERYTHING / TRANSPORTS[transport]
+    session = pair(load(path).events)
+    assert not any(ex.method == "logging/setLevel" for ex in session.exchanges)
+    want = _answer(_find(session, "tools/call", name="echo"))
+    between = tmp_path / "between.jsonl"
+    if transport == "http":
+        if path not in served:
+            served[path] = Served(path)
+        target = ["--transport", "http", "--server-url", served[path].url]
+    else:  # the Inspector keeps a `--` in its target only after a `--` of its own
+        target = ["--", *mcptape_cmd("record", "-q", "-o", str(between), "--", *replay_cmd(path))]
+    env = {**os.environ, "HOME": str(tmp_path), "MCP_CATALOG_PATH": str(tmp_path / "mcp.json"),
+           "MCP_CLIENT_CONFIG_PATH": str(tmp_path / "client.json")}  # fmt: skip
+    args = ["--tool-args-json", '{"message": "hello from mcptape"}', "--method", "tools/call", "--tool-name", "echo"]  # fmt: skip
+    run = subprocess.Popen([node(), str(INSPECTOR), "--cli", "-q", "--format", "json", *args, *target],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)  # fmt: skip
+    got = await anyio.to_thread.run_sync(_inspector_answer, "echo", run)
+    assert got == want
+    if transport == "stdio":
+        sent = pair(load(between).events).exchanges
+        set_level = next(ex for ex in sent if ex.method == "logging/setLevel")
+        assert set_level.index < next(ex.index for ex in sent if ex.method == "tools/list")
+        assert set_level.error is None and set_level.result == {}
