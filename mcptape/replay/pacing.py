@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import select
 import stat
 import struct
 import termios
@@ -40,8 +41,9 @@ _LONGEST_NAP = 1e-3
 
 
 def unread_probe(fd: int) -> Callable[[], int] | None:
-    """A function returning the bytes written to `fd` that its reader has not read yet, or None
-    when `fd` cannot tell (a file, a terminal, another platform)."""
+    """A function returning the bytes written to `fd` that its reader has not read yet (0 once the
+    reader has closed its end: nothing more will be read), or None when `fd` cannot tell (a file,
+    a terminal, another platform)."""
     try:
         mode = os.fstat(fd).st_mode
     except OSError:
@@ -53,10 +55,13 @@ def unread_probe(fd: int) -> Callable[[], int] | None:
     else:
         return None
     buf = bytearray(4)
+    hangup = select.poll()
+    hangup.register(fd, select.POLLERR | select.POLLHUP)
 
     def unread() -> int:
         fcntl.ioctl(fd, request, buf)
-        return int(struct.unpack("i", buf)[0])
+        pending = int(struct.unpack("i", buf)[0])
+        return pending if pending == 0 or not hangup.poll(0) else 0
 
     try:
         unread()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -38,7 +39,10 @@ def ends(request: pytest.FixtureRequest) -> Iterator[Ends]:
 def writer(fd: int, writes: list[bytes]) -> Callable[[bytes], bool]:
     def write(data: bytes) -> bool:
         writes.append(data)
-        os.write(fd, data)
+        try:
+            os.write(fd, data)
+        except OSError:  # the client's end is closed
+            return False
         return True
 
     return write
@@ -96,6 +100,21 @@ def test_a_client_that_does_not_read_gets_the_response_after_the_limit_and_no_mo
     while len(got) < 2 * len(NOTE + ANSWER):
         got += read(1 << 16)
     assert got == (NOTE + ANSWER) * 2
+
+
+def test_a_client_that_closed_its_end_is_not_waited_for() -> None:
+    r, w = os.pipe()
+    try:
+        writes: list[bytes] = []
+        pacer = Pacer(writer(w, writes), unread_probe(w), limit=30.0)
+        assert pacer.send([(NOTE, "progress")])
+        os.close(r)  # the client goes away without reading
+        started = time.monotonic()
+        assert not pacer.send([(ANSWER, "response")])  # the write fails at once: EPIPE
+        assert time.monotonic() - started < 10  # not the 30 s limit
+        assert writes == [NOTE, ANSWER]
+    finally:
+        os.close(w)
 
 
 def test_a_file_cannot_say_what_was_read_so_nothing_waits(tmp_path: Path) -> None:
