@@ -133,7 +133,9 @@ export class McptapeTransport {
   // One message per macrotask. The SDK 1.x handles a response at once but a notification one
   // microtask later, so a progress notification handed over in the same turn as its response
   // would find its handler already gone ("unknown token"). Between two macrotasks every microtask
-  // runs: the notification's handler sees it before the response resolves the call.
+  // runs: the notification's handler sees it before the response resolves the call. `mcptape
+  // replay` already writes a response after progress only once it has been read; this is for
+  // `mcptape record`, which passes on the real server's bytes as the server wrote them.
   _deliver(message) {
     this._queue ??= [];
     this._queue.push(message);

@@ -2,6 +2,10 @@
 
     python scripts/golden_http.py demo auto OUT.jsonl /mcp -- python examples/demo_server.py http {port}
     python scripts/golden_http.py everything auto OUT.jsonl /mcp -- node --require scripts/loopback.cjs .../index.js streamableHttp
+    python scripts/golden_http.py demo ts OUT.jsonl /mcp -- python examples/demo_server.py http {port}
+
+Mode `ts` drives the session with the TypeScript SDK 1.x client (tests/e2e/js/ts-client.mjs)
+instead of the Python SDK's.
 
 `{port}` in the server command (and the PORT environment variable) is the server's port.
 """
@@ -20,6 +24,8 @@ import anyio
 
 sys.path.insert(0, str(Path(__file__).parent))
 from golden_session import run
+
+TS_CLIENT = Path(__file__).resolve().parent.parent / "tests" / "e2e" / "js" / "ts-client.mjs"
 
 
 def free_port() -> int:
@@ -57,7 +63,11 @@ def main(argv: list[str]) -> None:
                                      "--upstream", f"http://127.0.0.1:{port}{path}", "--listen", f"127.0.0.1:{proxy_port}"])  # fmt: skip
         try:
             wait_port(proxy_port, recorder)
-            anyio.run(run, profile, mode, f"http://127.0.0.1:{proxy_port}{path}")
+            url = f"http://127.0.0.1:{proxy_port}{path}"
+            if mode == "ts":
+                subprocess.run(["node", str(TS_CLIENT), "session", url], check=True)
+            else:
+                anyio.run(run, profile, mode, url)
         finally:
             recorder.send_signal(signal.SIGINT)
             recorder.wait(timeout=30)

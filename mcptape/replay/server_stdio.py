@@ -31,6 +31,7 @@ from mcptape.wire.ndjson import DEFAULT_MAX_LINE, LineFramer
 from .engine import Note, ReplayConfig, ReplayEngine, Send
 from .faults import Deliver, FaultPlan, FaultRule, Hangup, Step, plain
 from .index import ReplayIndex
+from .pacing import Kind, Pacer, kind_of, unread_probe
 from .report import UnplayedReport
 
 CHUNK = 1 << 16
@@ -52,8 +53,9 @@ def _write_all(fd: int, data: bytes) -> bool:
 class _Scheduler:
     """Sends lines at their due times, in due order (ties in arrival order)."""
 
-    write: Callable[[bytes], bool]
-    _heap: list[tuple[float, int, bytes]] = field(default_factory=list)
+    write: Callable[[bytes, Kind], bool]
+    """Writes one line; False once the client's end is closed."""
+    _heap: list[tuple[float, int, bytes, Kind]] = field(default_factory=list)
     _cv: threading.Condition = field(default_factory=threading.Condition)
     _seq: int = 0
     _closing: bool = False
@@ -62,10 +64,10 @@ class _Scheduler:
         self._thread = threading.Thread(target=self._run, name="replay-timing", daemon=True)
         self._thread.start()
 
-    def put(self, due: float, line: bytes) -> None:
+    def put(self, due: float, line: bytes, kind: Kind = "other") -> None:
         with self._cv:
             self._seq += 1
-            heapq.heappush(self._heap, (due, self._seq, line))
+            heapq.heappush(self._heap, (due, self._seq, line, kind))
             self._cv.notify()
 
     def _run(self) -> None:
@@ -75,14 +77,14 @@ class _Scheduler:
                     if self._heap:
                         wait = self._heap[0][0] - time.monotonic()
                         if wait <= 0:
-                            _, _, line = heapq.heappop(self._heap)
+                            _, _, line, kind = heapq.heappop(self._heap)
                             break
                         self._cv.wait(wait)
                     elif self._closing:
                         return
                     else:
                         self._cv.wait()
-            if not self.write(line):
+            if not self.write(line, kind):
                 return
 
     def close(self) -> None:
@@ -113,6 +115,8 @@ class StdioReplayServer:
         self.report = report
         """Where to append a JSON line listing the unplayed exchanges at disconnect (`--report`)."""
         self._out_open = True
+        self._pacer = Pacer(self._write, unread_probe(stdout_fd))
+        """Holds a response back until the client has read the progress before it (pacing.py)."""
         self.faults = FaultPlan(faults)
         """The steps each line's answers make (no rules: plain delivery). With rules, every line goes
         through the scheduler, which also carries out hang-ups."""
@@ -122,9 +126,9 @@ class StdioReplayServer:
             self._out_open = _write_all(self.stdout_fd, data)
         return self._out_open
 
-    def _write_or_hangup(self, data: bytes) -> bool:
+    def _write_or_hangup(self, data: bytes, kind: Kind = "other") -> bool:
         if data != _HANGUP:
-            return self._write(data)
+            return self._pacer.send([(data, kind)])
         if (
             self._out_open
         ):  # the client sees end of file; fd 1's number stays valid for serve_stdio's close
@@ -145,30 +149,32 @@ class StdioReplayServer:
         print(text, file=sys.stderr, flush=True)
 
     def _emit(self, steps: list[Step], arrived: float, scheduler: _Scheduler | None) -> None:
-        """Carries out one chunk's steps: at once in one write, or through the scheduler when timed."""
-        lines: list[bytes] = []
+        """Carries out one chunk's steps: at once (one write, or one more before each response that
+        follows progress: see pacing.py), or through the scheduler when timed."""
+        lines: list[tuple[bytes, Kind]] = []
         for step in steps:
             if isinstance(step, Note):
                 self._note(step)
             elif isinstance(step, Deliver):
                 line = step.raw + b"\n" if step.raw is not None else _line(step.send)
+                kind = kind_of(step.send.msg)
                 if scheduler is None:
-                    lines.append(line)
+                    lines.append((line, kind))
                     continue
                 recorded = step.send.after / self.speed if self.speed is not None else 0.0
-                scheduler.put(arrived + recorded + step.delay, line)
+                scheduler.put(arrived + recorded + step.delay, line, kind)
             elif isinstance(
                 step, Hangup
             ):  # only fault rules hang up, and with rules there is a scheduler
                 if scheduler is not None:
                     scheduler.put(arrived + step.delay, _HANGUP)
                 else:
-                    self._write(b"".join(lines))
+                    self._pacer.send(lines)
                     lines = []
                     self._write_or_hangup(_HANGUP)
             # Status is HTTP-only: a stdio FaultPlan never makes one
         if lines:
-            self._write(b"".join(lines))
+            self._pacer.send(lines)
 
     def run(self) -> int:
         """Serves until stdin ends; returns the exit code (1: strict and exchanges left unplayed)."""

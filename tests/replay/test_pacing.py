@@ -1,0 +1,128 @@
+"""Stdio pacing: a response that follows progress is written only once the client has read it, on
+a pipe and on a socket pair (what Node gives a child's stdout), never on a file."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from mcptape.replay.pacing import Kind, Pacer, kind_of, unread_probe
+
+NOTE = b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}\n'
+LOG = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"x"}}\n'
+ANSWER = b'{"jsonrpc":"2.0","id":1,"result":{}}\n'
+
+Ends = tuple[Callable[[int], bytes], int]
+"""A read function on the client's end and the server's fd."""
+
+
+@pytest.fixture(params=["pipe", "socketpair"])
+def ends(request: pytest.FixtureRequest) -> Iterator[Ends]:
+    if request.param == "pipe":
+        r, w = os.pipe()
+        yield (lambda n: os.read(r, n)), w
+        os.close(r)
+        os.close(w)
+    else:
+        client, server = socket.socketpair()
+        yield client.recv, server.fileno()
+        client.close()
+        server.close()
+
+
+def writer(fd: int, writes: list[bytes]) -> Callable[[bytes], bool]:
+    def write(data: bytes) -> bool:
+        writes.append(data)
+        try:
+            os.write(fd, data)
+        except OSError:  # the client's end is closed
+            return False
+        return True
+
+    return write
+
+
+def test_a_response_after_progress_comes_in_a_later_read(ends: Ends) -> None:
+    read, fd = ends
+    writes: list[bytes] = []
+    pacer = Pacer(writer(fd, writes), unread_probe(fd), limit=30.0)  # never runs out in this test
+    sending = threading.Thread(
+        target=pacer.send, args=([(NOTE, "progress"), (NOTE, "progress"), (ANSWER, "response")],)
+    )
+    sending.start()
+    first = read(1 << 16)
+    while len(first) < 2 * len(NOTE):  # the notifications may come in pieces, never with the answer
+        first += read(1 << 16)
+    assert first == NOTE + NOTE
+    assert read(1 << 16) == ANSWER
+    sending.join(timeout=30)
+    assert writes == [NOTE + NOTE, ANSWER]
+
+
+def test_responses_without_progress_before_them_go_in_one_write(ends: Ends) -> None:
+    read, fd = ends
+    writes: list[bytes] = []
+    pacer = Pacer(writer(fd, writes), unread_probe(fd), limit=30.0)
+    lines: list[tuple[bytes, Kind]] = [(ANSWER, "response"), (LOG, "other"), (ANSWER, "response")]
+    assert pacer.send([*lines, (NOTE, "progress")])
+    assert writes == [ANSWER + LOG + ANSWER + NOTE]
+
+
+def test_what_pacing_tells_apart() -> None:
+    assert kind_of({"jsonrpc": "2.0", "id": 1, "result": {}}) == "response"
+    assert kind_of({"jsonrpc": "2.0", "id": 1, "error": {"code": -1, "message": "x"}}) == "response"
+    assert kind_of([{"jsonrpc": "2.0", "id": 1, "result": {}}]) == "response"
+    assert (
+        kind_of({"jsonrpc": "2.0", "method": "notifications/progress", "params": {}}) == "progress"
+    )
+    assert kind_of({"jsonrpc": "2.0", "method": "notifications/message", "params": {}}) == "other"
+    assert kind_of({"jsonrpc": "2.0", "id": 0, "method": "elicitation/create"}) == "other"
+    assert kind_of(b"garbage") == "other"
+
+
+def test_a_client_that_does_not_read_gets_the_response_after_the_limit_and_no_more_waits(
+    ends: Ends,
+) -> None:
+    read, fd = ends
+    writes: list[bytes] = []
+    pacer = Pacer(writer(fd, writes), unread_probe(fd), limit=0.01)
+    assert pacer.send([(NOTE, "progress"), (ANSWER, "response")])  # nobody reads: the wait runs out
+    assert writes == [NOTE, ANSWER]
+    assert pacer.send([(NOTE, "progress"), (ANSWER, "response")])  # still unread: no second wait
+    assert writes[2:] == [NOTE, ANSWER]
+    got = b""
+    while len(got) < 2 * len(NOTE + ANSWER):
+        got += read(1 << 16)
+    assert got == (NOTE + ANSWER) * 2
+
+
+def test_a_client_that_closed_its_end_is_not_waited_for() -> None:
+    r, w = os.pipe()
+    try:
+        writes: list[bytes] = []
+        pacer = Pacer(writer(w, writes), unread_probe(w), limit=30.0)
+        assert pacer.send([(NOTE, "progress")])
+        os.close(r)  # the client goes away without reading
+        started = time.monotonic()
+        assert not pacer.send([(ANSWER, "response")])  # the write fails at once: EPIPE
+        assert time.monotonic() - started < 10  # not the 30 s limit
+        assert writes == [NOTE, ANSWER]
+    finally:
+        os.close(w)
+
+
+def test_a_file_cannot_say_what_was_read_so_nothing_waits(tmp_path: Path) -> None:
+    with (tmp_path / "out").open("wb") as f:
+        assert unread_probe(f.fileno()) is None
+        writes: list[bytes] = []
+        assert Pacer(writer(f.fileno(), writes), None).send(
+            [(NOTE, "progress"), (ANSWER, "response")]
+        )
+    assert (tmp_path / "out").read_bytes() == NOTE + ANSWER
+    assert writes == [NOTE + ANSWER]
