@@ -708,8 +708,10 @@ class ReplayEngine:
                 )
             ]
         play, request = waiting
+        if play is None and isinstance(request, Item):  # a server request outside any request
+            return self._differs(msg, request, self.index.replies.get(id(request)))
         if play is None or self._active.get(id_key(play.client_id)) is not play:
-            return []  # unsolicited, or its exchange was cancelled meanwhile
+            return []  # its exchange was cancelled meanwhile
         if isinstance(request, str):  # an answer to an input_required question
             assert play.answers is not None and play.exchange.response is not None
             play.answers[request] = (
@@ -718,19 +720,24 @@ class ReplayEngine:
             if any(p is play for p, _ in self._waiting.values()):
                 return []
             return self._retry(play, play.exchange.response)
-        out: list[Output] = []
         recorded = self._recorded_answer(play, request)
         if recorded is not None:
             play.since = recorded.event.t
-            got = {k: v for k, v in msg.items() if k not in ("id", "jsonrpc")}
-            want = {k: v for k, v in recorded.msg.items() if k not in ("id", "jsonrpc")}
-            if got != want:
-                out.append(
-                    Note(
-                        f"the client answered {request.msg.get('method')} differently than recorded ({got} vs {want}); replaying the recorded outcome"
-                    )
-                )
-        return out + self._advance(play)
+        return self._differs(msg, request, recorded) + self._advance(play)
+
+    def _differs(self, msg: Response, request: Item, recorded: Item | None) -> list[Output]:
+        """A note when the client answered a server request otherwise than the recorded client."""
+        if recorded is None:
+            return []
+        got = {k: v for k, v in msg.items() if k not in ("id", "jsonrpc")}
+        want = {k: v for k, v in recorded.msg.items() if k not in ("id", "jsonrpc")}
+        if got == want:
+            return []
+        return [
+            Note(
+                f"the client answered {request.msg.get('method')} differently than recorded ({got} vs {want}); replaying the recorded outcome"
+            )
+        ]
 
     def _recorded_answer(self, play: _Play, request: Item) -> Item | None:
         want = id_key(request.msg.get("id"))

@@ -225,6 +225,8 @@ class ReplayIndex:
         """Client notification method -> its recorded exchanges, in order: what they triggered is
         played when the client sends that notification (server-filesystem's `roots/list` right
         after `notifications/initialized`), not with the response before it."""
+        self.replies: dict[int, Item] = {id(request): answer for request, answer in session.replies}
+        """id(unsolicited server request) -> the recorded client's answer to it."""
         for ex in session.exchanges:
             if ex.is_notification:
                 self.notified.setdefault(ex.method, []).append(ex.index)

@@ -741,3 +741,19 @@ def test_a_server_request_sent_after_initialized_replays_after_the_clients_initi
     assert [m.get("method") for m in asked] == ["roots/list"]
     assert e.receive(ok(asked[0]["id"], {"roots": []})) == []
     assert sent(e.receive(req(3, "tools/list"))) == [ok(3, {"tools": []})]
+
+
+def test_an_answer_to_a_server_request_after_initialized_is_compared_with_the_recorded_one() -> (
+    None
+):
+    e = engine(*LEGACY_INIT, ("s", req(0, "roots/list")), ("c", ok(0, {"roots": []})))
+    e.receive(LEGACY_INIT[0][1])
+    (asked,) = sent(e.receive(LEGACY_INIT[2][1]))
+    assert notes(e.receive(ok(asked["id"], {"roots": []}))) == []
+    e.new_session()
+    e.receive(LEGACY_INIT[0][1])
+    (asked,) = sent(e.receive(LEGACY_INIT[2][1]))
+    out = e.receive(ok(asked["id"], {"roots": [{"uri": "file:///elsewhere"}]}))
+    assert sent(out) == [] and [
+        "roots/list differently than recorded" in t for t in notes(out)
+    ] == [True]

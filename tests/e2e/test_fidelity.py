@@ -1,0 +1,141 @@
+"""End to end: replays that keep to what the recorded server did (issue 15, point 5).
+
+A server that asks `roots/list` right after the client's `notifications/initialized`, as
+server-filesystem does (tests/servers/roots_server.py, on the official `mcp` SDK), recorded
+through `mcptape record` with the SDK client; then checked and replayed.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import orjson
+import pytest
+from anyio.abc import ByteReceiveStream, Process
+from mcp import Client
+from mcp.types import ListRootsResult, Root
+
+from tests.conftest import ROOT, mcptape_cmd
+from tests.replay.recorded import stdio
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+ROOTS_SERVER = ROOT / "tests" / "servers" / "roots_server.py"
+WORK = Root(uri="file:///work", name="work")
+
+
+def record_roots(path: Path) -> None:
+    """Records a session in which `roots/list` arrives while no client request is in flight."""
+    asked = anyio.Event()
+
+    async def give_roots(_ctx: Any) -> ListRootsResult:
+        asked.set()
+        return ListRootsResult(roots=[WORK])
+
+    async def run() -> None:
+        cmd = mcptape_cmd("record", "-q", "-o", str(path), "--", sys.executable, str(ROOTS_SERVER))
+        with anyio.fail_after(60):
+            async with Client(stdio(cmd), mode="legacy", list_roots_callback=give_roots) as c:
+                await asked.wait()  # nothing in flight when the server asks
+                result = await c.call_tool("roots", {})
+                assert result.structured_content == {"result": "file:///work"}
+
+    anyio.run(run)
+
+
+@pytest.fixture(scope="module")
+def roots_tape(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("roots") / "roots.jsonl"
+    record_roots(path)
+    return path
+
+
+def recorded_methods(path: Path) -> list[tuple[str, Any]]:
+    """(who, method or id) of each recorded message, in wire order."""
+    out: list[tuple[str, Any]] = []
+    for line in path.read_bytes().splitlines()[1:]:
+        ev = orjson.loads(line)
+        if ev.get("kind") == "message":
+            out.append((ev["from"], ev["msg"].get("method", ev["msg"].get("id"))))
+    return out
+
+
+def test_the_recording_has_roots_list_outside_any_request_and_check_passes(
+    roots_tape: Path,
+) -> None:
+    wire = recorded_methods(roots_tape)
+    at = wire.index(("server", "roots/list"))
+    assert wire[at - 1] == ("client", "notifications/initialized") and wire[at + 1][0] == "client"
+    proc = subprocess.run(
+        mcptape_cmd("check", str(roots_tape)), capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "answers no request" not in proc.stdout + proc.stderr
+
+
+class Lines:
+    """Reads a process's stdout one JSON line at a time."""
+
+    def __init__(self, stream: ByteReceiveStream) -> None:
+        self.stream, self.buf = stream, b""
+
+    async def next(self) -> Any:
+        while b"\n" not in self.buf:
+            self.buf += await self.stream.receive()
+        line, self.buf = self.buf.split(b"\n", 1)
+        return orjson.loads(line)
+
+
+async def send(proc: Process, msg: dict[str, Any]) -> None:
+    assert proc.stdin is not None
+    await proc.stdin.send(orjson.dumps(msg) + b"\n")
+
+
+async def test_replay_asks_roots_list_only_after_the_clients_initialized(roots_tape: Path) -> None:
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {"roots": {"listChanged": True}},
+             "clientInfo": {"name": "raw", "version": "1"}}  # fmt: skip
+    with anyio.fail_after(60):
+        async with await anyio.open_process(
+            mcptape_cmd("replay", "--strict", str(roots_tape)), stderr=subprocess.DEVNULL
+        ) as proc:
+            assert proc.stdout is not None and proc.stdin is not None
+            out = Lines(proc.stdout)
+            await send(proc, {"jsonrpc": "2.0", "id": "i", "method": "initialize", "params": hello})
+            # the ping is a fence: its answer comes next, so nothing was sent with the handshake
+            await send(proc, {"jsonrpc": "2.0", "id": "p", "method": "ping"})
+            assert (await out.next())["id"] == "i"
+            assert await out.next() == {"jsonrpc": "2.0", "id": "p", "result": {}}
+            await send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+            asked = await out.next()
+            assert asked["method"] == "roots/list"
+            await send(proc, {"jsonrpc": "2.0", "id": asked["id"], "result": {"roots": [
+                {"uri": "file:///work", "name": "work"}]}})  # fmt: skip
+            call = {"name": "roots", "arguments": {}}
+            await send(proc, {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": call})
+            answer = await out.next()
+            assert answer["id"] == 7 and answer["result"]["structuredContent"] == {
+                "result": "file:///work"
+            }
+            await send(proc, {"jsonrpc": "2.0", "id": 8, "method": "tools/list"})
+            assert (await out.next())["id"] == 8
+            await proc.stdin.aclose()
+            assert await proc.wait() == 0  # --strict: every recorded exchange was played
+
+
+async def test_the_sdk_client_is_asked_for_its_roots_on_replay(roots_tape: Path) -> None:
+    asked = anyio.Event()
+
+    async def give_roots(_ctx: Any) -> ListRootsResult:
+        asked.set()
+        return ListRootsResult(roots=[WORK])
+
+    with anyio.fail_after(60):
+        cmd = mcptape_cmd("replay", str(roots_tape))
+        async with Client(stdio(cmd), mode="legacy", list_roots_callback=give_roots) as c:
+            await asked.wait()
+            result = await c.call_tool("roots", {})
+    assert result.structured_content == {"result": "file:///work"}
