@@ -15,8 +15,11 @@ What the engine owns:
   handshake), `ping` (the recorded answer first), `notifications/initialized`,
   `notifications/cancelled` (ends a request or a listen stream, nothing answered), a
   `server/discover` probe against a legacy cassette (the recorded error, else
-  method-not-found, so clients fall back to initialize), `logging/setLevel` that the
-  recording client never sent (accepted, as every server that logs does);
+  method-not-found, so clients fall back to initialize); housekeeping the recording client
+  never sent, answered as a server of the recording's era does, with a note: `logging/setLevel`
+  (the recorded answer to another level, else `{}` when the server declared `logging`, else
+  -32601), `notifications/roots/list_changed` and `notifications/cancelled` (nothing answered;
+  a cancelled request's recorded response is not sent);
 - a client of the other era (`ReplayConfig.cross_era`, see `mcptape.eras`): a legacy client
   on a 2026-07-28 cassette gets a handshake made from the recorded `server/discover`, results
   without the 2026-only envelope, and each `input_required` as legacy server-to-client
@@ -259,16 +262,8 @@ class ReplayEngine:
         if isinstance(found, Miss):
             if method == "server/discover" and self.index.legacy:
                 return self._discover_on_legacy(request)
-            if method == "logging/setLevel" and not found.played:
-                note = "logging/setLevel was never recorded; accepted, as every server that declares logging does"
-                return [
-                    Send(
-                        {"jsonrpc": "2.0", "id": msg["id"], "result": {}},
-                        request_id=msg["id"],
-                        final=True,
-                    ),
-                    *self._note(note, "info"),
-                ]
+            if method == "logging/setLevel":
+                return self._set_level(msg, modern=own is not None)
             if found.declared:
                 text = (f"mcptape replay: {describe(subject)} was recorded only for a client that declared otherwise: "
                         f"{explain_diffs(found.declared)}; strict replay plays only recordings that fit")  # fmt: skip
@@ -330,6 +325,53 @@ class ReplayEngine:
                 {"jsonrpc": "2.0", "id": msg["id"], "result": {}}, request_id=msg["id"], final=True
             )
         ]
+
+    def _set_level(self, msg: dict[str, Any], modern: bool) -> list[Output]:
+        """`logging/setLevel` the recording has no answer left for (the Inspector sends it to every
+        server that declares `logging`): the recorded server's own answer to a `logging/setLevel`,
+        else what a server of the recording's era gives: accepted when it declared `logging`,
+        else method not found (so too in 2026-07-28, which removed the method)."""
+        level = request_params(msg).get("level")
+        answered = [
+            ex
+            for ex in self.index.session.exchanges
+            if ex.method == "logging/setLevel" and ex.response is not None
+        ]
+        if answered:
+            resp = answered[0].response
+            assert resp is not None
+            text = f"logging/setLevel ({level}): no recording of it left; playing the recorded answer of line {answered[0].request.event.seq}"
+            return [
+                Send({**resp.msg, "id": msg["id"]}, resp.event, answered[0], msg["id"], final=True),
+                *self._note(text, "info", key="logging/setLevel"),
+            ]
+        declares = "logging" in self._server_capabilities()
+        if declares and not (modern and not self.index.legacy):
+            answer: dict[str, Any] = {"jsonrpc": "2.0", "id": msg["id"], "result": {}}
+            text = "logging/setLevel was never recorded; accepted, as a server that declares logging does"
+        else:
+            answer = error_response(
+                msg["id"], JSONRPC_METHOD_NOT_FOUND, "Method not found", "logging/setLevel"
+            )
+            why = (
+                "a 2026-07-28 server does not have the method"
+                if modern and not self.index.legacy
+                else "the recorded server does not declare logging"
+            )
+            text = f"logging/setLevel was never recorded and {why}; answered -32601, as such a server does"
+        return [
+            Send(answer, request_id=msg["id"], final=True),
+            *self._note(text, "info", key="logging/setLevel"),
+        ]
+
+    def _server_capabilities(self) -> dict[str, Any]:
+        """What the recorded server declared: in its `initialize` result, else its `server/discover`
+        result, else what the recorded traffic says."""
+        for ex in (*self.index.initialize, *self.index.discover):
+            caps = ex.result.get("capabilities") if isinstance(ex.result, dict) else None
+            if isinstance(caps, dict):
+                return caps
+        return cast(dict[str, Any], self._inferred_discover()["capabilities"])
 
     def _start(self, ex: Exchange, msg: Request) -> list[Output]:
         token = request_meta(msg).get("progressToken")
@@ -682,22 +724,38 @@ class ReplayEngine:
     # -- client notifications and answers ---------------------------------------------------
 
     def _notification(self, msg: dict[str, Any]) -> list[Output]:
+        """A notification is never answered, but what the recorded one triggered follows it; one
+        the recording client never sent (this often) gets a note, as a server that ignores it."""
         method = msg["method"]
-        if method == "notifications/cancelled":
-            rid = request_params(msg).get("requestId")
-            play = self._active.pop(id_key(rid), None)
-            if play is not None:
-                for k in [k for k, (p, _) in self._waiting.items() if p is play]:
-                    del self._waiting[k]
-        # a notification is never answered, but what the recorded one triggered follows it
         nth = self._notified.get(method, 0)
         self._notified[method] = nth + 1
         recorded = self.index.notified.get(method, [])
-        if nth < len(recorded):
-            return self._unsolicited(
-                recorded[nth], self.index.session.exchanges[recorded[nth]].request.event.t
-            )
-        return []
+        unrecorded = nth >= len(recorded)
+        out: list[Output] = []
+        if method == "notifications/cancelled":
+            out.extend(self._cancelled(request_params(msg).get("requestId"), unrecorded))
+        elif unrecorded and method != "notifications/initialized":
+            text = f"{method}: the recording client never sent it{' this often' if recorded else ''}; nothing answered, as a server does"
+            out.extend(self._note(text, "info", key=method))
+        if not unrecorded:
+            ex = self.index.session.exchanges[recorded[nth]]
+            out.extend(self._unsolicited(ex.index, ex.request.event.t))
+        return out
+
+    def _cancelled(self, rid: Any, unrecorded: bool) -> list[Output]:
+        """Ends a request in flight (waiting for the client's answer, or a listen stream): what is
+        left of its recorded exchange, the response too, is not sent."""
+        play = self._active.pop(id_key(rid), None)
+        if play is not None:
+            for k in [k for k, (p, _) in self._waiting.items() if p is play]:
+                del self._waiting[k]
+        if not unrecorded or (play is not None and play.exchange.method == "subscriptions/listen"):
+            return []  # as recorded, or how a listen stream ends (the recording's ended at hangup)
+        if play is None:
+            text = f"notifications/cancelled for request {rid!r}, which is not in flight (answered already, or never sent); nothing to cancel"
+        else:
+            text = f"notifications/cancelled for request {rid!r} ({play.exchange.method}), which the recording client never cancelled: the rest of its recorded exchange is not sent"
+        return [Note(text, "info")]
 
     def _answer(self, msg: Response) -> list[Output]:
         waiting = self._waiting.pop(id_key(msg.get("id")), None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +17,16 @@ import anyio
 import orjson
 import pytest
 from anyio.abc import ByteReceiveStream, Process
-from mcp import Client
+from mcp import Client, MCPError
+from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp.types import ListRootsResult, Root
 
-from tests.conftest import ROOT, mcptape_cmd
+from mcptape.cassette import load
+from mcptape.pairing import pair
+from mcptape.replay import Note
+from mcptape.replay.memory import replay_transport
+from tests.conftest import ROOT, demo_server_cmd, mcptape_cmd
+from tests.e2e.test_serve_http import Served
 from tests.replay.recorded import stdio
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -139,3 +146,62 @@ async def test_the_sdk_client_is_asked_for_its_roots_on_replay(roots_tape: Path)
             await asked.wait()
             result = await c.call_tool("roots", {})
     assert result.structured_content == {"result": "file:///work"}
+
+
+# -- housekeeping the recording client never sent ------------------------------------------------
+
+EVERYTHING = ROOT / "cassettes" / "everything" / "2025-11-25"
+"""server-everything recorded without `logging/setLevel`; it declares `logging`."""
+PYTHON_SDK = ROOT / "cassettes" / "python-sdk" / "2025-11-25" / "stdio.jsonl"
+"""The demo server (official SDK) recorded without `logging/setLevel`; it declares no `logging`."""
+
+
+def recorded_tools(path: Path) -> list[str]:
+    session = pair(load(path).events)
+    listed = next(ex for ex in session.exchanges if ex.method == "tools/list")
+    return [t["name"] for t in listed.result["tools"]]
+
+
+async def set_level_first(target: Any) -> tuple[Any, list[str]]:
+    """As the Inspector does: `logging/setLevel` right after the handshake, then the tools."""
+    async with Client(target, mode="legacy") as c:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            try:
+                answer: Any = (await c.set_logging_level("debug")).model_dump(exclude_none=True)
+            except MCPError as exc:
+                answer = exc.error.model_dump(exclude_none=True)
+        return answer, [t.name for t in (await c.list_tools()).tools]
+
+
+@pytest.mark.parametrize("shell", ["stdio", "http", "memory"])
+async def test_an_inspector_style_session_replays_on_a_cassette_recorded_without_set_level(
+    shell: str,
+) -> None:
+    notes: list[Note] = []
+    served = Served(EVERYTHING / "streamable-http.jsonl") if shell == "http" else None
+    try:
+        with anyio.fail_after(60):
+            if served is not None:
+                target: Any = served.url
+            elif shell == "stdio":
+                target = stdio(mcptape_cmd("replay", str(EVERYTHING / "stdio.jsonl")))
+            else:
+                target = replay_transport(EVERYTHING / "stdio.jsonl", on_note=notes.append)
+            answer, tools = await set_level_first(target)
+    finally:
+        if served is not None:
+            assert served.stop() == 0
+    assert answer == {} and tools == recorded_tools(EVERYTHING / "stdio.jsonl")
+    if shell == "memory":
+        said = [n.text for n in notes if "logging/setLevel" in n.text]
+        assert said == [
+            "logging/setLevel was never recorded; accepted, as a server that declares logging does"
+        ]
+
+
+async def test_set_level_to_a_server_without_logging_is_refused_as_the_real_one_does() -> None:
+    with anyio.fail_after(60):
+        real = await set_level_first(stdio(demo_server_cmd()))
+        replayed = await set_level_first(replay_transport(PYTHON_SDK, on_note=None))
+    assert real[0]["code"] == -32601 and replayed == real

@@ -373,7 +373,31 @@ def test_ping_is_answered_without_the_cassette() -> None:
     ],
 )
 def test_a_notification_is_never_answered(method: str) -> None:
-    assert engine(*LEGACY_INIT).receive(note(method, {"requestId": 1})) == []
+    assert sent(engine(*LEGACY_INIT).receive(note(method, {"requestId": 1}))) == []
+
+
+@pytest.mark.parametrize(
+    ("method", "said"),
+    [
+        ("notifications/roots/list_changed", "the recording client never sent it"),
+        ("notifications/cancelled", "which is not in flight"),
+    ],
+)
+def test_housekeeping_the_recording_client_never_sent_gets_one_note(method: str, said: str) -> None:
+    e = engine(*LEGACY_INIT)
+    e.receive(LEGACY_INIT[0][1])
+    assert notes(e.receive(LEGACY_INIT[2][1])) == []  # initialized was recorded
+    first = e.receive(note(method, {"requestId": 1}))
+    assert sent(first) == [] and [said in t for t in notes(first)] == [True]
+    if method != "notifications/cancelled":
+        assert e.receive(note(method)) == []  # one note per method and session
+
+
+def test_a_recorded_notification_gets_no_note() -> None:
+    e = engine(*LEGACY_INIT, ("c", note("notifications/roots/list_changed")))
+    assert e.receive(note("notifications/roots/list_changed")) == []
+    extra = e.receive(note("notifications/roots/list_changed"))  # one more than recorded
+    assert ["never sent it this often" in t for t in notes(extra)] == [True]
 
 
 @pytest.mark.parametrize(
@@ -458,7 +482,8 @@ def test_exhausted_then_repeats() -> None:
 def test_cancelling_a_waiting_exchange_drops_it() -> None:
     e = engine(*ELICIT)
     e.receive(call("g", "greet"))
-    assert e.receive(note("notifications/cancelled", {"requestId": "g"})) == []
+    out = e.receive(note("notifications/cancelled", {"requestId": "g"}))
+    assert sent(out) == [] and ["is not sent" in t for t in notes(out)] == [True]
     assert e.in_flight == 0 and sent(e.receive(ok(1, {"action": "accept"}))) == []
 
 
@@ -757,3 +782,37 @@ def test_an_answer_to_a_server_request_after_initialized_is_compared_with_the_re
     assert sent(out) == [] and [
         "roots/list differently than recorded" in t for t in notes(out)
     ] == [True]
+
+
+LOGGING_HELLO = ("s", ok(1, {**SERVER_HELLO, "capabilities": {"tools": {}, "logging": {}}}))
+SET_LEVEL = req(2, "logging/setLevel", {"level": "debug"})
+
+
+@pytest.mark.parametrize(
+    ("steps", "answer", "said"),
+    [
+        ([LEGACY_INIT[0], LOGGING_HELLO], ok(2, {}), "accepted, as a server that declares logging"),
+        (LEGACY_INIT[:2], err(2, -32601, "Method not found"), "does not declare logging"),
+        (  # the recorded server's own answer to another level comes first
+            [*LEGACY_INIT[:2], ("c", req(5, "logging/setLevel", {"level": "info"})), ("s", err(5, -32602, "no"))],
+            err(2, -32602, "no"),
+            "playing the recorded answer of line 3",
+        ),
+    ],
+)  # fmt: skip
+def test_logging_set_level_never_recorded_gets_what_a_server_of_that_era_gives(
+    steps: list[Any], answer: dict[str, Any], said: str
+) -> None:
+    e = engine(*steps)
+    e.receive(LEGACY_INIT[0][1])
+    first, again = e.receive(SET_LEVEL), e.receive(SET_LEVEL)
+    got = sent(first)[0]
+    got.get("error", {}).pop("data", None)
+    assert got == answer and [said in t for t in notes(first)] == [True]
+    assert sent(again)[0]["id"] == 2 and notes(again) == []  # answered every time, noted once
+
+
+def test_logging_set_level_from_a_2026_client_is_method_not_found_as_2026_removed_it() -> None:
+    e = engine(("c", req(1, "tools/list", {"_meta": meta()})), ("s", ok(1, {"tools": []})))
+    out = e.receive(req(3, "logging/setLevel", {"level": "info", "_meta": meta()}))
+    assert sent(out)[0]["error"]["code"] == -32601 and "2026-07-28" in notes(out)[0]
