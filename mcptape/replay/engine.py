@@ -37,17 +37,25 @@ from typing import Any, cast
 
 from mcptape.cassette import Cassette
 from mcptape.eras import (
+    CHANGE_NOTIFICATIONS,
     LEGACY,
     MODERN_ERA,
+    acknowledged,
     discover_result,
+    honoured,
     initialize_result,
     input_requests,
     is_input_required,
+    listen_filter,
+    listen_uris,
     modern_error,
     modern_result,
     strip_envelope,
+    tagged,
+    untagged,
+    wanted,
 )
-from mcptape.model import Source
+from mcptape.model import Kind, Source
 from mcptape.pairing import Exchange, Item
 from mcptape.versions import META_LOG_LEVEL as META_LOG_LEVEL_KEY
 from mcptape.versions import META_SERVER_INFO, META_SUBSCRIPTION_ID, MODERN, is_modern
@@ -140,6 +148,8 @@ class ReplayEngine:
         self._caps: Any = None
         self._level: str | None = None
         """A legacy client's declared capabilities (handshake) and log level (`logging/setLevel`)."""
+        self._bridged: set[Any] = set()
+        """Listen streams answered from a legacy cassette's subscriptions (open until cancelled)."""
         self._noted: set[str] = set()
         self._notified: dict[str, int] = {}
         """Client notifications received so far, by method (the n-th plays what the n-th recorded one triggered)."""
@@ -161,7 +171,7 @@ class ReplayEngine:
     @property
     def in_flight(self) -> int:
         """Client requests started and not yet answered (a listen stream, a wait for the client)."""
-        return len(self._active)
+        return len(self._active) + len(self._bridged)
 
     # -- input -------------------------------------------------------------------------
 
@@ -264,6 +274,9 @@ class ReplayEngine:
                 return self._discover_on_legacy(request)
             if method == "logging/setLevel":
                 return self._set_level(msg, modern=own is not None)
+            bridged = self._subscriptions(msg, modern=own is not None)
+            if bridged is not None:
+                return bridged
             if found.declared:
                 text = (f"mcptape replay: {describe(subject)} was recorded only for a client that declared otherwise: "
                         f"{explain_diffs(found.declared)}; strict replay plays only recordings that fit")  # fmt: skip
@@ -363,6 +376,84 @@ class ReplayEngine:
             Send(answer, request_id=msg["id"], final=True),
             *self._note(text, "info", key="logging/setLevel"),
         ]
+
+    # -- subscriptions across eras -----------------------------------------------------------
+
+    def _subscriptions(self, msg: dict[str, Any], modern: bool) -> list[Output] | None:
+        """`resources/subscribe` on a 2026-07-28 cassette, `subscriptions/listen` on a legacy one
+        (neither recorded): the other era's way of asking for the same updates; None otherwise."""
+        method = msg["method"]
+        if not self.config.cross_era:
+            return None
+        if method in ("resources/subscribe", "resources/unsubscribe") and not modern:
+            if self.index.modern and not self.index.legacy:
+                return self._subscribe_on_modern(msg)
+        elif method == "subscriptions/listen" and modern and self.index.legacy:
+            return self._listen_on_legacy(msg)
+        return None
+
+    def _subscribe_on_modern(self, msg: dict[str, Any]) -> list[Output]:
+        """A legacy client's `resources/subscribe`: `{}`, then the `notifications/resources/updated`
+        of a recorded `subscriptions/listen` that asked about the URI, as a legacy server sends them."""
+        uri = request_params(msg).get("uri")
+        answer = Send(
+            {"jsonrpc": "2.0", "id": msg["id"], "result": {}}, request_id=msg["id"], final=True
+        )
+        if msg["method"] == "resources/unsubscribe":
+            text = "resources/unsubscribe on a 2026-07-28 cassette: accepted (there, a subscription ends with its listen stream)"
+            return [answer, *self._note(text, "info", key="resources/unsubscribe")]
+        listens = [
+            ex
+            for ex in self.index.session.exchanges
+            if ex.method == "subscriptions/listen" and uri in listen_uris(request_params(ex.msg))
+        ]
+        if not listens:
+            text = f"resources/subscribe ({uri}) on a 2026-07-28 cassette: no recorded subscriptions/listen asked about it; accepted, with no update to play"
+            return [answer, Note(text, "info")]
+        ex = listens[0]
+        self.pass_.mark(ex)
+        only = {"resourceSubscriptions": [uri]}
+        # on the subscribe's own stream, before its answer: a 2026-07-28 cassette's server has no
+        # stream outside a request (over HTTP, no GET stream) for a legacy server's unsolicited ones
+        updates: list[Output] = [
+            Send(untagged(item.msg), None, None, msg["id"])
+            for item in ex.items
+            if item.src is Source.SERVER and wanted(only, item.msg)
+        ]
+        text = (f"resources/subscribe ({uri}) on a 2026-07-28 cassette: accepted, with the {len(updates)} "
+                f"update(s) of the subscriptions/listen of line {ex.request.event.seq}")  # fmt: skip
+        return [Note(text, "info"), *updates, answer]
+
+    def _listen_on_legacy(self, msg: dict[str, Any]) -> list[Output]:
+        """A 2026-07-28 client's `subscriptions/listen`: the acknowledgement of what the recorded
+        server could honour, then every recorded change notification the filter asks for (the
+        updates of the recorded `resources/subscribe`s), tagged; the stream stays open."""
+        filt = honoured(listen_filter(request_params(msg)), self._server_capabilities())
+        uris = listen_uris({"notifications": filt})
+        subs = [
+            ex
+            for ex in self.index.session.exchanges
+            if ex.method in ("resources/subscribe", "resources/unsubscribe")
+            and request_params(ex.msg).get("uri") in uris
+        ]
+        for ex in subs:
+            self.pass_.mark(ex)
+        updates = [
+            (ev, m)
+            for ev in self.index.cassette.events
+            if ev.kind is Kind.MESSAGE and ev.src is Source.SERVER
+            for m in (ev.msg if isinstance(ev.msg, list) else [ev.msg])
+            if wanted(filt, m)
+        ]  # fmt: skip
+        t0 = subs[0].request.event.t if subs else updates[0][0].t if updates else 0.0
+        self._bridged.add(id_key(msg["id"]))
+        text = (f"subscriptions/listen on a legacy cassette: acknowledged {filt or 'nothing'} (what the recorded server "
+                f"declared), with {len(updates)} recorded notification(s)")  # fmt: skip
+        return [
+            Send(acknowledged(msg["id"], filt), request_id=msg["id"]),
+            Note(text, "info"),
+            *(Send(tagged(m, msg["id"]), ev, None, msg["id"], max(0.0, ev.t - t0)) for ev, m in updates),
+        ]  # fmt: skip
 
     def _server_capabilities(self) -> dict[str, Any]:
         """What the recorded server declared: in its `initialize` result, else its `server/discover`
@@ -520,6 +611,8 @@ class ReplayEngine:
             play.pos += 1
             if item.src is Source.CLIENT or index.played_out(item):
                 continue  # the live client sends its own answers and cancellations
+            if play.modern_out and item.msg.get("method") in CHANGE_NOTIFICATIONS:
+                continue  # 2026-07-28 sends these only on a listen stream that asked for them
             after = max(0.0, item.event.t - play.since)
             if (
                 item.type is MessageType.REQUEST
@@ -711,8 +804,10 @@ class ReplayEngine:
                 continue
             self._unsolicited_sent.add(position)
             for item in self.index.after[position]:
-                if self.index.played_out(item):
-                    continue
+                if self.index.played_out(item) or (
+                    self._era == MODERN_ERA and item.msg.get("method") in CHANGE_NOTIFICATIONS
+                ):
+                    continue  # (2026-07-28 sends change notifications only on a listen stream)
                 msg = item.msg
                 if item.type is MessageType.REQUEST:
                     fresh = self._fresh_id(msg.get("id"))
@@ -745,6 +840,9 @@ class ReplayEngine:
     def _cancelled(self, rid: Any, unrecorded: bool) -> list[Output]:
         """Ends a request in flight (waiting for the client's answer, or a listen stream): what is
         left of its recorded exchange, the response too, is not sent."""
+        if id_key(rid) in self._bridged:
+            self._bridged.discard(id_key(rid))
+            return []  # how a listen stream ends
         play = self._active.pop(id_key(rid), None)
         if play is not None:
             for k in [k for k, (p, _) in self._waiting.items() if p is play]:

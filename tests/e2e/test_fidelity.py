@@ -205,3 +205,85 @@ async def test_set_level_to_a_server_without_logging_is_refused_as_the_real_one_
         real = await set_level_first(stdio(demo_server_cmd()))
         replayed = await set_level_first(replay_transport(PYTHON_SDK, on_note=None))
     assert real[0]["code"] == -32601 and replayed == real
+
+
+# -- subscriptions across eras --------------------------------------------------------------------
+
+WATCH_SERVER = ROOT / "tests" / "servers" / "watch_server.py"
+COUNTER = "watch://counter"
+
+
+async def subscribe_legacy(target: Any) -> tuple[list[str], Any]:
+    """A legacy client: `resources/subscribe`, then `bump`; returns the updates heard and the result."""
+    heard: list[str] = []
+    got = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if getattr(message, "method", None) == "notifications/resources/updated":
+            heard.append(str(message.params.uri))
+            got.set()
+
+    async with Client(target, mode="legacy", message_handler=on_message) as c:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            await c.subscribe_resource(COUNTER)
+        result = (await c.call_tool("bump", {})).structured_content
+        await got.wait()
+    return heard, result
+
+
+async def listen_modern(target: Any) -> tuple[list[str], Any]:
+    """A 2026-07-28 client: `subscriptions/listen` on the counter, then `bump`."""
+    async with Client(target, mode="auto") as c:
+        async with c.listen(resource_subscriptions=[COUNTER]) as sub:
+            assert list(sub.honored.resource_subscriptions or []) == [COUNTER]
+            result = (await c.call_tool("bump", {})).structured_content
+            async for event in sub:
+                return [str(event.uri)], result  # type: ignore[union-attr]
+    raise AssertionError("the listen stream ended without an update")
+
+
+SUBSCRIBERS = {"legacy": subscribe_legacy, "modern": listen_modern}
+
+
+@pytest.fixture(scope="module")
+def watched(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The watch server recorded by each era's subscriber: `legacy` and `modern` cassettes."""
+    where = tmp_path_factory.mktemp("watch")
+
+    async def run() -> None:
+        with anyio.fail_after(90):
+            await record_each()
+
+    async def record_each() -> None:
+        for era, subscriber in SUBSCRIBERS.items():
+            cmd = mcptape_cmd("record", "-q", "-o", str(where / f"{era}.jsonl"), "--",
+                              sys.executable, str(WATCH_SERVER))  # fmt: skip
+            assert await subscriber(stdio(cmd)) == ([COUNTER], {"result": "1"})
+
+    anyio.run(run)
+    return {era: where / f"{era}.jsonl" for era in SUBSCRIBERS}
+
+
+@pytest.mark.parametrize("shell", ["stdio", "http", "memory"])
+@pytest.mark.parametrize(
+    ("client_era", "cassette_era"), [("legacy", "modern"), ("modern", "legacy")]
+)
+async def test_a_subscriber_of_one_era_gets_the_updates_recorded_by_the_other(
+    watched: dict[str, Path], shell: str, client_era: str, cassette_era: str
+) -> None:
+    path = watched[cassette_era]
+    served = Served(path, "--strict") if shell == "http" else None
+    try:
+        with anyio.fail_after(60):
+            if served is not None:
+                target: Any = served.url
+            elif shell == "stdio":
+                target = stdio(mcptape_cmd("replay", "--strict", str(path)))
+            else:
+                target = replay_transport(path, strict=True, on_note=None)
+            heard, result = await SUBSCRIBERS[client_era](target)
+    finally:
+        if served is not None:
+            assert served.stop() == 0, served.stderr  # --strict: every recording was played
+    assert heard == [COUNTER] and result == {"result": "1"}

@@ -816,3 +816,70 @@ def test_logging_set_level_from_a_2026_client_is_method_not_found_as_2026_remove
     e = engine(("c", req(1, "tools/list", {"_meta": meta()})), ("s", ok(1, {"tools": []})))
     out = e.receive(req(3, "logging/setLevel", {"level": "info", "_meta": meta()}))
     assert sent(out)[0]["error"]["code"] == -32601 and "2026-07-28" in notes(out)[0]
+
+
+# -- subscriptions across eras -------------------------------------------------------------------
+
+A, B = "file:///a", "file:///b"
+WATCHED = [  # 2026-07-28: a listen stream on file:///a, with one update
+    ("c", req(1, "server/discover", {"_meta": meta()})),
+    ("s", ok(1, {**DISCOVERED, "capabilities": {"resources": {"subscribe": True}}})),
+    ("c", req("L", "subscriptions/listen", {"_meta": meta(), "notifications": {"resourceSubscriptions": [A]}})),
+    ("s", note("notifications/subscriptions/acknowledged", {"_meta": {SUB: "L"}, "notifications": {"resourceSubscriptions": [A]}})),
+    ("s", note("notifications/resources/updated", {"_meta": {SUB: "L"}, "uri": A})),
+    HANGUP,
+]  # fmt: skip
+
+
+def test_a_legacy_subscribe_on_a_2026_cassette_gets_the_recorded_listens_updates() -> None:
+    e = engine(*WATCHED)
+    e.receive(LEGACY_HELLO)
+    e.receive(note("notifications/initialized"))
+    out = e.receive(req(4, "resources/subscribe", {"uri": A}))
+    assert sent(out) == [note("notifications/resources/updated", {"uri": A}), ok(4, {})]
+    assert [o.request_id for o in out if isinstance(o, Send)] == [4, 4]  # on the subscribe's stream
+    assert e.unplayed() == [] and "line 3" in notes(out)[0]
+    other = e.receive(req(5, "resources/subscribe", {"uri": B}))
+    assert sent(other) == [ok(5, {})] and "no recorded subscriptions/listen" in notes(other)[0]
+    assert sent(e.receive(req(6, "resources/unsubscribe", {"uri": A}))) == [ok(6, {})]
+
+
+def test_a_legacy_subscribe_is_refused_as_never_recorded_with_same_era() -> None:
+    strict = ReplayEngine.from_cassette(tape(*WATCHED), ReplayConfig(cross_era=False))
+    strict.receive(LEGACY_HELLO)
+    assert "error" in sent(strict.receive(req(4, "resources/subscribe", {"uri": A})))[0]
+
+
+SUBSCRIBED = [  # legacy: a subscription to file:///a, updated while a call was in flight
+    ("c", _hello({})),
+    ("s", ok(1, {**SERVER_HELLO, "capabilities": {"resources": {"subscribe": True}, "tools": {"listChanged": True}}})),
+    ("c", note("notifications/initialized")),
+    ("c", req(2, "resources/subscribe", {"uri": A})),
+    ("s", ok(2, {})),
+    ("c", call(3, "touch")),
+    ("s", note("notifications/resources/updated", {"uri": A})),
+    ("s", note("notifications/tools/list_changed")),
+    ("s", ok(3, {"content": []})),
+    ("s", note("notifications/resources/updated", {"uri": B})),
+]  # fmt: skip
+
+
+def test_a_2026_listen_on_a_legacy_cassette_gets_the_recorded_subscriptions_updates() -> None:
+    e = engine(*SUBSCRIBED)
+    filt = {"resourceSubscriptions": [A], "toolsListChanged": True, "promptsListChanged": True}
+    out = sent(
+        e.receive(req("mine", "subscriptions/listen", {"_meta": meta(), "notifications": filt}))
+    )
+    honoured = {"resourceSubscriptions": [A], "toolsListChanged": True}  # no prompts declared
+    assert out == [
+        note("notifications/subscriptions/acknowledged", {"notifications": honoured, "_meta": {SUB: "mine"}}),
+        note("notifications/resources/updated", {"uri": A, "_meta": {SUB: "mine"}}),
+        note("notifications/tools/list_changed", {"_meta": {SUB: "mine"}}),
+    ]  # fmt: skip
+    assert e.in_flight == 1
+    # the call that triggered them: on its own stream a 2026-07-28 server sends no change notification
+    assert sent(e.receive(call(9, "touch", _meta=meta()))) == [
+        ok(9, {"resultType": "complete", "content": []})
+    ]
+    assert e.receive(note("notifications/cancelled", {"requestId": "mine"})) == []
+    assert e.in_flight == 0 and e.unplayed() == []
