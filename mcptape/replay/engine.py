@@ -77,7 +77,7 @@ from mcptape.wire.jsonrpc import (
     request_params,
 )
 
-from .index import Miss, Pass, ReplayIndex, declared, declared_of
+from .index import Miss, Pass, ReplayIndex, declared, declared_of, only_who
 from .matcher import describe, explain_diffs
 from .outputs import Note, Output, ReplayConfig, Send
 from .report import NO_MATCH, no_match
@@ -146,8 +146,10 @@ class ReplayEngine:
         self._era: str | None = None
         """The client's era, once it showed it (an `initialize`, or a request with the 2026 `_meta`)."""
         self._caps: Any = None
+        self._info: Any = None
         self._level: str | None = None
-        """A legacy client's declared capabilities (handshake) and log level (`logging/setLevel`)."""
+        """A legacy client's declared capabilities and clientInfo (handshake) and log level
+        (`logging/setLevel`)."""
         self._bridged: set[Any] = set()
         """Listen streams answered from a legacy cassette's subscriptions (open until cancelled)."""
         self._noted: set[str] = set()
@@ -260,7 +262,7 @@ class ReplayEngine:
         who = (
             own
             if own is not None
-            else declared(self._caps, self._level)
+            else declared(self._caps, self._level, self._info)
             if self._era == LEGACY
             else None
         )
@@ -298,7 +300,13 @@ class ReplayEngine:
             )
             return [Send(error, request_id=msg["id"], final=True), Note(text, "error")]
         out: list[Output] = []
-        if self.pass_.differs:
+        if self.pass_.differs and only_who(self.pass_.differs):
+            what = explain_diffs(self.pass_.differs)
+            text = (
+                f"playing recordings made by another client: {what} (no recording by this client)"
+            )
+            out.extend(self._note(text, "info", key=what))
+        elif self.pass_.differs:
             what = explain_diffs(self.pass_.differs)
             text = (f"{describe(subject)}: no recording by a client that declared the same; playing line {found.seq}, "
                     f"recorded by one that declared otherwise: {what} (--strict refuses this)")  # fmt: skip
@@ -358,10 +366,19 @@ class ReplayEngine:
                 Send({**resp.msg, "id": msg["id"]}, resp.event, answered[0], msg["id"], final=True),
                 *self._note(text, "info", key="logging/setLevel"),
             ]
+        translated = not modern and any(
+            META_LOG_LEVEL_KEY in request_meta(ex.msg)
+            for ex in self.index.session.exchanges
+            if is_modern(ex.protocol_version)
+        )
         declares = "logging" in self._server_capabilities()
-        if declares and not (modern and not self.index.legacy):
+        if translated or (declares and not (modern and not self.index.legacy)):
             answer: dict[str, Any] = {"jsonrpc": "2.0", "id": msg["id"], "result": {}}
-            text = "logging/setLevel was never recorded; accepted, as a server that declares logging does"
+            text = (
+                "logging/setLevel was never recorded; accepted: it stands for the per-request log level the 2026-07-28 recordings carry"
+                if translated
+                else "logging/setLevel was never recorded; accepted, as a server that declares logging does"
+            )
         else:
             answer = error_response(
                 msg["id"], JSONRPC_METHOD_NOT_FOUND, "Method not found", "logging/setLevel"
@@ -483,6 +500,7 @@ class ReplayEngine:
         recorded = [ex for ex in self.index.initialize if ex.response is not None]
         if recorded or (self.config.cross_era and self.index.modern):
             self._era, self._caps, self._level = LEGACY, params.get("capabilities"), None
+            self._info = params.get("clientInfo")
         if not recorded and self.config.cross_era and self.index.modern:
             return self._initialize_on_modern(cast(dict[str, Any], msg), asked)
         if not recorded:

@@ -637,6 +637,7 @@ def test_a_legacy_client_logging_set_level_is_accepted_and_declared_with_later_r
     assert sent(out) == [ok(1, {})] and any(
         "logging/setLevel was never recorded" in t for t in notes(out)
     )
+    assert any("stands for the per-request log level" in t for t in notes(out))
     out = e.receive(call(2, "add"))
     assert [m.get("method") for m in sent(out)] == ["notifications/message", None]
     assert not [t for t in notes(out) if "declares" in t]
@@ -883,3 +884,79 @@ def test_a_2026_listen_on_a_legacy_cassette_gets_the_recorded_subscriptions_upda
     ]
     assert e.receive(note("notifications/cancelled", {"requestId": "mine"})) == []
     assert e.in_flight == 0 and e.unplayed() == []
+
+
+# -- who the client is picks between recordings ---------------------------------------------------
+
+
+def _hello_from(name: str, msg_id: Any = 1, caps: dict[str, Any] | None = None) -> dict[str, Any]:
+    params = {"protocolVersion": "2025-11-25", "capabilities": caps or {},
+              "clientInfo": {"name": name, "version": "1"}}  # fmt: skip
+    return req(msg_id, "initialize", params)
+
+
+BY_CLIENT = [  # a server that answers each client by name: two handshakes, two answers
+    ("c", _hello_from("inspector")), ("s", ok(1, SERVER_HELLO)), ("c", req(2, "tools/list")), ("s", ok(2, {"tools": [{"name": "debug"}]})),
+    ("c", _hello_from("ts")), ("s", ok(1, SERVER_HELLO)), ("c", req(2, "tools/list")), ("s", ok(2, {"tools": []})),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "tools"), [("inspector", [{"name": "debug"}]), ("ts", [])])
+def test_recordings_that_differ_in_client_info_serve_the_client_that_fits(
+    name: str, tools: list[Any]
+) -> None:
+    for strict in (False, True):
+        e = ReplayEngine.from_cassette(tape(*BY_CLIENT), ReplayConfig(exact_clients=strict))
+        e.receive(_hello_from(name, "h"))
+        out = e.receive(req(5, "tools/list"))
+        assert sent(out) == [ok(5, {"tools": tools})] and notes(out) == []
+
+
+def test_another_client_gets_the_recording_with_one_info_line_and_strict_plays_it_too() -> None:
+    for strict in (False, True):
+        config = ReplayConfig(allow_repeats=True, exact_clients=strict)
+        e = ReplayEngine.from_cassette(tape(*BY_CLIENT[:4]), config)
+        e.receive(_hello_from("python", "h"))
+        first, second = e.receive(req(5, "tools/list")), e.receive(req(6, "tools/list"))
+        assert sent(first) == [ok(5, {"tools": [{"name": "debug"}]})]
+        assert [n.level for n in first if isinstance(n, Note)] == ["info"] and notes(second) == []
+        assert 'clientInfo/name is "python" (recorded "inspector")' in notes(first)[0]
+
+
+def test_capabilities_weigh_more_than_client_info_in_the_nearest_recording() -> None:
+    steps = [
+        ("c", _hello_from("me", caps={"roots": {}})), ("s", ok(1, SERVER_HELLO)), ("c", req(2, "tools/list")), ("s", ok(2, {"tools": ["roots"]})),
+        ("c", _hello_from("other")), ("s", ok(1, SERVER_HELLO)), ("c", req(2, "tools/list")), ("s", ok(2, {"tools": ["plain"]})),
+    ]  # fmt: skip
+    e = engine(*steps)
+    e.receive(
+        _hello_from("other", "h", caps={"roots": {}})
+    )  # same caps as "me", same name as "other"
+    out = e.receive(req(5, "tools/list"))
+    assert sent(out) == [ok(5, {"tools": ["roots"]})] and "clientInfo/name" in notes(out)[0]
+
+
+def test_client_info_in_2026_meta_picks_between_recordings() -> None:
+    def who(name: str) -> dict[str, Any]:
+        return meta(**{"io.modelcontextprotocol/clientInfo": {"name": name, "version": "1"}})
+
+    e = engine(("c", req(1, "tools/list", {"_meta": who("a")})), ("s", ok(1, {"tools": ["a"]})),
+               ("c", req(2, "tools/list", {"_meta": who("b")})), ("s", ok(2, {"tools": ["b"]})))  # fmt: skip
+    assert sent(e.receive(req(3, "tools/list", {"_meta": who("b")}))) == [ok(3, {"tools": ["b"]})]
+    assert sent(e.receive(req(4, "tools/list", {"_meta": who("a")}))) == [ok(4, {"tools": ["a"]})]
+
+
+def test_a_legacy_log_level_picks_between_recordings() -> None:
+    logged = ("s", note("notifications/message", {"level": "debug", "data": "x"}))
+    steps = [
+        *LEGACY_INIT, ("c", req(2, "logging/setLevel", {"level": "debug"})), ("s", ok(2, {})),
+        ("c", call(3, "add")), logged, ("s", ok(3, {"n": "logged"})),
+        *LEGACY_INIT, ("c", call(3, "add")), ("s", ok(3, {"n": "quiet"})),
+    ]  # fmt: skip
+    quiet = engine(*steps)
+    quiet.receive(LEGACY_INIT[0][1])
+    assert sent(quiet.receive(call(7, "add"))) == [ok(7, {"n": "quiet"})]
+    chatty = engine(*steps)
+    chatty.receive(LEGACY_INIT[0][1])
+    chatty.receive(req(8, "logging/setLevel", {"level": "debug"}))
+    assert sent(chatty.receive(call(9, "add"))) == [logged[1], ok(9, {"n": "logged"})]
