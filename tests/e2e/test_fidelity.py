@@ -23,9 +23,10 @@ from mcp.types import ListRootsResult, Root
 
 from mcptape.cassette import load
 from mcptape.pairing import pair
-from mcptape.replay import Note
-from mcptape.replay.memory import replay_transport
-from tests.conftest import ROOT, demo_server_cmd, mcptape_cmd
+from mcptape.replay import NO_MATCH, Note
+from mcptape.replay.memory import UnplayedExchangesError, replay_transport
+from tests.conftest import ROOT, demo_server_cmd, free_port, mcptape_cmd
+from tests.e2e.test_record_http import Recorder, stop, wait_port
 from tests.e2e.test_serve_http import Served
 from tests.replay.recorded import stdio
 
@@ -287,3 +288,103 @@ async def test_a_subscriber_of_one_era_gets_the_updates_recorded_by_the_other(
         if served is not None:
             assert served.stop() == 0, served.stderr  # --strict: every recording was played
     assert heard == [COUNTER] and result == {"result": "1"}
+
+
+# -- what the client declared picks between recordings ---------------------------------------------
+
+GATED_SERVER = ROOT / "tests" / "servers" / "roots_gated_server.py"
+"""Lists its `files` tool only to clients that declare `roots`."""
+
+
+async def give_no_roots(_ctx: Any) -> ListRootsResult:
+    return ListRootsResult(roots=[])
+
+
+async def listed(target: Any, roots: bool, mode: str = "legacy") -> list[str]:
+    """The tool names a client that declares roots (or not) is given."""
+    kw: dict[str, Any] = {"list_roots_callback": give_no_roots} if roots else {}
+    async with Client(target, mode=mode, **kw) as c:
+        return [t.name for t in (await c.list_tools()).tools]
+
+
+@pytest.fixture(scope="module")
+def gated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The gated server over Streamable HTTP, recorded through `mcptape record --http` with two
+    clients in one cassette per era (one declaring roots, one not); and over stdio with one."""
+    where = tmp_path_factory.mktemp("gated")
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, str(GATED_SERVER), "http", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+    async def both(url: str, mode: str) -> None:
+        with anyio.fail_after(60):
+            assert await listed(url, True, mode) == ["files", "echo"]
+            assert await listed(url, False, mode) == ["echo"]
+
+    try:
+        wait_port(port, server)
+        for mode in ("legacy", "auto"):
+            recorder = Recorder(f"http://127.0.0.1:{port}/mcp", where / f"{mode}.jsonl")
+            try:
+                anyio.run(both, recorder.url, mode)
+            finally:
+                recorder.stop()
+    finally:
+        stop(server)
+    one = mcptape_cmd("record", "-q", "-o", str(where / "one.jsonl"), "--",
+                      sys.executable, str(GATED_SERVER))  # fmt: skip
+    assert anyio.run(listed, stdio(one), True) == ["files", "echo"]
+    return {name: where / f"{name}.jsonl" for name in ("legacy", "auto", "one")}
+
+
+@pytest.mark.parametrize(
+    ("cassette", "mode", "shell"),
+    [
+        ("legacy", "legacy", "stdio"), ("legacy", "legacy", "http"), ("legacy", "legacy", "memory"),
+        ("auto", "auto", "stdio"), ("auto", "auto", "http"), ("auto", "auto", "memory"),
+        ("legacy", "auto", "memory"), ("auto", "legacy", "memory"),  # the other era's client
+    ],
+)  # fmt: skip
+async def test_two_recordings_that_differ_in_capabilities_serve_each_client_the_one_that_fits(
+    gated: dict[str, Path], cassette: str, mode: str, shell: str
+) -> None:
+    path = gated[cassette]
+    served = Served(path) if shell == "http" else None
+    notes: list[Note] = []
+    try:
+        with anyio.fail_after(60):
+            for roots, want in ((True, ["files", "echo"]), (False, ["echo"])):
+                if served is not None:
+                    target: Any = served.url
+                elif shell == "stdio":
+                    target = stdio(mcptape_cmd("replay", str(path)))
+                else:
+                    target = replay_transport(path, on_note=notes.append)
+                assert await listed(target, roots, mode) == want
+    finally:
+        if served is not None:
+            assert served.stop() == 0, served.stderr
+    said = [n.text for n in notes] + (served.stderr if served is not None else [])
+    assert not [t for t in said if "declared otherwise" in t]  # each fitted: nothing to say
+
+
+async def test_one_recording_serves_a_client_that_declares_otherwise_with_one_line_and_strict_fails(
+    gated: dict[str, Path],
+) -> None:
+    notes: list[Note] = []
+    with anyio.fail_after(60):
+        got = await listed(replay_transport(gated["one"], on_note=notes.append), False)
+        assert got == ["files", "echo"]  # what the recording client (with roots) was given
+        warned = [n.text for n in notes if n.level == "warning"]
+        assert len(warned) == 1 and "clientCapabilities/roots is absent" in warned[0], notes
+        strict = replay_transport(gated["one"], strict=True, on_note=None)
+        with pytest.RaisesGroup(
+            UnplayedExchangesError, allow_unwrapped=True, flatten_subgroups=True
+        ):
+            async with Client(strict) as c:
+                with pytest.raises(MCPError) as refused:
+                    await c.list_tools()
+    assert refused.value.error.code == NO_MATCH and "roots" in refused.value.error.message
