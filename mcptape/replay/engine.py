@@ -150,6 +150,8 @@ class ReplayEngine:
         self._level: str | None = None
         """A legacy client's declared capabilities and clientInfo (handshake) and log level
         (`logging/setLevel`)."""
+        self._cancelled_ids: set[Any] = set()
+        """Requests the client cancelled (a shell that delays answers drops what is left of them)."""
         self._bridged: set[Any] = set()
         """Listen streams answered from a legacy cassette's subscriptions (open until cancelled)."""
         self._noted: set[str] = set()
@@ -246,9 +248,15 @@ class ReplayEngine:
 
     # -- requests --------------------------------------------------------------------------
 
+    def cancelled(self, request_id: Any) -> bool:
+        """True when the client cancelled request `request_id`: a shell that delays answers
+        (`--timing`) does not send what it still holds of it."""
+        return request_id is not None and id_key(request_id) in self._cancelled_ids
+
     def _request(self, request: Request) -> list[Output]:
         msg = cast(dict[str, Any], request)  # the matcher and the helpers keep the raw message
         method = msg["method"]
+        self._cancelled_ids.discard(id_key(msg["id"]))  # an id used again is a new request
         if method == "initialize":
             return self._initialize(request)
         if method == "ping":
@@ -858,6 +866,7 @@ class ReplayEngine:
     def _cancelled(self, rid: Any, unrecorded: bool) -> list[Output]:
         """Ends a request in flight (waiting for the client's answer, or a listen stream): what is
         left of its recorded exchange, the response too, is not sent."""
+        self._cancelled_ids.add(id_key(rid))
         if id_key(rid) in self._bridged:
             self._bridged.discard(id_key(rid))
             return []  # how a listen stream ends
@@ -868,7 +877,7 @@ class ReplayEngine:
         if not unrecorded or (play is not None and play.exchange.method == "subscriptions/listen"):
             return []  # as recorded, or how a listen stream ends (the recording's ended at hangup)
         if play is None:
-            text = f"notifications/cancelled for request {rid!r}, which is not in flight (answered already, or never sent); nothing to cancel"
+            text = f"notifications/cancelled for request {rid!r}, which is not in flight (answered already, or never sent); what is left of its answer is not sent"
         else:
             text = f"notifications/cancelled for request {rid!r} ({play.exchange.method}), which the recording client never cancelled: the rest of its recorded exchange is not sent"
         return [Note(text, "info")]

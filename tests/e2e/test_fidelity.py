@@ -19,7 +19,9 @@ import pytest
 from anyio.abc import ByteReceiveStream, Process
 from mcp import Client, MCPError
 from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp.shared.message import SessionMessage
 from mcp.types import ListRootsResult, Root
+from mcp_types import jsonrpc_message_adapter
 
 from mcptape.cassette import load
 from mcptape.pairing import pair
@@ -29,11 +31,19 @@ from tests.conftest import ROOT, demo_server_cmd, free_port, mcptape_cmd
 from tests.e2e.test_record_http import Recorder, stop, wait_port
 from tests.e2e.test_serve_http import Served
 from tests.replay.recorded import stdio
+from tests.replay.tape import note as note_msg
+from tests.replay.tape import ok as ok_msg
+from tests.replay.tape import req as req_msg
+from tests.replay.tape import tape
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 ROOTS_SERVER = ROOT / "tests" / "servers" / "roots_server.py"
 WORK = Root(uri="file:///work", name="work")
+
+
+async def give_no_roots(_ctx: Any) -> ListRootsResult:
+    return ListRootsResult(roots=[])
 
 
 def record_roots(path: Path) -> None:
@@ -201,6 +211,23 @@ async def test_an_inspector_style_session_replays_on_a_cassette_recorded_without
         ]
 
 
+async def test_roots_list_changed_never_recorded_is_noted_once_and_the_session_goes_on() -> None:
+    notes: list[Note] = []
+    transport = replay_transport(EVERYTHING / "stdio.jsonl", on_note=notes.append)
+    with anyio.fail_after(60):
+        async with Client(transport, mode="legacy", list_roots_callback=give_no_roots) as c:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                await c.send_roots_list_changed()
+                await c.send_roots_list_changed()
+            tools = [t.name for t in (await c.list_tools()).tools]
+    assert tools == recorded_tools(EVERYTHING / "stdio.jsonl")
+    said = [n.text for n in notes if "roots/list_changed" in n.text]
+    assert said == [
+        "notifications/roots/list_changed: the recording client never sent it; nothing answered, as a server does"
+    ]
+
+
 async def test_set_level_to_a_server_without_logging_is_refused_as_the_real_one_does() -> None:
     with anyio.fail_after(60):
         real = await set_level_first(stdio(demo_server_cmd()))
@@ -296,10 +323,6 @@ GATED_SERVER = ROOT / "tests" / "servers" / "roots_gated_server.py"
 """Lists its `files` tool only to clients that declare `roots`."""
 
 
-async def give_no_roots(_ctx: Any) -> ListRootsResult:
-    return ListRootsResult(roots=[])
-
-
 async def listed(target: Any, roots: bool, mode: str = "legacy") -> list[str]:
     """The tool names a client that declares roots (or not) is given."""
     kw: dict[str, Any] = {"list_roots_callback": give_no_roots} if roots else {}
@@ -388,3 +411,24 @@ async def test_one_recording_serves_a_client_that_declares_otherwise_with_one_li
                 with pytest.raises(MCPError) as refused:
                     await c.list_tools()
     assert refused.value.error.code == NO_MATCH and "roots" in refused.value.error.message
+
+
+async def test_with_recorded_timing_a_cancelled_requests_pending_answer_is_never_sent() -> None:
+    skipped = ("c", note_msg("notifications/elsewhere"))  # time passes: 0.1 s a step
+    cassette = tape(
+        ("c", req_msg(1, "tools/call", {"name": "slow", "arguments": {}})), skipped,
+        ("s", ok_msg(1, {"content": [{"type": "text", "text": "slow"}]})),  # 0.2 s after its call
+        ("c", req_msg(2, "tools/call", {"name": "slower", "arguments": {}})), skipped, skipped, skipped,
+        ("s", ok_msg(2, {"content": [{"type": "text", "text": "slower"}]})),  # 0.4 s after its call
+    )  # fmt: skip
+    notes: list[Note] = []
+    transport = replay_transport(cassette, timing=1.0, on_note=notes.append)
+    cancel = note_msg("notifications/cancelled", {"requestId": 7})
+    with anyio.fail_after(30):
+        async with transport as (reads, writes):
+            for m in (req_msg(7, "tools/call", {"name": "slow", "arguments": {}}), cancel,
+                      req_msg(8, "tools/call", {"name": "slower", "arguments": {}})):  # fmt: skip
+                await writes.send(SessionMessage(jsonrpc_message_adapter.validate_python(m)))
+            first = await reads.receive()  # "slow" was due first: had it been sent, it came first
+    assert isinstance(first, SessionMessage) and first.message.model_dump()["id"] == 8
+    assert any("what is left of its answer is not sent" in n.text for n in notes)

@@ -484,6 +484,10 @@ def test_cancelling_a_waiting_exchange_drops_it() -> None:
     e.receive(call("g", "greet"))
     out = e.receive(note("notifications/cancelled", {"requestId": "g"}))
     assert sent(out) == [] and ["is not sent" in t for t in notes(out)] == [True]
+    assert e.cancelled("g") and not e.cancelled(1)  # what a shell that delays answers asks
+    e.receive(call("g", "greet"))  # the id used again: a new request
+    assert not e.cancelled("g")
+    e.receive(note("notifications/cancelled", {"requestId": "g"}))
     assert e.in_flight == 0 and sent(e.receive(ok(1, {"action": "accept"}))) == []
 
 
