@@ -144,18 +144,31 @@ async def test_replay_asks_roots_list_only_after_the_clients_initialized(roots_t
             assert await proc.wait() == 0  # --strict: every recorded exchange was played
 
 
-async def test_the_sdk_client_is_asked_for_its_roots_on_replay(roots_tape: Path) -> None:
+@pytest.mark.parametrize("shell", ["stdio", "http", "memory"])
+async def test_the_sdk_client_is_asked_for_its_roots_on_replay(
+    roots_tape: Path, shell: str
+) -> None:
     asked = anyio.Event()
 
     async def give_roots(_ctx: Any) -> ListRootsResult:
         asked.set()
         return ListRootsResult(roots=[WORK])
 
-    with anyio.fail_after(60):
-        cmd = mcptape_cmd("replay", str(roots_tape))
-        async with Client(stdio(cmd), mode="legacy", list_roots_callback=give_roots) as c:
-            await asked.wait()
-            result = await c.call_tool("roots", {})
+    served = Served(roots_tape, "--strict") if shell == "http" else None
+    try:
+        with anyio.fail_after(60):
+            if served is not None:
+                target: Any = served.url  # roots/list comes on the session's GET stream
+            elif shell == "stdio":
+                target = stdio(mcptape_cmd("replay", "--strict", str(roots_tape)))
+            else:
+                target = replay_transport(roots_tape, strict=True, on_note=None)
+            async with Client(target, mode="legacy", list_roots_callback=give_roots) as c:
+                await asked.wait()
+                result = await c.call_tool("roots", {})  # (the SDK lists the tools after it)
+    finally:
+        if served is not None:
+            assert served.stop() == 0, served.stderr  # --strict: everything was played
     assert result.structured_content == {"result": "file:///work"}
 
 
