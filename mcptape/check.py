@@ -297,6 +297,8 @@ def _protocol(
     )
     for _, item in session.unsolicited:
         validator.server_message(item, latest)
+    for request, answer in session.replies:
+        validator.client_answer(request, answer, latest)
 
 
 def _envelope(msg: Any) -> str | None:
@@ -377,18 +379,8 @@ class _McpValidator:
                 self.server_message(item, v)
                 if item.type is MessageType.REQUEST:
                     pending[orjson.dumps(item.msg.get("id"))] = str(item.msg.get("method"))
-            elif item.type is MessageType.RESULT and isinstance(item.msg.get("result"), dict):
-                method = pending.get(orjson.dumps(item.msg.get("id")))
-                if method:
-                    self._run(
-                        item,
-                        f"client answer to {method}",
-                        v,
-                        self.m.validate_client_result,
-                        method,
-                        v,
-                        item.msg["result"],
-                    )
+            else:
+                self._answer(item, pending.get(orjson.dumps(item.msg.get("id"))), v)
         resp = ex.response
         if resp is not None and resp.type is MessageType.RESULT:
             result = resp.msg.get("result")
@@ -408,6 +400,22 @@ class _McpValidator:
                     result,
                     surface=surface,
                 )
+
+    def client_answer(self, request: Item, answer: Item, version: str | None) -> None:
+        """The client's answer to a server request that belonged to no client request."""
+        self._answer(answer, str(request.msg.get("method")), version)
+
+    def _answer(self, item: Item, method: str | None, version: str | None) -> None:
+        if method and item.type is MessageType.RESULT and isinstance(item.msg.get("result"), dict):
+            self._run(
+                item,
+                f"client answer to {method}",
+                version,
+                self.m.validate_client_result,
+                method,
+                version,
+                item.msg["result"],
+            )
 
     def _result_surface(self, method: str, version: str | None, result: dict[str, Any]) -> Any:
         """A result that is not `input_required` is checked against the method's own type alone

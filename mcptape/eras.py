@@ -14,7 +14,9 @@ differently, and this module is the only place that knows how:
   resource-not-found -32002 (legacy) as -32602;
 - input: an `input_required` result's `inputRequests` and the retry's `inputResponses` <->
   legacy server-to-client requests (elicitation, sampling, roots) and the client's answers;
-- subscriptions: the URIs of a `subscriptions/listen` filter <-> `resources/subscribe` calls.
+- subscriptions: the URIs of a `subscriptions/listen` filter <-> `resources/subscribe` calls,
+  its list-changed flags <-> the `listChanged` capabilities, and its stream's notifications
+  (tagged with the listen's id, first an acknowledgement) <-> a legacy server's untagged ones.
 """
 
 from __future__ import annotations
@@ -29,25 +31,30 @@ from mcptape.versions import (
     META_LOG_LEVEL,
     META_PROTOCOL_VERSION,
     META_SERVER_INFO,
+    META_SUBSCRIPTION_ID,
     MODERN,
     is_modern,
 )
 
 __all__ = [
+    "CHANGE_NOTIFICATIONS",
     "ENVELOPE_RESULT_KEYS",
     "LEGACY",
     "MODERN_ERA",
     "Identity",
     "InputPair",
+    "acknowledged",
     "describe_servable",
     "discover_result",
     "era_of",
+    "honoured",
     "identity_meta",
     "initialize_result",
     "input_pairs",
     "input_requests",
     "is_input_required",
     "legacy_version",
+    "listen_filter",
     "listen_uris",
     "modern_error",
     "modern_result",
@@ -58,6 +65,9 @@ __all__ = [
     "set_level",
     "strip_envelope",
     "strip_identity",
+    "tagged",
+    "untagged",
+    "wanted",
 ]
 
 LEGACY = "legacy"
@@ -341,3 +351,76 @@ def listen_uris(params: Any) -> list[Any]:
     filt = params.get("notifications") if isinstance(params, dict) else None
     uris = filt.get("resourceSubscriptions") if isinstance(filt, dict) else None
     return list(uris) if isinstance(uris, list) else []
+
+
+LISTEN_FLAGS = {
+    "toolsListChanged": ("notifications/tools/list_changed", "tools"),
+    "promptsListChanged": ("notifications/prompts/list_changed", "prompts"),
+    "resourcesListChanged": ("notifications/resources/list_changed", "resources"),
+}
+"""A `subscriptions/listen` filter flag -> the change notification it asks for, and the capability
+family whose `listChanged` a legacy server declares when it sends that notification."""
+RESOURCE_UPDATED = "notifications/resources/updated"
+CHANGE_NOTIFICATIONS = frozenset({RESOURCE_UPDATED, *(m for m, _ in LISTEN_FLAGS.values())})
+"""Server notifications that 2026-07-28 delivers only on a listen stream that asked for them."""
+
+
+def listen_filter(params: Any) -> dict[str, Any]:
+    """The `notifications` filter of a `subscriptions/listen` request (empty when absent)."""
+    filt = params.get("notifications") if isinstance(params, dict) else None
+    return filt if isinstance(filt, dict) else {}
+
+
+def honoured(filt: dict[str, Any], capabilities: Any) -> dict[str, Any]:
+    """What a server with these (legacy handshake) capabilities honours of a listen filter: the
+    list-changed flags of the families it declares `listChanged` for, and the resource URIs when
+    it declares `resources.subscribe`."""
+    caps = capabilities if isinstance(capabilities, dict) else {}
+    out: dict[str, Any] = {}
+    for flag, (_, family) in LISTEN_FLAGS.items():
+        declared = caps.get(family)
+        if filt.get(flag) is True and isinstance(declared, dict) and declared.get("listChanged"):
+            out[flag] = True
+    resources = caps.get("resources")
+    uris = listen_uris({"notifications": filt})
+    if uris and isinstance(resources, dict) and resources.get("subscribe"):
+        out["resourceSubscriptions"] = uris
+    return out
+
+
+def wanted(filt: dict[str, Any], msg: Any) -> bool:
+    """True when a listen stream with this (honoured) filter carries this server notification."""
+    if not isinstance(msg, dict):
+        return False
+    method = msg.get("method")
+    if method == RESOURCE_UPDATED:
+        params = msg.get("params")
+        uri = params.get("uri") if isinstance(params, dict) else None
+        return uri in listen_uris({"notifications": filt})
+    return any(filt.get(flag) is True and m == method for flag, (m, _) in LISTEN_FLAGS.items())
+
+
+def tagged(msg: dict[str, Any], listen_id: Any) -> dict[str, Any]:
+    """A notification as a 2026-07-28 listen stream carries it: tagged with the listen's id."""
+    params: dict[str, Any] = msg["params"] if isinstance(msg.get("params"), dict) else {}
+    meta: dict[str, Any] = params["_meta"] if isinstance(params.get("_meta"), dict) else {}
+    return {**msg, "params": {**params, "_meta": {**meta, META_SUBSCRIPTION_ID: listen_id}}}
+
+
+def untagged(msg: dict[str, Any]) -> dict[str, Any]:
+    """A listen stream's notification as a legacy server sends it (no reserved `_meta` keys)."""
+    if "params" not in msg:
+        return msg
+    return {**msg, "params": strip_identity(msg["params"])}
+
+
+def acknowledged(listen_id: Any, filt: dict[str, Any]) -> dict[str, Any]:
+    """The first message of a listen stream: what the server honours of the filter."""
+    return tagged(
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/subscriptions/acknowledged",
+            "params": {"notifications": filt},
+        },
+        listen_id,
+    )

@@ -4,7 +4,9 @@ Pure. Works on stdio order alone (ids, progress tokens, subscription ids, and wh
 request was in flight) and uses HTTP hints when the recorder left them (`http.exchange`:
 the HTTP request/response a message travelled in). Batches are exploded into their
 messages. Legacy id spaces are per direction, so a server request `id: 1` and a client
-request `id: 1` never collide.
+request `id: 1` never collide. A server request outside any client request (server-filesystem's
+`roots/list` right after `notifications/initialized`) is unsolicited, and pairs with the client's
+answer wherever that falls (`Session.replies`).
 """
 
 from __future__ import annotations
@@ -82,6 +84,10 @@ class Session:
     exchanges: list[Exchange] = field(default_factory=list)
     unsolicited: list[tuple[int, Item]] = field(default_factory=list)
     """(number of exchanges before it, item): server messages outside any request."""
+    replies: list[tuple[Item, Item]] = field(default_factory=list)
+    """(server request outside any client request, the client's answer to it), in answer order:
+    server-filesystem asks `roots/list` right after the client's `notifications/initialized`,
+    while no client request is in flight, and the client answers it wherever it falls."""
     orphans: list[Item] = field(default_factory=list)
     """Responses to no known request, and other messages that could not be placed."""
     others: list[Event] = field(default_factory=list)
@@ -97,7 +103,9 @@ class _Pairer:
     def __init__(self) -> None:
         self.s = Session()
         self.inflight: dict[tuple[str, Any, Any], Exchange] = {}  # (session, id key) -> exchange
-        self.server_pending: dict[tuple[str, Any, Any], Exchange | None] = {}
+        self.server_pending: dict[tuple[str, Any, Any], Exchange | Item] = {}
+        """A server request awaiting the client's answer -> the exchange it belongs to, or the
+        request itself when it belongs to none (unsolicited)."""
         self.progress: dict[tuple[str, Any, Any], Exchange] = {}
         self.by_http: dict[Any, Exchange] = {}
         self.session = "0"
@@ -163,8 +171,10 @@ class _Pairer:
             return
         # a client response to a server request
         owner = self.server_pending.pop((sess, *id_key(m.get("id"))), None)
-        if owner is not None:
+        if isinstance(owner, Exchange):
             owner.items.append(item)
+        elif owner is not None:
+            self.s.replies.append((owner, item))
         else:
             self.s.orphans.append(item)
 
@@ -190,7 +200,7 @@ class _Pairer:
             return
         owner = self._owner(item, sess)
         if item.type is MessageType.REQUEST:
-            self.server_pending[(sess, *id_key(m["id"]))] = owner
+            self.server_pending[(sess, *id_key(m["id"]))] = owner if owner is not None else item
         if owner is not None:
             owner.items.append(item)
         else:

@@ -4,18 +4,24 @@ from __future__ import annotations
 
 from mcptape.eras import (
     Identity,
+    acknowledged,
     discover_result,
     era_of,
+    honoured,
     identity_meta,
     initialize_result,
     input_pairs,
     legacy_version,
+    listen_filter,
     listen_uris,
     retry_params,
     server_description,
     set_level,
     strip_envelope,
     strip_identity,
+    tagged,
+    untagged,
+    wanted,
 )
 from mcptape.versions import (
     META_CLIENT_CAPABILITIES,
@@ -137,3 +143,47 @@ def test_listen_filters_name_the_subscribed_uris() -> None:
     ) == ["file:///a"]
     assert listen_uris({"notifications": {"toolsListChanged": True}}) == []
     assert listen_uris(None) == []
+
+
+CONFIG = "file:///project/config.json"
+LISTEN_ACK = {  # the spec's example stream (schema/2026-07-28/examples), first message
+    "jsonrpc": "2.0",
+    "method": "notifications/subscriptions/acknowledged",
+    "params": {
+        "_meta": {"io.modelcontextprotocol/subscriptionId": "listen-1"},
+        "notifications": {"toolsListChanged": True, "resourceSubscriptions": [CONFIG]},
+    },
+}
+
+
+def test_a_listen_filter_is_honoured_as_far_as_the_legacy_capabilities_go() -> None:
+    asked = {
+        "toolsListChanged": True,
+        "promptsListChanged": True,
+        "resourceSubscriptions": [CONFIG],
+    }
+    caps = {"tools": {"listChanged": True}, "prompts": {}, "resources": {"subscribe": True}}
+    assert honoured(listen_filter({"notifications": asked}), caps) == {
+        "toolsListChanged": True,
+        "resourceSubscriptions": [CONFIG],
+    }
+    assert honoured(asked, {"resources": {"subscribe": False}}) == {}
+    assert listen_filter({"notifications": "no"}) == {} and listen_filter(None) == {}
+
+
+def test_a_listen_streams_notifications_are_tagged_and_untagged_both_ways() -> None:
+    filt = LISTEN_ACK["params"]["notifications"]  # type: ignore[index]
+    assert acknowledged("listen-1", filt) == LISTEN_ACK
+    legacy = {
+        "jsonrpc": "2.0",
+        "method": "notifications/resources/updated",
+        "params": {"uri": CONFIG},
+    }
+    modern = tagged(legacy, "listen-1")
+    assert modern["params"]["_meta"] == {"io.modelcontextprotocol/subscriptionId": "listen-1"}
+    assert untagged(modern) == legacy
+    bare = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+    assert untagged(tagged(bare, 7)) == {**bare, "params": {}} and untagged(bare) == bare
+    assert wanted(filt, legacy) and wanted(filt, bare)
+    other = {**legacy, "params": {"uri": "file:///elsewhere"}}
+    assert not wanted(filt, other) and not wanted({}, bare) and not wanted(filt, None)

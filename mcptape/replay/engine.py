@@ -15,8 +15,11 @@ What the engine owns:
   handshake), `ping` (the recorded answer first), `notifications/initialized`,
   `notifications/cancelled` (ends a request or a listen stream, nothing answered), a
   `server/discover` probe against a legacy cassette (the recorded error, else
-  method-not-found, so clients fall back to initialize), `logging/setLevel` that the
-  recording client never sent (accepted, as every server that logs does);
+  method-not-found, so clients fall back to initialize); housekeeping the recording client
+  never sent, answered as a server of the recording's era does, with a note: `logging/setLevel`
+  (the recorded answer to another level, else `{}` when the server declared `logging`, else
+  -32601), `notifications/roots/list_changed` and `notifications/cancelled` (nothing answered;
+  a cancelled request's recorded response is not sent);
 - a client of the other era (`ReplayConfig.cross_era`, see `mcptape.eras`): a legacy client
   on a 2026-07-28 cassette gets a handshake made from the recorded `server/discover`, results
   without the 2026-only envelope, and each `input_required` as legacy server-to-client
@@ -34,17 +37,25 @@ from typing import Any, cast
 
 from mcptape.cassette import Cassette
 from mcptape.eras import (
+    CHANGE_NOTIFICATIONS,
     LEGACY,
     MODERN_ERA,
+    acknowledged,
     discover_result,
+    honoured,
     initialize_result,
     input_requests,
     is_input_required,
+    listen_filter,
+    listen_uris,
     modern_error,
     modern_result,
     strip_envelope,
+    tagged,
+    untagged,
+    wanted,
 )
-from mcptape.model import Source
+from mcptape.model import Kind, Source
 from mcptape.pairing import Exchange, Item
 from mcptape.versions import META_LOG_LEVEL as META_LOG_LEVEL_KEY
 from mcptape.versions import META_SERVER_INFO, META_SUBSCRIPTION_ID, MODERN, is_modern
@@ -66,7 +77,7 @@ from mcptape.wire.jsonrpc import (
     request_params,
 )
 
-from .index import Miss, Pass, ReplayIndex, declared, declared_of
+from .index import Miss, Pass, ReplayIndex, declared, declared_of, only_who
 from .matcher import describe, explain_diffs
 from .outputs import Note, Output, ReplayConfig, Send
 from .report import NO_MATCH, no_match
@@ -135,8 +146,14 @@ class ReplayEngine:
         self._era: str | None = None
         """The client's era, once it showed it (an `initialize`, or a request with the 2026 `_meta`)."""
         self._caps: Any = None
+        self._info: Any = None
         self._level: str | None = None
-        """A legacy client's declared capabilities (handshake) and log level (`logging/setLevel`)."""
+        """A legacy client's declared capabilities and clientInfo (handshake) and log level
+        (`logging/setLevel`)."""
+        self._cancelled_ids: set[Any] = set()
+        """Requests the client cancelled (a shell that delays answers drops what is left of them)."""
+        self._bridged: set[Any] = set()
+        """Listen streams answered from a legacy cassette's subscriptions (open until cancelled)."""
         self._noted: set[str] = set()
         self._notified: dict[str, int] = {}
         """Client notifications received so far, by method (the n-th plays what the n-th recorded one triggered)."""
@@ -158,7 +175,7 @@ class ReplayEngine:
     @property
     def in_flight(self) -> int:
         """Client requests started and not yet answered (a listen stream, a wait for the client)."""
-        return len(self._active)
+        return len(self._active) + len(self._bridged)
 
     # -- input -------------------------------------------------------------------------
 
@@ -231,9 +248,15 @@ class ReplayEngine:
 
     # -- requests --------------------------------------------------------------------------
 
+    def cancelled(self, request_id: Any) -> bool:
+        """True when the client cancelled request `request_id`: a shell that delays answers
+        (`--timing`) does not send what it still holds of it."""
+        return request_id is not None and id_key(request_id) in self._cancelled_ids
+
     def _request(self, request: Request) -> list[Output]:
         msg = cast(dict[str, Any], request)  # the matcher and the helpers keep the raw message
         method = msg["method"]
+        self._cancelled_ids.discard(id_key(msg["id"]))  # an id used again is a new request
         if method == "initialize":
             return self._initialize(request)
         if method == "ping":
@@ -247,7 +270,7 @@ class ReplayEngine:
         who = (
             own
             if own is not None
-            else declared(self._caps, self._level)
+            else declared(self._caps, self._level, self._info)
             if self._era == LEGACY
             else None
         )
@@ -259,16 +282,11 @@ class ReplayEngine:
         if isinstance(found, Miss):
             if method == "server/discover" and self.index.legacy:
                 return self._discover_on_legacy(request)
-            if method == "logging/setLevel" and not found.played:
-                note = "logging/setLevel was never recorded; accepted, as every server that declares logging does"
-                return [
-                    Send(
-                        {"jsonrpc": "2.0", "id": msg["id"], "result": {}},
-                        request_id=msg["id"],
-                        final=True,
-                    ),
-                    *self._note(note, "info"),
-                ]
+            if method == "logging/setLevel":
+                return self._set_level(msg, modern=own is not None)
+            bridged = self._subscriptions(msg, modern=own is not None)
+            if bridged is not None:
+                return bridged
             if found.declared:
                 text = (f"mcptape replay: {describe(subject)} was recorded only for a client that declared otherwise: "
                         f"{explain_diffs(found.declared)}; strict replay plays only recordings that fit")  # fmt: skip
@@ -290,7 +308,13 @@ class ReplayEngine:
             )
             return [Send(error, request_id=msg["id"], final=True), Note(text, "error")]
         out: list[Output] = []
-        if self.pass_.differs:
+        if self.pass_.differs and only_who(self.pass_.differs):
+            what = explain_diffs(self.pass_.differs)
+            text = (
+                f"playing recordings made by another client: {what} (no recording by this client)"
+            )
+            out.extend(self._note(text, "info", key=what))
+        elif self.pass_.differs:
             what = explain_diffs(self.pass_.differs)
             text = (f"{describe(subject)}: no recording by a client that declared the same; playing line {found.seq}, "
                     f"recorded by one that declared otherwise: {what} (--strict refuses this)")  # fmt: skip
@@ -331,6 +355,140 @@ class ReplayEngine:
             )
         ]
 
+    def _set_level(self, msg: dict[str, Any], modern: bool) -> list[Output]:
+        """`logging/setLevel` the recording has no answer left for (the Inspector sends it to every
+        server that declares `logging`): the recorded server's own answer to a `logging/setLevel`,
+        else what a server of the recording's era gives: accepted when it declared `logging`,
+        else method not found (so too in 2026-07-28, which removed the method)."""
+        level = request_params(msg).get("level")
+        answered = [
+            ex
+            for ex in self.index.session.exchanges
+            if ex.method == "logging/setLevel" and ex.response is not None
+        ]
+        if answered:
+            resp = answered[0].response
+            assert resp is not None
+            text = f"logging/setLevel ({level}): no recording of it left; playing the recorded answer of line {answered[0].request.event.seq}"
+            return [
+                Send({**resp.msg, "id": msg["id"]}, resp.event, answered[0], msg["id"], final=True),
+                *self._note(text, "info", key="logging/setLevel"),
+            ]
+        translated = not modern and any(
+            META_LOG_LEVEL_KEY in request_meta(ex.msg)
+            for ex in self.index.session.exchanges
+            if is_modern(ex.protocol_version)
+        )
+        declares = "logging" in self._server_capabilities()
+        if translated or (declares and not (modern and not self.index.legacy)):
+            answer: dict[str, Any] = {"jsonrpc": "2.0", "id": msg["id"], "result": {}}
+            text = (
+                "logging/setLevel was never recorded; accepted: it stands for the per-request log level the 2026-07-28 recordings carry"
+                if translated
+                else "logging/setLevel was never recorded; accepted, as a server that declares logging does"
+            )
+        else:
+            answer = error_response(
+                msg["id"], JSONRPC_METHOD_NOT_FOUND, "Method not found", "logging/setLevel"
+            )
+            why = (
+                "a 2026-07-28 server does not have the method"
+                if modern and not self.index.legacy
+                else "the recorded server does not declare logging"
+            )
+            text = f"logging/setLevel was never recorded and {why}; answered -32601, as such a server does"
+        return [
+            Send(answer, request_id=msg["id"], final=True),
+            *self._note(text, "info", key="logging/setLevel"),
+        ]
+
+    # -- subscriptions across eras -----------------------------------------------------------
+
+    def _subscriptions(self, msg: dict[str, Any], modern: bool) -> list[Output] | None:
+        """`resources/subscribe` on a 2026-07-28 cassette, `subscriptions/listen` on a legacy one
+        (neither recorded): the other era's way of asking for the same updates; None otherwise."""
+        method = msg["method"]
+        if not self.config.cross_era:
+            return None
+        if method in ("resources/subscribe", "resources/unsubscribe") and not modern:
+            if self.index.modern and not self.index.legacy:
+                return self._subscribe_on_modern(msg)
+        elif method == "subscriptions/listen" and modern and self.index.legacy:
+            return self._listen_on_legacy(msg)
+        return None
+
+    def _subscribe_on_modern(self, msg: dict[str, Any]) -> list[Output]:
+        """A legacy client's `resources/subscribe`: `{}`, then the `notifications/resources/updated`
+        of a recorded `subscriptions/listen` that asked about the URI, as a legacy server sends them."""
+        uri = request_params(msg).get("uri")
+        answer = Send(
+            {"jsonrpc": "2.0", "id": msg["id"], "result": {}}, request_id=msg["id"], final=True
+        )
+        if msg["method"] == "resources/unsubscribe":
+            text = "resources/unsubscribe on a 2026-07-28 cassette: accepted (there, a subscription ends with its listen stream)"
+            return [answer, *self._note(text, "info", key="resources/unsubscribe")]
+        listens = [
+            ex
+            for ex in self.index.session.exchanges
+            if ex.method == "subscriptions/listen" and uri in listen_uris(request_params(ex.msg))
+        ]
+        if not listens:
+            text = f"resources/subscribe ({uri}) on a 2026-07-28 cassette: no recorded subscriptions/listen asked about it; accepted, with no update to play"
+            return [answer, Note(text, "info")]
+        ex = listens[0]
+        self.pass_.mark(ex)
+        only = {"resourceSubscriptions": [uri]}
+        # on the subscribe's own stream, before its answer: a 2026-07-28 cassette's server has no
+        # stream outside a request (over HTTP, no GET stream) for a legacy server's unsolicited ones
+        updates: list[Output] = [
+            Send(untagged(item.msg), None, None, msg["id"])
+            for item in ex.items
+            if item.src is Source.SERVER and wanted(only, item.msg)
+        ]
+        text = (f"resources/subscribe ({uri}) on a 2026-07-28 cassette: accepted, with the {len(updates)} "
+                f"update(s) of the subscriptions/listen of line {ex.request.event.seq}")  # fmt: skip
+        return [Note(text, "info"), *updates, answer]
+
+    def _listen_on_legacy(self, msg: dict[str, Any]) -> list[Output]:
+        """A 2026-07-28 client's `subscriptions/listen`: the acknowledgement of what the recorded
+        server could honour, then every recorded change notification the filter asks for (the
+        updates of the recorded `resources/subscribe`s), tagged; the stream stays open."""
+        filt = honoured(listen_filter(request_params(msg)), self._server_capabilities())
+        uris = listen_uris({"notifications": filt})
+        subs = [
+            ex
+            for ex in self.index.session.exchanges
+            if ex.method in ("resources/subscribe", "resources/unsubscribe")
+            and request_params(ex.msg).get("uri") in uris
+        ]
+        for ex in subs:
+            self.pass_.mark(ex)
+        updates = [
+            (ev, m)
+            for ev in self.index.cassette.events
+            if ev.kind is Kind.MESSAGE and ev.src is Source.SERVER
+            for m in (ev.msg if isinstance(ev.msg, list) else [ev.msg])
+            if wanted(filt, m)
+        ]  # fmt: skip
+        t0 = subs[0].request.event.t if subs else updates[0][0].t if updates else 0.0
+        self._bridged.add(id_key(msg["id"]))
+        text = (f"subscriptions/listen on a legacy cassette: acknowledged {filt or 'nothing'} (what the recorded server "
+                f"declared), with {len(updates)} recorded notification(s)")  # fmt: skip
+        return [
+            Send(acknowledged(msg["id"], filt), request_id=msg["id"]),
+            Note(text, "info"),
+            *(Send(tagged(m, msg["id"]), ev, None, msg["id"], max(0.0, ev.t - t0)) for ev, m in updates),
+        ]  # fmt: skip
+
+    def _server_capabilities(self) -> dict[str, Any]:
+        """What the recorded server declared: in its `initialize` result, else its `server/discover`
+        result, else what the recorded traffic says."""
+        for ex in (*self.index.initialize, *self.index.discover):
+            caps = ex.result.get("capabilities") if isinstance(ex.result, dict) else None
+            if isinstance(caps, dict):
+                return caps
+        return cast(dict[str, Any], self._inferred_discover()["capabilities"])
+
     def _start(self, ex: Exchange, msg: Request) -> list[Output]:
         token = request_meta(msg).get("progressToken")
         play = _Play(ex, msg["id"], token, ex.request.event.t)
@@ -350,6 +508,7 @@ class ReplayEngine:
         recorded = [ex for ex in self.index.initialize if ex.response is not None]
         if recorded or (self.config.cross_era and self.index.modern):
             self._era, self._caps, self._level = LEGACY, params.get("capabilities"), None
+            self._info = params.get("clientInfo")
         if not recorded and self.config.cross_era and self.index.modern:
             return self._initialize_on_modern(cast(dict[str, Any], msg), asked)
         if not recorded:
@@ -478,6 +637,8 @@ class ReplayEngine:
             play.pos += 1
             if item.src is Source.CLIENT or index.played_out(item):
                 continue  # the live client sends its own answers and cancellations
+            if play.modern_out and item.msg.get("method") in CHANGE_NOTIFICATIONS:
+                continue  # 2026-07-28 sends these only on a listen stream that asked for them
             after = max(0.0, item.event.t - play.since)
             if (
                 item.type is MessageType.REQUEST
@@ -663,8 +824,10 @@ class ReplayEngine:
                 continue
             self._unsolicited_sent.add(position)
             for item in self.index.after[position]:
-                if self.index.played_out(item):
-                    continue
+                if self.index.played_out(item) or (
+                    self._era == MODERN_ERA and item.msg.get("method") in CHANGE_NOTIFICATIONS
+                ):
+                    continue  # (2026-07-28 sends change notifications only on a listen stream)
                 msg = item.msg
                 if item.type is MessageType.REQUEST:
                     fresh = self._fresh_id(msg.get("id"))
@@ -676,22 +839,42 @@ class ReplayEngine:
     # -- client notifications and answers ---------------------------------------------------
 
     def _notification(self, msg: dict[str, Any]) -> list[Output]:
+        """A notification is never answered, but what the recorded one triggered follows it; one
+        the recording client never sent (this often) gets a note, as a server that ignores it."""
         method = msg["method"]
-        if method == "notifications/cancelled":
-            rid = request_params(msg).get("requestId")
-            play = self._active.pop(id_key(rid), None)
-            if play is not None:
-                for k in [k for k, (p, _) in self._waiting.items() if p is play]:
-                    del self._waiting[k]
-        # a notification is never answered, but what the recorded one triggered follows it
         nth = self._notified.get(method, 0)
         self._notified[method] = nth + 1
         recorded = self.index.notified.get(method, [])
-        if nth < len(recorded):
-            return self._unsolicited(
-                recorded[nth], self.index.session.exchanges[recorded[nth]].request.event.t
-            )
-        return []
+        unrecorded = nth >= len(recorded)
+        out: list[Output] = []
+        if method == "notifications/cancelled":
+            out.extend(self._cancelled(request_params(msg).get("requestId"), unrecorded))
+        elif unrecorded and method != "notifications/initialized":
+            text = f"{method}: the recording client never sent it{' this often' if recorded else ''}; nothing answered, as a server does"
+            out.extend(self._note(text, "info", key=method))
+        if not unrecorded:
+            ex = self.index.session.exchanges[recorded[nth]]
+            out.extend(self._unsolicited(ex.index, ex.request.event.t))
+        return out
+
+    def _cancelled(self, rid: Any, unrecorded: bool) -> list[Output]:
+        """Ends a request in flight (waiting for the client's answer, or a listen stream): what is
+        left of its recorded exchange, the response too, is not sent."""
+        self._cancelled_ids.add(id_key(rid))
+        if id_key(rid) in self._bridged:
+            self._bridged.discard(id_key(rid))
+            return []  # how a listen stream ends
+        play = self._active.pop(id_key(rid), None)
+        if play is not None:
+            for k in [k for k, (p, _) in self._waiting.items() if p is play]:
+                del self._waiting[k]
+        if not unrecorded or (play is not None and play.exchange.method == "subscriptions/listen"):
+            return []  # as recorded, or how a listen stream ends (the recording's ended at hangup)
+        if play is None:
+            text = f"notifications/cancelled for request {rid!r}, which is not in flight (answered already, or never sent); what is left of its answer is not sent"
+        else:
+            text = f"notifications/cancelled for request {rid!r} ({play.exchange.method}), which the recording client never cancelled: the rest of its recorded exchange is not sent"
+        return [Note(text, "info")]
 
     def _answer(self, msg: Response) -> list[Output]:
         waiting = self._waiting.pop(id_key(msg.get("id")), None)
@@ -702,8 +885,10 @@ class ReplayEngine:
                 )
             ]
         play, request = waiting
+        if play is None and isinstance(request, Item):  # a server request outside any request
+            return self._differs(msg, request, self.index.replies.get(id(request)))
         if play is None or self._active.get(id_key(play.client_id)) is not play:
-            return []  # unsolicited, or its exchange was cancelled meanwhile
+            return []  # its exchange was cancelled meanwhile
         if isinstance(request, str):  # an answer to an input_required question
             assert play.answers is not None and play.exchange.response is not None
             play.answers[request] = (
@@ -712,19 +897,24 @@ class ReplayEngine:
             if any(p is play for p, _ in self._waiting.values()):
                 return []
             return self._retry(play, play.exchange.response)
-        out: list[Output] = []
         recorded = self._recorded_answer(play, request)
         if recorded is not None:
             play.since = recorded.event.t
-            got = {k: v for k, v in msg.items() if k not in ("id", "jsonrpc")}
-            want = {k: v for k, v in recorded.msg.items() if k not in ("id", "jsonrpc")}
-            if got != want:
-                out.append(
-                    Note(
-                        f"the client answered {request.msg.get('method')} differently than recorded ({got} vs {want}); replaying the recorded outcome"
-                    )
-                )
-        return out + self._advance(play)
+        return self._differs(msg, request, recorded) + self._advance(play)
+
+    def _differs(self, msg: Response, request: Item, recorded: Item | None) -> list[Output]:
+        """A note when the client answered a server request otherwise than the recorded client."""
+        if recorded is None:
+            return []
+        got = {k: v for k, v in msg.items() if k not in ("id", "jsonrpc")}
+        want = {k: v for k, v in recorded.msg.items() if k not in ("id", "jsonrpc")}
+        if got == want:
+            return []
+        return [
+            Note(
+                f"the client answered {request.msg.get('method')} differently than recorded ({got} vs {want}); replaying the recorded outcome"
+            )
+        ]
 
     def _recorded_answer(self, play: _Play, request: Item) -> Item | None:
         want = id_key(request.msg.get("id"))

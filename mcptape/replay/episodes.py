@@ -64,7 +64,7 @@ class EpisodesTransport(ReplayTransport):
                 if _unmatched(outputs) and classify(value) is MessageType.REQUEST:
                     await self._forward(value, outbox, tg)
                     continue
-                await self._deliver(plain(outputs), outbox, 0.0)  # new episodes: no fault rules
+                await self._deliver(plain(outputs), outbox, 0.0, engine)  # new episodes: no faults
         finally:
             with anyio.CancelScope(shield=True):
                 await self._finish()

@@ -33,6 +33,7 @@ from mcptape.model import Kind, Source
 from mcptape.pairing import Exchange, Item, Session, pair
 from mcptape.versions import (
     META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
     META_LOG_LEVEL,
     META_PROTOCOL_VERSION,
     is_modern,
@@ -47,18 +48,26 @@ UNINDEXED: frozenset[str] = frozenset({"initialize", "ping"})
 DECLARED_PATHS: tuple[tuple[str, ...], ...] = (
     ("_meta", META_CLIENT_CAPABILITIES),
     ("_meta", META_LOG_LEVEL),
+    ("_meta", META_CLIENT_INFO),
 )
 """Where a 2026-07-28 request carries what the client declared: compared apart from the key."""
 
 
-def declared(capabilities: Any, level: Any) -> dict[str, Any]:
+def declared(capabilities: Any, level: Any, info: Any = None) -> dict[str, Any]:
     """What a client declared, comparable across eras (absent members left out)."""
     out: dict[str, Any] = {}
     if capabilities is not None:
         out["clientCapabilities"] = capabilities
     if isinstance(level, str):
         out["logLevel"] = level
+    if info is not None:
+        out[CLIENT_INFO] = info
     return out
+
+
+CLIENT_INFO = "clientInfo"
+"""Who the client said it is: picks between recordings, but a difference in it alone is no
+reason to refuse (`--strict` still plays it: every other SDK, or SDK version, differs there)."""
 
 
 def declared_of(msg: dict[str, Any]) -> dict[str, Any] | None:
@@ -66,7 +75,14 @@ def declared_of(msg: dict[str, Any]) -> dict[str, Any] | None:
     meta = request_meta(msg)
     if META_PROTOCOL_VERSION not in meta and META_CLIENT_CAPABILITIES not in meta:
         return None
-    return declared(meta.get(META_CLIENT_CAPABILITIES), meta.get(META_LOG_LEVEL))
+    return declared(
+        meta.get(META_CLIENT_CAPABILITIES), meta.get(META_LOG_LEVEL), meta.get(META_CLIENT_INFO)
+    )
+
+
+def only_who(diffs: Iterable[FieldDiff]) -> bool:
+    """True when declarations differ in the client's name and version alone (`clientInfo`)."""
+    return all(d.path == f"/{CLIENT_INFO}" or d.path.startswith(f"/{CLIENT_INFO}/") for d in diffs)
 
 
 def recorded_declarations(session: Session) -> dict[int, dict[str, Any]]:
@@ -78,12 +94,15 @@ def recorded_declarations(session: Session) -> dict[int, dict[str, Any]]:
     """
     leveled = any(ex.method == "logging/setLevel" for ex in session.exchanges)
     caps: dict[str, Any] = {}
+    infos: dict[str, Any] = {}
     levels: dict[str, Any] = {}
     out: dict[int, dict[str, Any]] = {}
     last: Any = None
+    last_info: Any = None
     for ex in session.exchanges:
         if ex.method == "initialize":
             last = request_params(ex.msg).get("capabilities")
+            last_info = request_params(ex.msg).get("clientInfo")
             minted = (
                 ex.response.event.http.get("session")
                 if ex.response is not None and ex.response.event.http
@@ -91,6 +110,7 @@ def recorded_declarations(session: Session) -> dict[int, dict[str, Any]]:
             )
             for sess in {ex.session, str(minted) if minted is not None else ex.session}:
                 caps[sess] = last  # over HTTP the session id comes with the answer
+                infos[sess] = last_info
                 levels.pop(sess, None)
         elif ex.method == "logging/setLevel":
             levels[ex.session] = request_params(ex.msg).get("level")
@@ -98,7 +118,11 @@ def recorded_declarations(session: Session) -> dict[int, dict[str, Any]]:
         if own is not None:
             out[ex.index] = own
         else:
-            out[ex.index] = declared(caps.get(ex.session, last), levels.get(ex.session))
+            out[ex.index] = declared(
+                caps.get(ex.session, last),
+                levels.get(ex.session),
+                infos.get(ex.session, last_info),
+            )
             if not leveled:
                 out[ex.index][LEVEL_UNKNOWN] = True
     return out
@@ -229,6 +253,8 @@ class ReplayIndex:
         """Client notification method -> its recorded exchanges, in order: what they triggered is
         played when the client sends that notification (server-filesystem's `roots/list` right
         after `notifications/initialized`), not with the response before it."""
+        self.replies: dict[int, Item] = {id(request): answer for request, answer in session.replies}
+        """id(unsolicited server request) -> the recorded client's answer to it."""
         for ex in session.exchanges:
             if ex.is_notification:
                 self.notified.setdefault(ex.method, []).append(ex.index)
@@ -314,7 +340,7 @@ class Pass:
             last = self.last.get(key)
             if last is not None and not [m for m in extra if m(last.subject, subject) is not None]:
                 chosen, differs = _best([last], declared)
-        if chosen is not None and differs and exact:
+        if chosen is not None and differs and exact and not only_who(differs):
             return Miss(key, 0, rejected, differs)
         if chosen is None:
             played = sum(self.plays.get(e.exchange.index, 0) for e in recorded)
@@ -352,17 +378,19 @@ class Pass:
 def _best(
     fits: Iterable[Entry], declared: dict[str, Any] | None
 ) -> tuple[Entry | None, tuple[FieldDiff, ...]]:
-    """The first recording whose declaration is the client's, else the nearest (fewest differences)."""
-    best: tuple[int, Entry, tuple[FieldDiff, ...]] | None = None
+    """The first recording whose declaration is the client's, else the nearest: fewest differences
+    in what changes a server's answers (capabilities, log level), then fewest in all."""
+    best: tuple[tuple[int, int], Entry, tuple[FieldDiff, ...]] | None = None
     for entry in fits:
         if declared is None or entry.declared == declared:
             return entry, ()
         recorded, incoming = _comparable(entry.declared, declared)
         if recorded == incoming:
             return entry, ()
-        diffs = tuple(field_diff(recorded, incoming))
+        diffs = tuple(sorted(field_diff(recorded, incoming), key=lambda d: only_who([d])))
         if not diffs:
-            return entry, ()
-        if best is None or len(diffs) < best[0]:
-            best = (len(diffs), entry, diffs)
+            return entry, ()  # (who the client is last: said after what changes answers)
+        rank = (sum(1 for d in diffs if not only_who([d])), len(diffs))
+        if best is None or rank < best[0]:
+            best = (rank, entry, diffs)
     return (best[1], best[2]) if best is not None else (None, ())

@@ -125,12 +125,12 @@ class ReplayTransport:
             value = incoming.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
             steps = plan.apply(value, engine.receive(value))
             if any(isinstance(s, Hangup) for s in steps):
-                await self._deliver(steps, outbox, anyio.current_time())
+                await self._deliver(steps, outbox, anyio.current_time(), engine)
                 return  # the connection is gone: nothing more is read or answered
             if self.timing is None and not any(isinstance(s, Deliver) and s.delay for s in steps):
-                await self._deliver(steps, outbox, 0.0)
+                await self._deliver(steps, outbox, 0.0, engine)
             else:
-                tg.start_soon(self._deliver, steps, outbox, anyio.current_time())
+                tg.start_soon(self._deliver, steps, outbox, anyio.current_time(), engine)
 
     def _note(self, note: Note) -> None:
         if self.on_note is not None:
@@ -141,8 +141,10 @@ class ReplayTransport:
         steps: list[Step],
         outbox: MemoryObjectSendStream[SessionMessage | Exception],
         start: float,
+        engine: ReplayEngine,
     ) -> None:
-        """Carries out one message's steps: what the SDK's stdio client would hand its session for each."""
+        """Carries out one message's steps: what the SDK's stdio client would hand its session for
+        each; a delayed step of a request the client cancelled meanwhile is not sent."""
         for step in steps:
             if isinstance(step, Note):
                 self._note(step)
@@ -160,6 +162,8 @@ class ReplayTransport:
             if isinstance(step, Hangup):
                 outbox.close()  # the client's read stream ends: its pending requests fail as closed
                 return
+            if delay > 0 and engine.cancelled(step.send.request_id):
+                continue
             items: list[SessionMessage | Exception] = [_parsed(step.raw)] if step.raw is not None else [
                 SessionMessage(jsonrpc_message_adapter.validate_python(m, by_name=False)) for m in _messages(step.send)]  # fmt: skip
             for item in items:

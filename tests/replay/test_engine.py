@@ -373,7 +373,31 @@ def test_ping_is_answered_without_the_cassette() -> None:
     ],
 )
 def test_a_notification_is_never_answered(method: str) -> None:
-    assert engine(*LEGACY_INIT).receive(note(method, {"requestId": 1})) == []
+    assert sent(engine(*LEGACY_INIT).receive(note(method, {"requestId": 1}))) == []
+
+
+@pytest.mark.parametrize(
+    ("method", "said"),
+    [
+        ("notifications/roots/list_changed", "the recording client never sent it"),
+        ("notifications/cancelled", "which is not in flight"),
+    ],
+)
+def test_housekeeping_the_recording_client_never_sent_gets_one_note(method: str, said: str) -> None:
+    e = engine(*LEGACY_INIT)
+    e.receive(LEGACY_INIT[0][1])
+    assert notes(e.receive(LEGACY_INIT[2][1])) == []  # initialized was recorded
+    first = e.receive(note(method, {"requestId": 1}))
+    assert sent(first) == [] and [said in t for t in notes(first)] == [True]
+    if method != "notifications/cancelled":
+        assert e.receive(note(method)) == []  # one note per method and session
+
+
+def test_a_recorded_notification_gets_no_note() -> None:
+    e = engine(*LEGACY_INIT, ("c", note("notifications/roots/list_changed")))
+    assert e.receive(note("notifications/roots/list_changed")) == []
+    extra = e.receive(note("notifications/roots/list_changed"))  # one more than recorded
+    assert ["never sent it this often" in t for t in notes(extra)] == [True]
 
 
 @pytest.mark.parametrize(
@@ -458,7 +482,12 @@ def test_exhausted_then_repeats() -> None:
 def test_cancelling_a_waiting_exchange_drops_it() -> None:
     e = engine(*ELICIT)
     e.receive(call("g", "greet"))
-    assert e.receive(note("notifications/cancelled", {"requestId": "g"})) == []
+    out = e.receive(note("notifications/cancelled", {"requestId": "g"}))
+    assert sent(out) == [] and ["is not sent" in t for t in notes(out)] == [True]
+    assert e.cancelled("g") and not e.cancelled(1)  # what a shell that delays answers asks
+    e.receive(call("g", "greet"))  # the id used again: a new request
+    assert not e.cancelled("g")
+    e.receive(note("notifications/cancelled", {"requestId": "g"}))
     assert e.in_flight == 0 and sent(e.receive(ok(1, {"action": "accept"}))) == []
 
 
@@ -612,6 +641,7 @@ def test_a_legacy_client_logging_set_level_is_accepted_and_declared_with_later_r
     assert sent(out) == [ok(1, {})] and any(
         "logging/setLevel was never recorded" in t for t in notes(out)
     )
+    assert any("stands for the per-request log level" in t for t in notes(out))
     out = e.receive(call(2, "add"))
     assert [m.get("method") for m in sent(out)] == ["notifications/message", None]
     assert not [t for t in notes(out) if "declares" in t]
@@ -741,3 +771,196 @@ def test_a_server_request_sent_after_initialized_replays_after_the_clients_initi
     assert [m.get("method") for m in asked] == ["roots/list"]
     assert e.receive(ok(asked[0]["id"], {"roots": []})) == []
     assert sent(e.receive(req(3, "tools/list"))) == [ok(3, {"tools": []})]
+
+
+def test_an_answer_to_a_server_request_after_initialized_is_compared_with_the_recorded_one() -> (
+    None
+):
+    e = engine(*LEGACY_INIT, ("s", req(0, "roots/list")), ("c", ok(0, {"roots": []})))
+    e.receive(LEGACY_INIT[0][1])
+    (asked,) = sent(e.receive(LEGACY_INIT[2][1]))
+    assert notes(e.receive(ok(asked["id"], {"roots": []}))) == []
+    e.new_session()
+    e.receive(LEGACY_INIT[0][1])
+    (asked,) = sent(e.receive(LEGACY_INIT[2][1]))
+    out = e.receive(ok(asked["id"], {"roots": [{"uri": "file:///elsewhere"}]}))
+    assert sent(out) == [] and [
+        "roots/list differently than recorded" in t for t in notes(out)
+    ] == [True]
+
+
+LOGGING_HELLO = ("s", ok(1, {**SERVER_HELLO, "capabilities": {"tools": {}, "logging": {}}}))
+SET_LEVEL = req(2, "logging/setLevel", {"level": "debug"})
+
+
+@pytest.mark.parametrize(
+    ("steps", "answer", "said"),
+    [
+        ([LEGACY_INIT[0], LOGGING_HELLO], ok(2, {}), "accepted, as a server that declares logging"),
+        (LEGACY_INIT[:2], err(2, -32601, "Method not found"), "does not declare logging"),
+        (  # the recorded server's own answer to another level comes first
+            [*LEGACY_INIT[:2], ("c", req(5, "logging/setLevel", {"level": "info"})), ("s", err(5, -32602, "no"))],
+            err(2, -32602, "no"),
+            "playing the recorded answer of line 3",
+        ),
+    ],
+)  # fmt: skip
+def test_logging_set_level_never_recorded_gets_what_a_server_of_that_era_gives(
+    steps: list[Any], answer: dict[str, Any], said: str
+) -> None:
+    e = engine(*steps)
+    e.receive(LEGACY_INIT[0][1])
+    first, again = e.receive(SET_LEVEL), e.receive(SET_LEVEL)
+    got = sent(first)[0]
+    got.get("error", {}).pop("data", None)
+    assert got == answer and [said in t for t in notes(first)] == [True]
+    assert sent(again)[0]["id"] == 2 and notes(again) == []  # answered every time, noted once
+
+
+def test_logging_set_level_from_a_2026_client_is_method_not_found_as_2026_removed_it() -> None:
+    e = engine(("c", req(1, "tools/list", {"_meta": meta()})), ("s", ok(1, {"tools": []})))
+    out = e.receive(req(3, "logging/setLevel", {"level": "info", "_meta": meta()}))
+    assert sent(out)[0]["error"]["code"] == -32601 and "2026-07-28" in notes(out)[0]
+
+
+# -- subscriptions across eras -------------------------------------------------------------------
+
+A, B = "file:///a", "file:///b"
+WATCHED = [  # 2026-07-28: a listen stream on file:///a, with one update
+    ("c", req(1, "server/discover", {"_meta": meta()})),
+    ("s", ok(1, {**DISCOVERED, "capabilities": {"resources": {"subscribe": True}}})),
+    ("c", req("L", "subscriptions/listen", {"_meta": meta(), "notifications": {"resourceSubscriptions": [A]}})),
+    ("s", note("notifications/subscriptions/acknowledged", {"_meta": {SUB: "L"}, "notifications": {"resourceSubscriptions": [A]}})),
+    ("s", note("notifications/resources/updated", {"_meta": {SUB: "L"}, "uri": A})),
+    HANGUP,
+]  # fmt: skip
+
+
+def test_a_legacy_subscribe_on_a_2026_cassette_gets_the_recorded_listens_updates() -> None:
+    e = engine(*WATCHED)
+    e.receive(LEGACY_HELLO)
+    e.receive(note("notifications/initialized"))
+    out = e.receive(req(4, "resources/subscribe", {"uri": A}))
+    assert sent(out) == [note("notifications/resources/updated", {"uri": A}), ok(4, {})]
+    assert [o.request_id for o in out if isinstance(o, Send)] == [4, 4]  # on the subscribe's stream
+    assert e.unplayed() == [] and "line 3" in notes(out)[0]
+    other = e.receive(req(5, "resources/subscribe", {"uri": B}))
+    assert sent(other) == [ok(5, {})] and "no recorded subscriptions/listen" in notes(other)[0]
+    assert sent(e.receive(req(6, "resources/unsubscribe", {"uri": A}))) == [ok(6, {})]
+
+
+def test_a_legacy_subscribe_is_refused_as_never_recorded_with_same_era() -> None:
+    strict = ReplayEngine.from_cassette(tape(*WATCHED), ReplayConfig(cross_era=False))
+    strict.receive(LEGACY_HELLO)
+    assert "error" in sent(strict.receive(req(4, "resources/subscribe", {"uri": A})))[0]
+
+
+SUBSCRIBED = [  # legacy: a subscription to file:///a, updated while a call was in flight
+    ("c", _hello({})),
+    ("s", ok(1, {**SERVER_HELLO, "capabilities": {"resources": {"subscribe": True}, "tools": {"listChanged": True}}})),
+    ("c", note("notifications/initialized")),
+    ("c", req(2, "resources/subscribe", {"uri": A})),
+    ("s", ok(2, {})),
+    ("c", call(3, "touch")),
+    ("s", note("notifications/resources/updated", {"uri": A})),
+    ("s", note("notifications/tools/list_changed")),
+    ("s", ok(3, {"content": []})),
+    ("s", note("notifications/resources/updated", {"uri": B})),
+]  # fmt: skip
+
+
+def test_a_2026_listen_on_a_legacy_cassette_gets_the_recorded_subscriptions_updates() -> None:
+    e = engine(*SUBSCRIBED)
+    filt = {"resourceSubscriptions": [A], "toolsListChanged": True, "promptsListChanged": True}
+    out = sent(
+        e.receive(req("mine", "subscriptions/listen", {"_meta": meta(), "notifications": filt}))
+    )
+    honoured = {"resourceSubscriptions": [A], "toolsListChanged": True}  # no prompts declared
+    assert out == [
+        note("notifications/subscriptions/acknowledged", {"notifications": honoured, "_meta": {SUB: "mine"}}),
+        note("notifications/resources/updated", {"uri": A, "_meta": {SUB: "mine"}}),
+        note("notifications/tools/list_changed", {"_meta": {SUB: "mine"}}),
+    ]  # fmt: skip
+    assert e.in_flight == 1
+    # the call that triggered them: on its own stream a 2026-07-28 server sends no change notification
+    assert sent(e.receive(call(9, "touch", _meta=meta()))) == [
+        ok(9, {"resultType": "complete", "content": []})
+    ]
+    assert e.receive(note("notifications/cancelled", {"requestId": "mine"})) == []
+    assert e.in_flight == 0 and e.unplayed() == []
+
+
+# -- who the client is picks between recordings ---------------------------------------------------
+
+
+def _hello_from(name: str, msg_id: Any = 1, caps: dict[str, Any] | None = None) -> dict[str, Any]:
+    params = {"protocolVersion": "2025-11-25", "capabilities": caps or {},
+              "clientInfo": {"name": name, "version": "1"}}  # fmt: skip
+    return req(msg_id, "initialize", params)
+
+
+BY_CLIENT = [  # a server that answers each client by name: two handshakes, two answers
+    ("c", _hello_from("inspector")), ("s", ok(1, SERVER_HELLO)), ("c", req(2, "tools/list")), ("s", ok(2, {"tools": [{"name": "debug"}]})),
+    ("c", _hello_from("ts")), ("s", ok(1, SERVER_HELLO)), ("c", req(2, "tools/list")), ("s", ok(2, {"tools": []})),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "tools"), [("inspector", [{"name": "debug"}]), ("ts", [])])
+def test_recordings_that_differ_in_client_info_serve_the_client_that_fits(
+    name: str, tools: list[Any]
+) -> None:
+    for strict in (False, True):
+        e = ReplayEngine.from_cassette(tape(*BY_CLIENT), ReplayConfig(exact_clients=strict))
+        e.receive(_hello_from(name, "h"))
+        out = e.receive(req(5, "tools/list"))
+        assert sent(out) == [ok(5, {"tools": tools})] and notes(out) == []
+
+
+def test_another_client_gets_the_recording_with_one_info_line_and_strict_plays_it_too() -> None:
+    for strict in (False, True):
+        config = ReplayConfig(allow_repeats=True, exact_clients=strict)
+        e = ReplayEngine.from_cassette(tape(*BY_CLIENT[:4]), config)
+        e.receive(_hello_from("python", "h"))
+        first, second = e.receive(req(5, "tools/list")), e.receive(req(6, "tools/list"))
+        assert sent(first) == [ok(5, {"tools": [{"name": "debug"}]})]
+        assert [n.level for n in first if isinstance(n, Note)] == ["info"] and notes(second) == []
+        assert 'clientInfo/name is "python" (recorded "inspector")' in notes(first)[0]
+
+
+def test_capabilities_weigh_more_than_client_info_in_the_nearest_recording() -> None:
+    steps = [
+        ("c", _hello_from("me", caps={"roots": {}})), ("s", ok(1, SERVER_HELLO)), ("c", req(2, "tools/list")), ("s", ok(2, {"tools": ["roots"]})),
+        ("c", _hello_from("other")), ("s", ok(1, SERVER_HELLO)), ("c", req(2, "tools/list")), ("s", ok(2, {"tools": ["plain"]})),
+    ]  # fmt: skip
+    e = engine(*steps)
+    e.receive(
+        _hello_from("other", "h", caps={"roots": {}})
+    )  # same caps as "me", same name as "other"
+    out = e.receive(req(5, "tools/list"))
+    assert sent(out) == [ok(5, {"tools": ["roots"]})] and "clientInfo/name" in notes(out)[0]
+
+
+def test_client_info_in_2026_meta_picks_between_recordings() -> None:
+    def who(name: str) -> dict[str, Any]:
+        return meta(**{"io.modelcontextprotocol/clientInfo": {"name": name, "version": "1"}})
+
+    e = engine(("c", req(1, "tools/list", {"_meta": who("a")})), ("s", ok(1, {"tools": ["a"]})),
+               ("c", req(2, "tools/list", {"_meta": who("b")})), ("s", ok(2, {"tools": ["b"]})))  # fmt: skip
+    assert sent(e.receive(req(3, "tools/list", {"_meta": who("b")}))) == [ok(3, {"tools": ["b"]})]
+    assert sent(e.receive(req(4, "tools/list", {"_meta": who("a")}))) == [ok(4, {"tools": ["a"]})]
+
+
+def test_a_legacy_log_level_picks_between_recordings() -> None:
+    logged = ("s", note("notifications/message", {"level": "debug", "data": "x"}))
+    steps = [
+        *LEGACY_INIT, ("c", req(2, "logging/setLevel", {"level": "debug"})), ("s", ok(2, {})),
+        ("c", call(3, "add")), logged, ("s", ok(3, {"n": "logged"})),
+        *LEGACY_INIT, ("c", call(3, "add")), ("s", ok(3, {"n": "quiet"})),
+    ]  # fmt: skip
+    quiet = engine(*steps)
+    quiet.receive(LEGACY_INIT[0][1])
+    assert sent(quiet.receive(call(7, "add"))) == [ok(7, {"n": "quiet"})]
+    chatty = engine(*steps)
+    chatty.receive(LEGACY_INIT[0][1])
+    chatty.receive(req(8, "logging/setLevel", {"level": "debug"}))
+    assert sent(chatty.receive(call(9, "add"))) == [logged[1], ok(9, {"n": "logged"})]
