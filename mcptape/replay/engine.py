@@ -49,6 +49,7 @@ from mcptape.pairing import Exchange, Item
 from mcptape.versions import META_LOG_LEVEL as META_LOG_LEVEL_KEY
 from mcptape.versions import META_SERVER_INFO, META_SUBSCRIPTION_ID, MODERN, is_modern
 from mcptape.wire.jsonrpc import (
+    EMPTY_BATCH,
     JSONRPC_INVALID_PARAMS,
     JSONRPC_INVALID_REQUEST,
     JSONRPC_METHOD_NOT_FOUND,
@@ -62,8 +63,11 @@ from mcptape.wire.jsonrpc import (
     decode,
     error_response,
     id_key,
+    invalid,
+    parse_error_message,
     request_meta,
     request_params,
+    usable_id,
 )
 
 from .index import Miss, Pass, ReplayIndex, declared, declared_of
@@ -166,9 +170,10 @@ class ReplayEngine:
         """One wire payload (a stdio line, an HTTP body): parse errors are answered with -32700."""
         value = decode(payload)
         if value is NOT_JSON:
+            text = parse_error_message(payload)
             return [
-                Send(error_response(None, JSONRPC_PARSE_ERROR, "Parse error")),
-                Note("a client line is not JSON; answered -32700"),
+                Send(error_response(None, JSONRPC_PARSE_ERROR, text), final=True),
+                Note(f"a client line is not JSON ({text}); answered -32700"),
             ]
         return self.receive(value)
 
@@ -179,19 +184,9 @@ class ReplayEngine:
         """
         if isinstance(value, list):
             return self._batch(value)
-        if isinstance(value, dict) and (value.get("jsonrpc") != "2.0" or _bad_request_id(value)):
-            msg_id = value.get("id")
-            if isinstance(msg_id, bool) or not isinstance(msg_id, (str, int)):
-                msg_id = None
-            text = (
-                'Invalid Request: "jsonrpc" must be "2.0"'
-                if value.get("jsonrpc") != "2.0"
-                else "Invalid Request: the id must be a string or an integer"
-            )
-            return [
-                Send(error_response(msg_id, JSONRPC_INVALID_REQUEST, text)),
-                Note(f"a client message is not valid JSON-RPC ({text}); answered -32600"),
-            ]
+        problem = invalid(value)
+        if problem is not None:
+            return _invalid_request(value, problem)
         typ = classify(value) if kind is None else kind
         if typ is MessageType.REQUEST:
             return self._request(value)
@@ -199,23 +194,21 @@ class ReplayEngine:
             return self._notification(value)
         if typ in (MessageType.RESULT, MessageType.ERROR):
             return self._answer(value)
-        msg_id = value.get("id") if isinstance(value, dict) else None
-        if isinstance(msg_id, bool) or not isinstance(msg_id, (str, int)):
-            msg_id = None
-        return [
-            Send(error_response(msg_id, JSONRPC_INVALID_REQUEST, "Invalid Request")),
-            Note("a client message is not JSON-RPC; answered -32600"),
-        ]
+        return _invalid_request(value, "Invalid Request: not a request, notification or response")
 
     def _batch(self, values: list[Any]) -> list[Output]:
+        """A batch: its answers as one array (JSON-RPC 2.0 §6), none for notifications only."""
         if not values:
-            return [
-                Send(error_response(None, JSONRPC_INVALID_REQUEST, "Invalid Request: empty batch"))
-            ]
+            return _invalid_request(None, EMPTY_BATCH)
         out: list[Output] = []
         answers: list[Any] = []
         for value in values:
-            for o in self.receive(value):
+            if isinstance(value, list):  # a batch inside a batch is no message
+                problem = "Invalid Request: a message must be a JSON object, not an array"
+                outputs = _invalid_request(value, problem)
+            else:
+                outputs = self.receive(value)
+            for o in outputs:
                 if (
                     isinstance(o, Send)
                     and o.final
@@ -744,9 +737,10 @@ class ReplayEngine:
         return None
 
 
-def _bad_request_id(msg: dict[str, Any]) -> bool:
-    """A request whose id is neither a string nor an integer (MCP forbids null, floats and the rest)."""
-    if "method" not in msg or "id" not in msg:
-        return False
-    msg_id = msg["id"]
-    return isinstance(msg_id, bool) or not isinstance(msg_id, (str, int))
+def _invalid_request(value: Any, problem: str) -> list[Output]:
+    """The -32600 answer (the message's id when an answer can carry it, else null) and its note."""
+    msg_id = usable_id(value)
+    return [
+        Send(error_response(msg_id, JSONRPC_INVALID_REQUEST, problem), final=True),
+        Note(f"a client message is not valid JSON-RPC ({problem}); answered -32600"),
+    ]

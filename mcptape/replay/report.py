@@ -21,7 +21,7 @@ from mcptape.pairing import Exchange
 from mcptape.wire.jsonrpc import error_response
 
 from .index import Miss, Pass, ReplayIndex
-from .matcher import Subject, describe, explain_diffs, nearest
+from .matcher import Subject, bounded, describe, explain_diffs, nearest
 
 NO_MATCH = -32010
 """JSON-RPC error code: the cassette holds no recorded answer for this request."""
@@ -71,7 +71,7 @@ def no_match(
     near = nearest(list(pass_.candidates()), subject, index.policy)
     data: dict[str, Any] = {
         "cassette": cassette,
-        "request": {"method": subject.method, "params": subject.params},
+        "request": {"method": subject.method, "params": bounded(subject.params)},
         "nearest": [n.to_json() for n in near],
     }
     if miss.played:
