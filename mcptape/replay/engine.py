@@ -285,7 +285,7 @@ class ReplayEngine:
         out: list[Output] = []
         if self.pass_.differs:
             what = explain_diffs(self.pass_.differs)
-            text = (f"{describe(subject)}: no recording by a client that declared the same; playing line {found.seq}, "
+            text = (f"{describe(subject)}: no recording by a client that declared the same; playing line {self.index.cassette.line_of(found.seq)}, "
                     f"recorded by one that declared otherwise: {what} (--strict refuses this)")  # fmt: skip
             out.extend(self._note(text, key=what))
         return out + self._start(found.exchange, request)
@@ -390,7 +390,7 @@ class ReplayEngine:
             assert found[0].response is not None
             result = initialize_result(found[0].result, asked)
             event = found[0].response.event
-            where = f"the recorded server/discover (line {found[0].request.event.seq})"
+            where = f"the recorded server/discover (line {self.index.cassette.line_of(found[0].request.event.seq)})"
         else:
             result, event = initialize_result(self._inferred_discover(), asked), None
             where = "what the recorded results say (no server/discover was recorded)"
@@ -443,7 +443,7 @@ class ReplayEngine:
                 "id": msg["id"],
                 "result": discover_result(handshakes[0].result),
             }
-            text = f"server/discover on a legacy cassette: answered from the recorded initialize result (line {handshakes[0].request.event.seq})"
+            text = f"server/discover on a legacy cassette: answered from the recorded initialize result (line {self.index.cassette.line_of(handshakes[0].request.event.seq)})"
             return [
                 Send(answer, handshakes[0].response.event, handshakes[0], msg["id"], final=True),
                 Note(text, "info"),

@@ -417,8 +417,8 @@ def test_no_match_explains_the_nearest_difference() -> None:
     assert error["code"] == NO_MATCH
     assert (
         error["message"]
-        == "mcptape replay: no recorded answer for tools/call 'add': arguments/a is 5 (recorded 1), compared with the nearest recorded request (line 1)"
-    )
+        == "mcptape replay: no recorded answer for tools/call 'add': arguments/a is 5 (recorded 1), compared with the nearest recorded request (line 2)"
+    )  # the header is line 1, the recorded request the first event after it
     assert error["data"]["reason"] == "differs"
     assert error["data"]["request"] == {
         "method": "tools/call",

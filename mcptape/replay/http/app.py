@@ -350,12 +350,12 @@ class HttpReplayApp:
     def unplayed_report(self) -> str | None:
         """Strict mode: the recorded requests some session (or the stateless clients) never made."""
         reports = [
-            UnplayedReport.of(self.cassette.name, left).text() for left in self.sessions.unplayed()
+            UnplayedReport.of(self.cassette, left).text() for left in self.sessions.unplayed()
         ]
         if self.stateless_used and self.index.modern:
             left = [e.exchange for e in self.stateless.unplayed()]
             if left:
-                reports.append(UnplayedReport.of(self.cassette.name, left).text())
+                reports.append(UnplayedReport.of(self.cassette, left).text())
         return "\n".join(reports) if reports else None
 
 
