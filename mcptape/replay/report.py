@@ -18,11 +18,12 @@ from typing import Any
 import orjson
 
 from mcptape.cassette import Cassette
+from mcptape.keys import parse_pointer, request_key
 from mcptape.pairing import Exchange
 from mcptape.wire.jsonrpc import error_response
 
 from .index import Miss, Pass, ReplayIndex
-from .matcher import Subject, bounded, describe, explain_diffs, nearest
+from .matcher import MAX_DIFFS, Near, Subject, bounded, describe, explain_diffs, nearest
 
 NO_MATCH = -32010
 """JSON-RPC error code: the cassette holds no recorded answer for this request."""
@@ -101,8 +102,11 @@ def no_match(
             f"mcptape replay: no recorded answer for {what}: {explain_diffs(best.diffs)}, "
             f"compared with the nearest recorded request (line {index.cassette.line_of(best.seq)})"
         )
-        pointer = best.diffs[0].path
-        hint = f"if {pointer} does not matter, {hints.ignore.format(pointer=pointer)}; else record this request"
+        pointer = _ignorable(index, pass_, subject, best)
+        if pointer is not None:
+            hint = f"if {pointer} does not matter, {hints.ignore.format(pointer=pointer)}; else record this request"
+        else:
+            hint = "ignoring any one of these fields would still match no recording: record this request"
         data["reason"] = "differs"
     else:
         code = NO_MATCH
@@ -116,6 +120,24 @@ def no_match(
         data["reason"] = "never recorded"
     data["hint"] = hint
     return error_response(msg_id, code, message, data), f"{message}; {hint}"
+
+
+def _ignorable(index: ReplayIndex, pass_: Pass, subject: Subject, best: Near) -> str | None:
+    """The first of `best`'s differing paths that, ignored alone, gives the request the key of a
+    recorded one (its method's recordings compared with that path left out of both), or None."""
+    recorded = [rec for _, rec in pass_.candidates(subject.method)]
+    for diff in best.diffs[:MAX_DIFFS]:
+        path = parse_pointer(diff.path)
+        if not path:
+            continue  # the whole params differ: no one member to ignore
+        mine = _key_without(subject, path)
+        if any(_key_without(rec, path) == mine for rec in recorded):
+            return diff.path
+    return None
+
+
+def _key_without(subject: Subject, path: tuple[str, ...]) -> bytes:
+    return request_key({"method": subject.method, "params": subject.params}, (path,))
 
 
 def _name(s: Subject) -> Any:
