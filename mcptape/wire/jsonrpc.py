@@ -152,14 +152,20 @@ def id_key(msg_id: Any) -> tuple[str, Any]:
 
 
 def nested_deeper(value: Any, limit: int = MAX_DEPTH) -> bool:
-    """True when `value` nests objects and arrays more than `limit` levels (no recursion)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        children = item.values() if isinstance(item, dict) else item
-        if level > limit:
+    """True when `value` nests objects and arrays more than `limit` levels (no recursion: one
+    level at a time, so the cost is one look at each container)."""
+    level = [value] if type(value) is dict or type(value) is list else []
+    depth = 1
+    while level:
+        if depth > limit:
             return True
-        stack.extend((c, level + 1) for c in children if isinstance(c, (dict, list)))
+        deeper = []
+        for item in level:
+            for child in item.values() if type(item) is dict else item:
+                if type(child) is dict or type(child) is list:
+                    deeper.append(child)
+        level = deeper
+        depth += 1
     return False
 
 
