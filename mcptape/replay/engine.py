@@ -23,8 +23,10 @@ What the engine owns:
   requests whose answers pick the recorded retry;
 - what the client declared (capabilities, log level) is matched apart from the key: the
   recording that fits, else the nearest with a note (`exact_clients`: refused);
-- errors: -32700 for a line that is not JSON, -32600 for JSON that is not JSON-RPC, and a
-  no-match error (see `NO_MATCH`, `EXHAUSTED`) whose message and data teach.
+- errors: -32700 for a line that is not JSON, -32600 for JSON that is not JSON-RPC
+  (`mcptape.wire.jsonrpc.invalid`: ids, version, method, nesting), a batch's answers as one
+  array, and a no-match error (see `NO_MATCH`, `EXHAUSTED`) whose message and data teach,
+  quoting the request cut to a few hundred characters.
 """
 
 from __future__ import annotations

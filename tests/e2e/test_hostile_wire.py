@@ -58,7 +58,7 @@ class Replay:
             mcptape_cmd("replay", "-q", "--allow-repeats", str(cassette)),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
         )
         self.lines: queue.Queue[bytes] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
@@ -86,10 +86,12 @@ class Replay:
                 return out
             out.append(line)
 
-    def close(self) -> int:
-        assert self.proc.stdin is not None
+    def close(self) -> tuple[int, bytes]:
+        """Ends its input; its exit code and everything it wrote to stderr."""
+        assert self.proc.stdin is not None and self.proc.stderr is not None
         self.proc.stdin.close()
-        return self.proc.wait(timeout=WAIT)
+        stderr = self.proc.stderr.read()  # -q: only errors (each no-match, a few hundred bytes)
+        return self.proc.wait(timeout=WAIT), stderr
 
 
 @pytest.fixture(scope="module", params=sorted(ERAS))
@@ -99,7 +101,8 @@ def replay(request: pytest.FixtureRequest, cassette: Path) -> Iterator[Replay]:
         r.send(orjson.dumps(INIT), orjson.dumps(INITIALIZED))
         assert orjson.loads(r.lines.get(timeout=WAIT))["id"] == INIT["id"]
     yield r
-    assert r.close() == 0
+    code, stderr = r.close()
+    assert code == 0 and b"Traceback" not in stderr and b"internal error" not in stderr
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
@@ -118,6 +121,9 @@ def serve(cassette: Path) -> Iterator[Served]:
     s = Served(cassette, "--allow-repeats", "--max-body", str(32 * 1024 * 1024))
     yield s
     assert s.stop() == 0
+    assert s.proc.stderr is not None
+    stderr = s.proc.stderr.read()
+    assert "Traceback" not in stderr and "internal error" not in stderr
 
 
 def _modern_headers(method: str) -> dict[str, str]:
