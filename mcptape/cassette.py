@@ -39,10 +39,18 @@ class Cassette:
     warnings: list[str] = field(default_factory=list)
     truncated: str | None = None
     """The warning about a truncated last line, which reading dropped (None: there was none)."""
+    lines: dict[int, int] = field(default_factory=dict)
+    """The file line of each event read, by its `seq` (the first event with that seq)."""
 
     @property
     def name(self) -> str:
         return str(self.path) if self.path else "<memory>"
+
+    def line_of(self, seq: int) -> int:
+        """The file line of the event numbered `seq`, as `check` and every message cite it (the
+        header is line 1). A cassette made in memory has no file: its events would be written
+        one a line after the header, so line `seq + 1`."""
+        return self.lines.get(seq, seq + 1)
 
 
 def new_header(transport: Transport, target: dict[str, Any], redaction: dict[str, Any]) -> Header:
@@ -161,7 +169,10 @@ def _parse_events(
             f"{name}: the recording was cut short (no end marker; the recorder was killed?); "
             f"it holds {len(events)} events"
         )
-    return Cassette(header, events, path, warnings, truncated)
+    line_of_seq: dict[int, int] = {}
+    for lineno, event in zip(linenos, events, strict=True):
+        line_of_seq.setdefault(event.seq, lineno)
+    return Cassette(header, events, path, warnings, truncated, line_of_seq)
 
 
 def metadata_ok(obj: dict[str, Any]) -> bool:

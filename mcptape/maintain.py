@@ -108,19 +108,21 @@ def unused_exchanges(cassette: Cassette, reports: Sequence[UnplayedReport]) -> l
             else "it holds no unplayed-exchanges report (replay with --strict or --report FILE)"
         )
         raise ConfigError(f"the run log has no report for {cassette.name}: {about}")
-    requests = {ex.request.event.seq: ex for ex in pair(cassette.events).exchanges}
+    requests = {  # by the file line the reports cite
+        cassette.line_of(ex.request.event.seq): ex for ex in pair(cassette.events).exchanges
+    }
     unused: set[int] | None = None
     for report in mine:
-        for seq, method, _name in report.unplayed:
-            ex = requests.get(seq)
+        for line, method, _name in report.unplayed:
+            ex = requests.get(line)
             if ex is None or ex.method != method:
                 raise ConfigError(
-                    f"the run log does not fit {cassette.name}: line {seq} is not a {method} request "
+                    f"the run log does not fit {cassette.name}: line {line} is not a {method} request "
                     "(was the cassette changed since the run? run the tests again)"
                 )
-        seqs = {seq for seq, _, _ in report.unplayed}
-        unused = seqs if unused is None else unused & seqs  # played by any session: still used
-    return [requests[s] for s in sorted(unused or ())]
+        lines = {line for line, _, _ in report.unplayed}
+        unused = lines if unused is None else unused & lines  # played by any session: still used
+    return [requests[line] for line in sorted(unused or ())]
 
 
 def not_kept(cassette: Cassette, patterns: Sequence[str]) -> list[Exchange]:

@@ -278,11 +278,15 @@ class Tape:
             from mcptape.replay.index import ReplayIndex
 
             index = ReplayIndex(load(self.path), self._policy())
-            return [(e.seq, e.exchange.method, e.exchange.name) for e in index.entries]
+            line_of = index.cassette.line_of
+            return [(line_of(e.seq), e.exchange.method, e.exchange.name) for e in index.entries]
         left = set.intersection(*({x.index for x in e.unplayed()} for e in engines))
         first = engines[0]
+        line_of = first.index.cassette.line_of
         return [
-            (x.request.event.seq, x.method, x.name) for x in first.unplayed() if x.index in left
+            (line_of(x.request.event.seq), x.method, x.name)
+            for x in first.unplayed()
+            if x.index in left
         ]
 
     @property

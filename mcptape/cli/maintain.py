@@ -56,7 +56,7 @@ def prune(
         drop = maintain.not_kept(tape.cassette, keep)
     what = (
         ", ".join(
-            f"{ex.method}{f' {ex.name!r}' if ex.name else ''} (line {ex.request.event.seq})"
+            f"{ex.method}{f' {ex.name!r}' if ex.name else ''} (line {tape.cassette.line_of(ex.request.event.seq)})"
             for ex in drop
         )
         or "nothing"

@@ -26,8 +26,10 @@ What the engine owns:
   requests whose answers pick the recorded retry;
 - what the client declared (capabilities, log level) is matched apart from the key: the
   recording that fits, else the nearest with a note (`exact_clients`: refused);
-- errors: -32700 for a line that is not JSON, -32600 for JSON that is not JSON-RPC, and a
-  no-match error (see `NO_MATCH`, `EXHAUSTED`) whose message and data teach.
+- errors: -32700 for a line that is not JSON, -32600 for JSON that is not JSON-RPC
+  (`mcptape.wire.jsonrpc.invalid`: ids, version, method, nesting), a batch's answers as one
+  array, and a no-match error (see `NO_MATCH`, `EXHAUSTED`) whose message and data teach,
+  quoting the request cut to a few hundred characters.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ from mcptape.pairing import Exchange, Item
 from mcptape.versions import META_LOG_LEVEL as META_LOG_LEVEL_KEY
 from mcptape.versions import META_SERVER_INFO, META_SUBSCRIPTION_ID, MODERN, is_modern
 from mcptape.wire.jsonrpc import (
+    EMPTY_BATCH,
     JSONRPC_INVALID_PARAMS,
     JSONRPC_INVALID_REQUEST,
     JSONRPC_METHOD_NOT_FOUND,
@@ -73,8 +76,11 @@ from mcptape.wire.jsonrpc import (
     decode,
     error_response,
     id_key,
+    invalid,
+    parse_error_message,
     request_meta,
     request_params,
+    usable_id,
 )
 
 from .index import Miss, Pass, ReplayIndex, declared, declared_of, only_who
@@ -183,9 +189,10 @@ class ReplayEngine:
         """One wire payload (a stdio line, an HTTP body): parse errors are answered with -32700."""
         value = decode(payload)
         if value is NOT_JSON:
+            text = parse_error_message(payload)
             return [
-                Send(error_response(None, JSONRPC_PARSE_ERROR, "Parse error")),
-                Note("a client line is not JSON; answered -32700"),
+                Send(error_response(None, JSONRPC_PARSE_ERROR, text), final=True),
+                Note(f"a client line is not JSON ({text}); answered -32700"),
             ]
         return self.receive(value)
 
@@ -196,19 +203,9 @@ class ReplayEngine:
         """
         if isinstance(value, list):
             return self._batch(value)
-        if isinstance(value, dict) and (value.get("jsonrpc") != "2.0" or _bad_request_id(value)):
-            msg_id = value.get("id")
-            if isinstance(msg_id, bool) or not isinstance(msg_id, (str, int)):
-                msg_id = None
-            text = (
-                'Invalid Request: "jsonrpc" must be "2.0"'
-                if value.get("jsonrpc") != "2.0"
-                else "Invalid Request: the id must be a string or an integer"
-            )
-            return [
-                Send(error_response(msg_id, JSONRPC_INVALID_REQUEST, text)),
-                Note(f"a client message is not valid JSON-RPC ({text}); answered -32600"),
-            ]
+        problem = invalid(value)
+        if problem is not None:
+            return _invalid_request(value, problem)
         typ = classify(value) if kind is None else kind
         if typ is MessageType.REQUEST:
             return self._request(value)
@@ -216,23 +213,21 @@ class ReplayEngine:
             return self._notification(value)
         if typ in (MessageType.RESULT, MessageType.ERROR):
             return self._answer(value)
-        msg_id = value.get("id") if isinstance(value, dict) else None
-        if isinstance(msg_id, bool) or not isinstance(msg_id, (str, int)):
-            msg_id = None
-        return [
-            Send(error_response(msg_id, JSONRPC_INVALID_REQUEST, "Invalid Request")),
-            Note("a client message is not JSON-RPC; answered -32600"),
-        ]
+        return _invalid_request(value, "Invalid Request: not a request, notification or response")
 
     def _batch(self, values: list[Any]) -> list[Output]:
+        """A batch: its answers as one array (JSON-RPC 2.0 §6), none for notifications only."""
         if not values:
-            return [
-                Send(error_response(None, JSONRPC_INVALID_REQUEST, "Invalid Request: empty batch"))
-            ]
+            return _invalid_request(None, EMPTY_BATCH)
         out: list[Output] = []
         answers: list[Any] = []
         for value in values:
-            for o in self.receive(value):
+            if isinstance(value, list):  # a batch inside a batch is no message
+                problem = "Invalid Request: a message must be a JSON object, not an array"
+                outputs = _invalid_request(value, problem)
+            else:
+                outputs = self.receive(value)
+            for o in outputs:
                 if (
                     isinstance(o, Send)
                     and o.final
@@ -316,7 +311,7 @@ class ReplayEngine:
             out.extend(self._note(text, "info", key=what))
         elif self.pass_.differs:
             what = explain_diffs(self.pass_.differs)
-            text = (f"{describe(subject)}: no recording by a client that declared the same; playing line {found.seq}, "
+            text = (f"{describe(subject)}: no recording by a client that declared the same; playing line {self.index.cassette.line_of(found.seq)}, "
                     f"recorded by one that declared otherwise: {what} (--strict refuses this)")  # fmt: skip
             out.extend(self._note(text, key=what))
         return out + self._start(found.exchange, request)
@@ -556,7 +551,7 @@ class ReplayEngine:
             assert found[0].response is not None
             result = initialize_result(found[0].result, asked)
             event = found[0].response.event
-            where = f"the recorded server/discover (line {found[0].request.event.seq})"
+            where = f"the recorded server/discover (line {self.index.cassette.line_of(found[0].request.event.seq)})"
         else:
             result, event = initialize_result(self._inferred_discover(), asked), None
             where = "what the recorded results say (no server/discover was recorded)"
@@ -609,7 +604,7 @@ class ReplayEngine:
                 "id": msg["id"],
                 "result": discover_result(handshakes[0].result),
             }
-            text = f"server/discover on a legacy cassette: answered from the recorded initialize result (line {handshakes[0].request.event.seq})"
+            text = f"server/discover on a legacy cassette: answered from the recorded initialize result (line {self.index.cassette.line_of(handshakes[0].request.event.seq)})"
             return [
                 Send(answer, handshakes[0].response.event, handshakes[0], msg["id"], final=True),
                 Note(text, "info"),
@@ -928,9 +923,10 @@ class ReplayEngine:
         return None
 
 
-def _bad_request_id(msg: dict[str, Any]) -> bool:
-    """A request whose id is neither a string nor an integer (MCP forbids null, floats and the rest)."""
-    if "method" not in msg or "id" not in msg:
-        return False
-    msg_id = msg["id"]
-    return isinstance(msg_id, bool) or not isinstance(msg_id, (str, int))
+def _invalid_request(value: Any, problem: str) -> list[Output]:
+    """The -32600 answer (the message's id when an answer can carry it, else null) and its note."""
+    msg_id = usable_id(value)
+    return [
+        Send(error_response(msg_id, JSONRPC_INVALID_REQUEST, problem), final=True),
+        Note(f"a client message is not valid JSON-RPC ({problem}); answered -32600"),
+    ]

@@ -18,6 +18,24 @@ from typing import Any
 
 from mcptape.keys import parse_pointer, strip_params
 from mcptape.pointer import escape
+from mcptape.wire.jsonrpc import clip_json
+
+QUOTE_LIMIT = 512
+"""Characters of JSON a no-match error quotes of one value (params, a differing field); more is
+cut, `... (N bytes)` saying how much there was, so the answer to a huge request stays small."""
+MAX_DIFFS = 5
+"""Differences listed per recorded request in a no-match error's `data.nearest[].diff`."""
+
+
+def bounded(value: Any, limit: int = QUOTE_LIMIT) -> Any:
+    """`value` when its JSON fits in `limit` characters, else the start of that JSON as a string
+    ending `... (N bytes)` (see `clip_json`)."""
+    if isinstance(value, (int, float, bool)) or value is None:
+        return value
+    if isinstance(value, str) and len(value) <= limit // 2:
+        return value
+    text = clip_json(value, limit)
+    return value if len(text) <= limit else text
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +132,12 @@ class FieldDiff:
     incoming: Any
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "recorded": self.recorded, "incoming": self.incoming}
+        """Both values quoted within `QUOTE_LIMIT` (see `bounded`)."""
+        return {
+            "path": self.path,
+            "recorded": bounded(self.recorded),
+            "incoming": bounded(self.incoming),
+        }
 
 
 ABSENT = "<missing>"
@@ -156,11 +179,12 @@ class Near:
     failed: tuple[str, ...]
 
     def to_json(self) -> dict[str, Any]:
+        """Params quoted within `QUOTE_LIMIT`, the first `MAX_DIFFS` differences."""
         return {
             "seq": self.seq,
             "method": self.subject.method,
-            "params": self.subject.params,
-            "diff": [d.to_json() for d in self.diffs],
+            "params": bounded(self.subject.params),
+            "diff": [d.to_json() for d in self.diffs[:MAX_DIFFS]],
             "failed": list(self.failed),
         }
 
@@ -196,13 +220,17 @@ def _name_of(s: Subject) -> Any:
 def describe(s: Subject) -> str:
     """`tools/call 'add'`: the method and, when there is one, the tool/prompt name or URI."""
     what = _name_of(s)
-    return f"{s.method} {what!r}" if isinstance(what, str) else s.method
+    if not isinstance(what, str):
+        return s.method
+    if len(what) > 100:  # a name is quoted whole only when it is one a person could read
+        return f"{s.method} {what[:100]!r}... ({len(what.encode())} bytes)"
+    return f"{s.method} {what!r}"
 
 
 def _short(value: Any, limit: int = 60) -> str:
-    """A value as JSON (what the user wrote in their request), shortened."""
+    """A value as JSON (what the user wrote in their request), cut after `limit` characters."""
     text = json.dumps(value, ensure_ascii=False, default=str) if value != ABSENT else "absent"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text.encode())} bytes)"
 
 
 def explain_diffs(diffs: Sequence[FieldDiff], limit: int = 3) -> str:

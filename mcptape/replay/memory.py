@@ -108,7 +108,7 @@ class ReplayTransport:
                     stream.close()
         if self.strict and engine.unplayed():
             raise UnplayedExchangesError(
-                UnplayedReport.of(self.cassette.name, engine.unplayed()).text(self.config.hints)
+                UnplayedReport.of(self.cassette, engine.unplayed()).text(self.config.hints)
             )
 
     async def _serve(

@@ -17,11 +17,13 @@ from typing import Any
 
 import orjson
 
+from mcptape.cassette import Cassette
+from mcptape.keys import parse_pointer, request_key
 from mcptape.pairing import Exchange
 from mcptape.wire.jsonrpc import error_response
 
 from .index import Miss, Pass, ReplayIndex
-from .matcher import Subject, describe, explain_diffs, nearest
+from .matcher import MAX_DIFFS, Near, Subject, bounded, describe, explain_diffs, nearest
 
 NO_MATCH = -32010
 """JSON-RPC error code: the cassette holds no recorded answer for this request."""
@@ -71,8 +73,8 @@ def no_match(
     near = nearest(list(pass_.candidates()), subject, index.policy)
     data: dict[str, Any] = {
         "cassette": cassette,
-        "request": {"method": subject.method, "params": subject.params},
-        "nearest": [n.to_json() for n in near],
+        "request": {"method": subject.method, "params": bounded(subject.params)},
+        "nearest": [{**n.to_json(), "line": index.cassette.line_of(n.seq)} for n in near],
     }
     if miss.played:
         code = EXHAUSTED
@@ -84,7 +86,8 @@ def no_match(
     elif miss.rejected:
         code = NO_MATCH
         entry, reasons = miss.rejected[0]
-        message = f"mcptape replay: {what} matched recorded line {entry.seq} by key, but a matcher refused it: {'; '.join(reasons)}"
+        line = index.cassette.line_of(entry.seq)
+        message = f"mcptape replay: {what} matched recorded line {line} by key, but a matcher refused it: {'; '.join(reasons)}"
         hint = "check the custom matchers of the match policy"
         data["reason"] = "matcher"
     elif (
@@ -97,10 +100,13 @@ def no_match(
         best = near[0]
         message = (
             f"mcptape replay: no recorded answer for {what}: {explain_diffs(best.diffs)}, "
-            f"compared with the nearest recorded request (line {best.seq})"
+            f"compared with the nearest recorded request (line {index.cassette.line_of(best.seq)})"
         )
-        pointer = best.diffs[0].path
-        hint = f"if {pointer} does not matter, {hints.ignore.format(pointer=pointer)}; else record this request"
+        pointer = _ignorable(index, pass_, subject, best)
+        if pointer is not None:
+            hint = f"if {pointer} does not matter, {hints.ignore.format(pointer=pointer)}; else record this request"
+        else:
+            hint = "ignoring any one of these fields would still match no recording: record this request"
         data["reason"] = "differs"
     else:
         code = NO_MATCH
@@ -114,6 +120,24 @@ def no_match(
         data["reason"] = "never recorded"
     data["hint"] = hint
     return error_response(msg_id, code, message, data), f"{message}; {hint}"
+
+
+def _ignorable(index: ReplayIndex, pass_: Pass, subject: Subject, best: Near) -> str | None:
+    """The first of `best`'s differing paths that, ignored alone, gives the request the key of a
+    recorded one (its method's recordings compared with that path left out of both), or None."""
+    recorded = [rec for _, rec in pass_.candidates(subject.method)]
+    for diff in best.diffs[:MAX_DIFFS]:
+        path = parse_pointer(diff.path)
+        if not path:
+            continue  # the whole params differ: no one member to ignore
+        mine = _key_without(subject, path)
+        if any(_key_without(rec, path) == mine for rec in recorded):
+            return diff.path
+    return None
+
+
+def _key_without(subject: Subject, path: tuple[str, ...]) -> bytes:
+    return request_key({"method": subject.method, "params": subject.params}, (path,))
 
 
 def _name(s: Subject) -> Any:
@@ -133,11 +157,15 @@ class UnplayedReport:
 
     cassette: str
     unplayed: tuple[tuple[int, str, str | None], ...]
-    """(request seq, method, tool/prompt name or resource URI), in cassette order."""
+    """(the request's file line, method, tool/prompt name or resource URI), in cassette order.
+    The file line is the one `check` cites and an editor shows (the header is line 1)."""
 
     @classmethod
-    def of(cls, cassette: str, unplayed: Sequence[Exchange]) -> UnplayedReport:
-        return cls(cassette, tuple((ex.request.event.seq, ex.method, ex.name) for ex in unplayed))
+    def of(cls, cassette: Cassette, unplayed: Sequence[Exchange]) -> UnplayedReport:
+        return cls(
+            cassette.name,
+            tuple((cassette.line_of(ex.request.event.seq), ex.method, ex.name) for ex in unplayed),
+        )
 
     def text(self, hints: Hints = CLI_HINTS) -> str:
         """What strict mode prints: a headline (naming the option as `hints` do), then one line per
@@ -152,23 +180,27 @@ class UnplayedReport:
         return "\n".join(lines)
 
     def to_json(self) -> dict[str, Any]:
-        """What `--report FILE` appends, for machines; `seq` is the request's line in the cassette."""
+        """What `--report FILE` appends, for machines; `line` is the request's file line."""
         return {
             "cassette": self.cassette,
-            "unplayed": [{"seq": s, "method": m, "name": n} for s, m, n in self.unplayed],
+            "unplayed": [{"line": ln, "method": m, "name": n} for ln, m, n in self.unplayed],
         }
 
     @classmethod
     def from_json(cls, obj: Any) -> UnplayedReport | None:
-        """The report a `to_json()` object holds; None for any other value."""
+        """The report a `to_json()` object holds; None for any other value.
+
+        A report written before mcptape gave file lines numbered the requests by their `seq`
+        (one less than the file line in a cassette a recorder wrote): it is read as `seq + 1`.
+        """
         if not isinstance(obj, dict) or not isinstance(obj.get("unplayed"), list):
             return None
-        items = tuple(
-            (int(u["seq"]), str(u.get("method", "")), u.get("name"))
-            for u in obj["unplayed"]
-            if isinstance(u, dict) and "seq" in u
-        )
-        return cls(str(obj.get("cassette", "")), items)
+        items = []
+        for u in obj["unplayed"]:
+            line = _line_of(u) if isinstance(u, dict) else None
+            if line is not None:
+                items.append((line, str(u.get("method", "")), u.get("name")))
+        return cls(str(obj.get("cassette", "")), tuple(items))
 
     @classmethod
     def find_all(cls, text: str) -> list[UnplayedReport]:
@@ -207,6 +239,14 @@ class UnplayedReport:
                 i += 1
             reports.append(cls(m.group(1), tuple(items)))
         return reports
+
+
+def _line_of(item: dict[str, Any]) -> int | None:
+    for key, add in (("line", 0), ("seq", 1)):
+        value = item.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value + add
+    return None
 
 
 def _items(text: str) -> list[tuple[int, str, str | None]]:

@@ -210,13 +210,13 @@ class StdioReplayServer:
                 scheduler.close()
         if self.report is not None:
             _append_report(
-                self.report, UnplayedReport.of(self.cassette.name, engine.unplayed()).to_json()
+                self.report, UnplayedReport.of(self.cassette, engine.unplayed()).to_json()
             )
         if self.strict:
             unplayed = engine.unplayed()
             if unplayed:
                 print(
-                    UnplayedReport.of(self.cassette.name, unplayed).text(),
+                    UnplayedReport.of(self.cassette, unplayed).text(),
                     file=sys.stderr,
                     flush=True,
                 )

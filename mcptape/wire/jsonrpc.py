@@ -1,7 +1,10 @@
-"""JSON-RPC 2.0 payloads: decode one wire payload, classify messages, key ids.
+"""JSON-RPC 2.0 payloads: decode one wire payload, classify messages, key ids, refuse bad ones.
 
 Pure functions over values. A payload that is not valid JSON (or not UTF-8) is not an
-error here: `decode` returns `None` and the caller keeps the bytes verbatim.
+error here: `decode` returns `NOT_JSON` and the caller keeps the bytes verbatim.
+`invalid` says why a client's message is no valid JSON-RPC request, notification or
+response (answered -32600), without recursion: ids are strings or integers within
+`MAX_ID`, and a message nests at most `MAX_DEPTH` objects and arrays.
 """
 
 from __future__ import annotations
@@ -27,6 +30,17 @@ MCP_MISSING_CAPABILITY = -32021
 """MCP 2026-07-28: the request needs a capability the client did not declare."""
 MCP_UNSUPPORTED_PROTOCOL_VERSION = -32022
 """MCP 2026-07-28: the protocol version asked for is not served."""
+
+MAX_DEPTH = 200
+"""How deeply a client message may nest objects and arrays (the message itself is level 1).
+
+orjson, which builds every matching key and answer, serializes at most 254 levels, and an
+answer quotes a request a few levels deeper than it was sent; no MCP request nests anywhere
+near this. Deeper JSON (up to orjson's parsing limit, 1024) is answered -32600; beyond
+that it is not parsed at all, so -32700."""
+MAX_ID = 2**53 - 1
+"""The largest integer id (either sign) served: JavaScript's `Number.MAX_SAFE_INTEGER`, the
+largest a TypeScript client or server can hold exactly (MCP's RequestId is string | integer)."""
 
 _NOT_JSON = object()
 
@@ -94,6 +108,16 @@ NOT_JSON: Any = _NOT_JSON
 """Returned by `decode` for a payload that is not valid JSON (or not UTF-8)."""
 
 
+def parse_error_message(payload: bytes | str) -> str:
+    """The -32700 message for a payload `decode` refused: why, when orjson says it is the nesting."""
+    try:
+        orjson.loads(payload)
+    except orjson.JSONDecodeError as exc:
+        if "depth" in str(exc) or "recursion" in str(exc).lower():
+            return "Parse error: JSON nested more than 1024 levels deep"
+    return "Parse error"
+
+
 def encode(value: Any) -> bytes:
     """Serializes a JSON value compactly (no newline)."""
     return orjson.dumps(value)
@@ -125,6 +149,108 @@ def id_key(msg_id: Any) -> tuple[str, Any]:
     if isinstance(msg_id, str):
         return ("str", msg_id)
     return ("other", orjson.dumps(msg_id))
+
+
+def nested_deeper(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """True when `value` nests objects and arrays more than `limit` levels (no recursion: one
+    level at a time, so the cost is one look at each container)."""
+    level = [value] if type(value) is dict or type(value) is list else []
+    depth = 1
+    while level:
+        if depth > limit:
+            return True
+        deeper = []
+        for item in level:
+            for child in item.values() if type(item) is dict else item:
+                if type(child) is dict or type(child) is list:
+                    deeper.append(child)
+        level = deeper
+        depth += 1
+    return False
+
+
+def usable_id(msg: Any) -> JsonRpcId | None:
+    """A message's id when an answer can carry it (a string, or an integer within `MAX_ID`), else None."""
+    msg_id = msg.get("id") if isinstance(msg, dict) else None
+    if isinstance(msg_id, str) or (
+        isinstance(msg_id, int) and not isinstance(msg_id, bool) and -MAX_ID <= msg_id <= MAX_ID
+    ):
+        return msg_id
+    return None
+
+
+def invalid(msg: Any) -> str | None:
+    """Why one client message (not a batch) is no valid JSON-RPC message (-32600), or None.
+
+    Checked: an object; `"jsonrpc": "2.0"`; a string method; a request id that is a string or
+    an integer within `MAX_ID` (no null, float, boolean, object or array); a response with an
+    id; at most `MAX_DEPTH` levels of nesting.
+    """
+    if not isinstance(msg, dict):
+        return f"Invalid Request: a message must be a JSON object, not {_json_type(msg)}"
+    if nested_deeper(msg):
+        return (
+            f"Invalid Request: the message nests more than {MAX_DEPTH} levels of objects and arrays"
+        )
+    if msg.get("jsonrpc") != "2.0":
+        got = "it is missing" if "jsonrpc" not in msg else f"not {clip_json(msg['jsonrpc'], 40)}"
+        return f'Invalid Request: "jsonrpc" must be "2.0" ({got})'
+    if "method" in msg:
+        if not isinstance(msg["method"], str):
+            return f'Invalid Request: "method" must be a string, not {_json_type(msg["method"])}'
+        if "id" in msg and usable_id(msg) is None:
+            return _bad_id(msg["id"])
+        return None
+    if classify(msg) is MessageType.INVALID:
+        return (
+            "Invalid Request: not a request, notification or response (no method, result or error)"
+        )
+    return None
+
+
+EMPTY_BATCH = "Invalid Request: an empty batch"
+
+
+def invalid_payload(value: Any) -> str | None:
+    """Why a whole parsed payload gets one -32600 error and nothing else (an empty batch, or a
+    single message `invalid` refuses), or None: a batch's elements are answered one by one."""
+    if isinstance(value, list):
+        return EMPTY_BATCH if not value else None
+    return invalid(value)
+
+
+def _bad_id(msg_id: Any) -> str:
+    big = isinstance(msg_id, float) and msg_id.is_integer() and abs(msg_id) > MAX_ID
+    if big or (isinstance(msg_id, int) and not isinstance(msg_id, bool)):
+        return f"Invalid Request: the id {clip_json(msg_id, 40)} is out of range (integer ids are at most {MAX_ID} either side of 0)"
+    return f"Invalid Request: the id must be a string or an integer, not {_json_type(msg_id)}"
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "an integer" if isinstance(value, int) else "a number with a fraction or exponent"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+def clip_json(value: Any, limit: int = 200) -> str:
+    """`value` as JSON text, cut after `limit` characters with `... (N bytes)` (N: its whole size).
+
+    For messages that quote what a client sent: a 20 MB argument must not make a 20 MB error.
+    A value too deep to serialize is named by its type instead.
+    """
+    try:
+        text = orjson.dumps(value).decode()
+    except TypeError:
+        return f"{_json_type(value)} nested too deeply to quote"
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text.encode())} bytes)"
 
 
 def messages_of(value: Any) -> list[Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
+import orjson
 import pytest
 from mcp import Client, MCPError
 
@@ -270,3 +271,23 @@ async def test_the_transport_fits_the_sdks_public_transport_protocol(rec: Record
                     stream,
                     wanted,
                 )
+
+
+async def test_hostile_arguments_get_bounded_errors_and_the_session_goes_on(
+    rec: Recording,
+) -> None:
+    deep: Any = []
+    for _ in range(210):  # deeper than mcptape serves, not so deep that pydantic refuses to send it
+        deep = [deep]
+    with anyio.fail_after(30):
+        async with client(replay_transport(rec.path, on_note=None), rec) as c:
+            with pytest.raises(MCPError) as nested:
+                await c.call_tool("add", {"a": 1, "b": deep})
+            with pytest.raises(MCPError) as big:
+                await c.call_tool("add", {"a": 1, "b": "x" * 2_000_000})
+            added = await c.call_tool("add", {"a": 1, "b": 2})
+    assert nested.value.error.code == -32600
+    assert "more than 200 levels" in nested.value.error.message
+    assert big.value.error.code == NO_MATCH and "(2000002 bytes)" in big.value.error.message
+    assert len(orjson.dumps(big.value.error.model_dump(mode="json"))) < 16 * 1024
+    assert added.structured_content == {"result": "3"}

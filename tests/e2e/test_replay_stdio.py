@@ -167,8 +167,10 @@ def test_bad_input_lines_are_answered_and_the_server_goes_on(rec: Recording) -> 
     ]
     code, out, err = run_replay(rec.path, lines)
     assert code == 0
-    assert [m.get("error", {}).get("code") for m in out[:4]] == [-32700, -32600, -32600, -32600]
-    assert out[4]["id"] == 1 and "result" in out[4]
+    assert [m.get("error", {}).get("code") for m in out[:2]] == [-32700, -32600]
+    # a batch is answered with one array (JSON-RPC 2.0 section 6): one -32600 per element
+    assert [(m["id"], m["error"]["code"]) for m in out[2]] == [(None, -32600), (None, -32600)]
+    assert out[3]["id"] == 1 and "result" in out[3] and len(out) == 4
     assert "not JSON" in err
 
 

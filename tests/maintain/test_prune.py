@@ -149,7 +149,11 @@ async def test_replay_report_of_the_stdio_server_feeds_prune(tmp_path: Path) -> 
                 await client.call_tool("echo", {"message": "hello"})
     lines = [orjson.loads(line) for line in report.read_bytes().splitlines()]
     assert len(lines) == 2 and lines[0]["cassette"] == str(cassette)
-    assert {"seq": 30, "method": "prompts/get", "name": "review"} in lines[0]["unplayed"]
+    assert {"line": 31, "method": "prompts/get", "name": "review"} in lines[0]["unplayed"]
+    assert (
+        b'"method":"prompts/get","params":{"name":"review"'
+        in cassette.read_bytes().splitlines()[30]
+    )
     done = cli("prune", str(cassette), "--unused-from", str(report))
     assert done.returncode == 0, done.stderr
     left = [(ex.method, ex.name) for ex in pair(load(cassette).events).exchanges]
@@ -181,11 +185,16 @@ def test_run_logs_are_read_in_every_form() -> None:
     assert parse_run_log(pytest_style) == text
     obj = {
         "cassette": "cassettes/a.jsonl",
-        "unplayed": [{"seq": 5, "method": "tools/call", "name": "add"}],
+        "unplayed": [{"line": 5, "method": "tools/call", "name": "add"}],
     }
     assert parse_run_log(orjson.dumps(obj).decode()) == [
         UnplayedReport("cassettes/a.jsonl", ((5, "tools/call", "add"),))
     ]
+    older = {
+        "cassette": "cassettes/a.jsonl",
+        "unplayed": [{"seq": 4, "method": "tools/call", "name": "add"}],
+    }
+    assert parse_run_log(orjson.dumps(older).decode()) == parse_run_log(orjson.dumps(obj).decode())
     assert len(parse_run_log(orjson.dumps([obj, obj]).decode())) == 2
     assert (
         len(
@@ -202,8 +211,8 @@ def test_only_reports_about_this_cassette_count_and_a_stale_log_is_refused(tmp_p
     cassette.parent.mkdir()
     shutil.copy(ROOT / "cassettes" / "python-sdk" / "2026-07-28" / "stdio.jsonl", cassette)
     tape = read(cassette)
-    both = [UnplayedReport("cassettes/c.jsonl", ((10, "tools/call", "echo"), (12, "tools/call", "fail"))),
-            UnplayedReport(str(cassette), ((12, "tools/call", "fail"),)),
+    both = [UnplayedReport("cassettes/c.jsonl", ((11, "tools/call", "echo"), (13, "tools/call", "fail"))),
+            UnplayedReport(str(cassette), ((13, "tools/call", "fail"),)),
             UnplayedReport("cassettes/other.jsonl", ((3, "tools/list", None),))]  # fmt: skip
     assert [ex.name for ex in unused_exchanges(tape.cassette, both)] == ["fail"]
     with pytest.raises(ConfigError, match=r"no report for .*it reports on cassettes/other.jsonl"):
@@ -233,3 +242,10 @@ def test_usage_errors_exit_2_and_leave_the_file_alone(tmp_path: Path) -> None:
         and "would drop 10 exchange(s)" in dry.stderr
         and cassette.read_bytes() == HTTP_SDK.read_bytes()
     )
+    lines = cassette.read_bytes().splitlines()
+    divide = 1 + next(
+        i for i, ln in enumerate(lines) if b'"method":"tools/call","params":{"name":"divide"' in ln
+    )
+    assert (
+        f"tools/call 'divide' (line {divide})" in dry.stderr
+    )  # the file line, as an editor shows it

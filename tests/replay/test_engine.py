@@ -9,6 +9,7 @@ import pytest
 
 from mcptape.replay import NO_MATCH, Note, ReplayConfig, ReplayEngine, Send
 from mcptape.replay.engine import Output
+from mcptape.replay.matcher import MatchPolicy
 from mcptape.replay.report import EXHAUSTED
 from tests.replay.tape import HANGUP, LEGACY_INIT, call, err, meta, note, ok, req, tape
 
@@ -434,6 +435,36 @@ def test_a_batch_is_answered_with_an_array() -> None:
     assert out == [[ok("a", {"tools": []}), ok("b", {})]]
 
 
+@pytest.mark.parametrize(
+    ("arguments", "hint"),
+    [
+        ({"a": 5, "b": 2}, "if /arguments/a does not matter, replay with --ignore /arguments/a"),
+        (
+            {"a": 1, "b": 2, "c": 3},
+            "if /arguments/c does not matter, replay with --ignore /arguments/c",
+        ),
+        ({"a": 5, "b": 6}, "ignoring any one of these fields would still match no recording"),
+        ({"a": 5, "c": 2}, "ignoring any one of these fields would still match no recording"),
+    ],
+)
+def test_the_ignore_hint_is_given_only_when_ignoring_that_path_makes_a_match(
+    arguments: dict[str, Any], hint: str
+) -> None:
+    e = engine(("c", call(1, "add", {"a": 1, "b": 2})), ("s", ok(1, {"r": 3})))
+    out = e.receive(call(9, "add", arguments))
+    error = sent(out)[0]["error"]
+    assert error["data"]["hint"].startswith(hint) and hint in notes(out)[0]
+    if "--ignore" not in hint:
+        assert "--ignore" not in notes(out)[0] and "--ignore" not in error["data"]["hint"]
+        return
+    pointer = hint.rsplit(" ", 1)[1]  # and ignoring it does make the request match
+    ignoring = ReplayEngine.from_cassette(
+        tape(("c", call(1, "add", {"a": 1, "b": 2})), ("s", ok(1, {"r": 3}))),
+        ReplayConfig(MatchPolicy(ignore=(pointer,))),
+    )
+    assert sent(ignoring.receive(call(9, "add", arguments))) == [ok(9, {"r": 3})]
+
+
 def test_no_match_explains_the_nearest_difference() -> None:
     e = engine(("c", call(1, "add", {"a": 1, "b": 2})), ("s", ok(1, {})))
     out = e.receive(call(9, "add", {"a": 5, "b": 2}))
@@ -441,8 +472,8 @@ def test_no_match_explains_the_nearest_difference() -> None:
     assert error["code"] == NO_MATCH
     assert (
         error["message"]
-        == "mcptape replay: no recorded answer for tools/call 'add': arguments/a is 5 (recorded 1), compared with the nearest recorded request (line 1)"
-    )
+        == "mcptape replay: no recorded answer for tools/call 'add': arguments/a is 5 (recorded 1), compared with the nearest recorded request (line 2)"
+    )  # the header is line 1, the recorded request the first event after it
     assert error["data"]["reason"] == "differs"
     assert error["data"]["request"] == {
         "method": "tools/call",

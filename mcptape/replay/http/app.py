@@ -44,7 +44,10 @@ from mcptape.wire.jsonrpc import (
     MessageType,
     classify,
     decode,
+    invalid_payload,
+    parse_error_message,
     request_meta,
+    usable_id,
 )
 
 from ..engine import Note, Output, ReplayConfig, ReplayEngine, Send
@@ -186,12 +189,13 @@ class HttpReplayApp:
             )
         value = decode(body)
         if value is NOT_JSON:
-            return await reply_error(send, 400, "Parse error", JSONRPC_PARSE_ERROR)
+            return await reply_error(send, 400, parse_error_message(body), JSONRPC_PARSE_ERROR)
+        problem = invalid_payload(value)
+        if problem is not None:  # answered here, with a status that ends the exchange
+            return await reply_error(send, 400, problem, msg_id=usable_id(value))
         kind = (
             classify(value) if isinstance(value, dict) else None
         )  # the one classification of this message
-        if kind is MessageType.INVALID:
-            return await reply_error(send, 400, "Invalid Request: not a JSON-RPC message")
         if headers.get("mcp-protocol-version") in MODERN or (
             isinstance(value, dict) and _body_version(value) is not None
         ):
@@ -346,12 +350,12 @@ class HttpReplayApp:
     def unplayed_report(self) -> str | None:
         """Strict mode: the recorded requests some session (or the stateless clients) never made."""
         reports = [
-            UnplayedReport.of(self.cassette.name, left).text() for left in self.sessions.unplayed()
+            UnplayedReport.of(self.cassette, left).text() for left in self.sessions.unplayed()
         ]
         if self.stateless_used and self.index.modern:
             left = [e.exchange for e in self.stateless.unplayed()]
             if left:
-                reports.append(UnplayedReport.of(self.cassette.name, left).text())
+                reports.append(UnplayedReport.of(self.cassette, left).text())
         return "\n".join(reports) if reports else None
 
 

@@ -7,7 +7,8 @@ recorded endpoint path with the recorded session query parameter, e.g.
 `Accepted`) and everything the engine answers goes on that session's stream as
 `event: message`. Closing the stream ends the session. Fault rules are not applied here. Statuses for bad POSTs are those of
 the SDK's transport: 400 without a session id, 404 for an unknown one, 400 for a body that
-is not JSON-RPC, 413 for one too large.
+is not JSON, 413 for one too large; a message that is not valid JSON-RPC (or an empty batch) is
+answered 400 with its -32600 error as the body.
 """
 
 from __future__ import annotations
@@ -15,10 +16,16 @@ from __future__ import annotations
 from urllib.parse import parse_qsl, urlencode
 
 from mcptape.wire import sse
-from mcptape.wire.jsonrpc import NOT_JSON, decode
+from mcptape.wire.jsonrpc import (
+    JSONRPC_INVALID_REQUEST,
+    NOT_JSON,
+    decode,
+    invalid_payload,
+    usable_id,
+)
 
 from ..faults import plain
-from .asgi import Receive, Scope, SendFn, read_body, respond, stream_sse
+from .asgi import JSON, Receive, Scope, SendFn, read_body, respond, rpc_error, stream_sse
 from .delivery import Router
 from .sessions import SessionTable
 
@@ -78,8 +85,12 @@ class LegacyServer:
         if body is None:
             return await respond(send, 413, b"Payload Too Large", TEXT)
         value = decode(body)
-        if value is NOT_JSON or not isinstance(value, (dict, list)):
+        if value is NOT_JSON:
             return await respond(send, 400, b"Could not parse message", TEXT)
+        problem = invalid_payload(value)
+        if problem is not None:  # the -32600 error as the body: nothing goes on the stream
+            error = rpc_error(JSONRPC_INVALID_REQUEST, problem, usable_id(value))
+            return await respond(send, 400, error, [("content-type", JSON)])
         self.router.route(plain(session.engine.receive(value)), session)
         status, ctype, text = self.plan.accepted
         await respond(send, status, text, [("content-type", ctype)] if ctype else [])
