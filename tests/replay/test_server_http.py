@@ -286,7 +286,8 @@ async def test_a_legacy_client_over_http_gets_a_handshake_and_plain_results_from
     async with served(app_for(modern_streamable())) as client:
         with anyio.fail_after(5):
             init = await client.post("/mcp", content=orjson.dumps(INIT), headers=ACCEPT)
-            headers = {**ACCEPT, "mcp-protocol-version": "2025-11-25"}
+            headers = {**ACCEPT, "mcp-protocol-version": "2025-11-25",
+                       "mcp-session-id": init.headers["mcp-session-id"]}  # fmt: skip
             listed = await client.post(
                 "/mcp", content=orjson.dumps(req(2, "tools/list")), headers=headers
             )
@@ -298,6 +299,22 @@ async def test_a_legacy_client_over_http_gets_a_handshake_and_plain_results_from
         and "resultType" not in body["result"]
         and "ttlMs" not in body["result"]
     )
+
+
+async def test_two_legacy_clients_at_once_on_a_modern_only_cassette_get_a_session_each() -> None:
+    # the handshake is made up from server/discover: each client must get its own session, or
+    # the second one's initialize would reset the first one's engine (its pending call hung)
+    async with served(app_for(modern_streamable())) as client:
+        with anyio.fail_after(5):
+            first = await client.post("/mcp", content=orjson.dumps(INIT), headers=ACCEPT)
+            second = await client.post("/mcp", content=orjson.dumps(INIT), headers=ACCEPT)
+            ids = [r.headers.get("mcp-session-id") for r in (first, second)]
+            listed = await client.post("/mcp", content=orjson.dumps(req(2, "tools/list")),
+                                       headers={**ACCEPT, "mcp-protocol-version": "2025-11-25",
+                                                "mcp-session-id": ids[0]})  # fmt: skip
+    assert None not in ids and ids[0] != ids[1]
+    body = listed.json() if listed.headers["content-type"].startswith("application/json") else None
+    assert body is not None and "tools" in body["result"]
 
 
 # -- bad input and security --------------------------------------------------------------------

@@ -118,6 +118,10 @@ class HttpReplayApp:
         self.stateless = StatelessPass(self.index, self.config.allow_repeats)
         self.stateless_used = False
         self.modern_only = self.index.modern and not self.index.legacy
+        self._mints = self.plan.sessions or self.modern_only
+        """Handshake clients get session ids: as recorded, or on a 2026-07-28 cassette (whose
+        handshake mcptape makes up: each legacy client then needs its own session, or two at
+        once would share one engine and one client's initialize would reset the other's)."""
 
     @property
     def stopping(self) -> anyio.Event:
@@ -248,7 +252,7 @@ class HttpReplayApp:
         if session is None:
             return
         outputs = session.engine.receive(value, kind)
-        if init and session.id is None and self.plan.sessions and _succeeded(outputs):
+        if init and session.id is None and self._mints and _succeeded(outputs):
             self.sessions.register(session)
         if isinstance(
             value, list
@@ -287,7 +291,7 @@ class HttpReplayApp:
             if session is None:
                 await reply_error(send, 404, "Not Found: Invalid or expired session ID")
             return session
-        if not self.plan.sessions:  # the recorded server minted no session ids
+        if not self._mints:  # the recorded server minted no session ids
             return self.sessions.shared_session()
         if init:
             return self.sessions.new()
