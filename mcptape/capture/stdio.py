@@ -18,12 +18,9 @@ flowing, and the recorder reports the failure when the session ends (`Recorder.f
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import signal
 import subprocess
-import sys
-import termios
 import threading
 import time
 from collections.abc import Callable
@@ -34,6 +31,7 @@ from mcptape.cassette import CassetteWriter
 from mcptape.child import Child, exit_status
 from mcptape.errors import RecordError
 from mcptape.model import Source
+from mcptape.wire.fds import unread_input
 from mcptape.wire.ndjson import DEFAULT_MAX_LINE, LineFramer, Oversize
 
 from .recorder import Recorder, Ticket
@@ -118,7 +116,7 @@ class StdioCapture:
         chunk being recorded. Bounded; immediate when the client closed its input or is idle."""
         deadline = time.monotonic() + SETTLE_SECONDS
         while up.is_alive() and time.monotonic() < deadline:
-            if self.stdin_fd not in self._busy and _unread(self.stdin_fd) == 0:
+            if self.stdin_fd not in self._busy and unread_input(self.stdin_fd) == 0:
                 return
             time.sleep(0.002)
 
@@ -180,14 +178,6 @@ class StdioCapture:
         tail = framer.flush()
         if tail is not None:
             record(tail, None)
-
-
-def _unread(fd: int) -> int:
-    """Bytes waiting to be read on `fd` (0 when it cannot say: a closed fd, a terminal gone)."""
-    try:
-        return int.from_bytes(fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"), sys.byteorder)
-    except OSError:
-        return 0
 
 
 def _write_all(fd: int, data: bytes) -> bool:

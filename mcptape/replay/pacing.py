@@ -15,16 +15,14 @@ a client that does not read in time gets the rest at once, as before.
 
 from __future__ import annotations
 
-import fcntl
-import os
-import select
-import stat
-import struct
-import termios
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
+
+from mcptape.wire.fds import unread_probe
+
+__all__ = ["Kind", "Pacer", "kind_of", "unread_probe"]
 
 Kind = Literal["response", "progress", "other"]
 """What a line carries, as far as pacing cares."""
@@ -38,36 +36,6 @@ other until it has read everything."""
 
 _FIRST_NAP = 20e-6
 _LONGEST_NAP = 1e-3
-
-
-def unread_probe(fd: int) -> Callable[[], int] | None:
-    """A function returning the bytes written to `fd` that its reader has not read yet (0 once the
-    reader has closed its end: nothing more will be read), or None when `fd` cannot tell (a file,
-    a terminal, another platform)."""
-    try:
-        mode = os.fstat(fd).st_mode
-    except OSError:
-        return None
-    if stat.S_ISFIFO(mode):
-        request = termios.FIONREAD  # the pipe's buffer, the same from either end
-    elif stat.S_ISSOCK(mode) and hasattr(termios, "TIOCOUTQ"):
-        request = termios.TIOCOUTQ  # a stream socket's send queue: what the peer has not read
-    else:
-        return None
-    buf = bytearray(4)
-    hangup = select.poll()
-    hangup.register(fd, select.POLLERR | select.POLLHUP)
-
-    def unread() -> int:
-        fcntl.ioctl(fd, request, buf)
-        pending = int(struct.unpack("i", buf)[0])
-        return pending if pending == 0 or not hangup.poll(0) else 0
-
-    try:
-        unread()
-    except OSError:
-        return None
-    return unread
 
 
 def kind_of(msg: object) -> Kind:

@@ -1,0 +1,57 @@
+"""What is still unread on a file descriptor, as the kernel counts it (Linux ioctls, no I/O).
+
+Two questions, one per direction: how much of what we wrote our peer has not read yet
+(`unread_probe`: the replay holds a response back until the client has read the progress
+before it), and how much waits for us to read (`unread_input`: the recorder's end of session
+records what the client wrote just before the server went).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import select
+import stat
+import struct
+import termios
+from collections.abc import Callable
+
+
+def _ioctl_count(fd: int, request: int) -> int:
+    return int(struct.unpack("i", fcntl.ioctl(fd, request, b"\0\0\0\0"))[0])
+
+
+def unread_probe(fd: int) -> Callable[[], int] | None:
+    """A function returning the bytes written to `fd` that its reader has not read yet (0 once the
+    reader has closed its end: nothing more will be read), or None when `fd` cannot tell (a file,
+    a terminal, another platform)."""
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return None
+    if stat.S_ISFIFO(mode):
+        request = termios.FIONREAD  # the pipe's buffer, the same from either end
+    elif stat.S_ISSOCK(mode) and hasattr(termios, "TIOCOUTQ"):
+        request = termios.TIOCOUTQ  # a stream socket's send queue: what the peer has not read
+    else:
+        return None
+    hangup = select.poll()
+    hangup.register(fd, select.POLLERR | select.POLLHUP)
+
+    def unread() -> int:
+        pending = _ioctl_count(fd, request)
+        return pending if pending == 0 or not hangup.poll(0) else 0
+
+    try:
+        unread()
+    except OSError:
+        return None
+    return unread
+
+
+def unread_input(fd: int) -> int:
+    """Bytes waiting to be read on `fd` (0 when it cannot say: a closed fd, a terminal gone)."""
+    try:
+        return _ioctl_count(fd, termios.FIONREAD)
+    except OSError:
+        return 0
