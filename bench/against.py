@@ -25,7 +25,7 @@ from typing import Any
 import orjson
 from tabulate import tabulate
 
-from .common import ROOT
+from .common import ROOT, spread
 
 NOISE_FLOOR = 0.02
 """Below this a change is "same" even when both trees ran without spread (one round)."""
@@ -65,16 +65,11 @@ def _figure(row: dict[str, Any]) -> float:
     return float(row["ratio"] if row["ratio"] is not None else row["value"])
 
 
-def _spread(values: list[float]) -> float:
-    mid = statistics.median(values)
-    return (max(values) - min(values)) / 2 / mid if len(values) > 1 and mid else 0.0
-
-
 def judge(old: list[float], new: list[float], unit: str) -> tuple[float, float, str]:
     """(relative change of the medians, the noise, "same" / "better" / "WORSE"): a change is
     one only when it is larger than the run-to-run spread of either tree."""
     mo, mn = statistics.median(old), statistics.median(new)
-    noise = max(_spread(old), _spread(new), NOISE_FLOOR)
+    noise = max(spread(old), spread(new), NOISE_FLOOR)
     change = mn / mo - 1 if mo else 0.0
     better = change > 0 if unit in HIGHER_IS_BETTER else change < 0
     return change, noise, "same" if abs(change) <= noise else "better" if better else "WORSE"
