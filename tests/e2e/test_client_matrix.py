@@ -35,10 +35,9 @@ from mcp import Client, MCPError
 from mcp.types import ElicitResult
 
 from mcptape.cassette import load
-from mcptape.eras import ENVELOPE_RESULT_KEYS
 from mcptape.pairing import Exchange, Session, pair
-from mcptape.versions import META_SERVER_INFO
 from tests.conftest import ROOT, mcptape_cmd
+from tests.e2e.test_golden import _final, plain
 from tests.replay.recorded import stdio
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -63,24 +62,6 @@ def cassette(recorded_by: str, transport: str) -> Path:
     return ROOT / "cassettes" / RECORDED_BY[recorded_by] / TRANSPORTS[transport]
 
 
-def plain(value: Any) -> Any:
-    """A result as comparable JSON: without the server info in `_meta` and the 2026-07-28 envelope
-    (a legacy client replaying a 2026 cassette gets it taken off; the comparison is of content)."""
-    if hasattr(value, "model_dump"):
-        value = value.model_dump(mode="json", by_alias=True, exclude_unset=True)
-    if not isinstance(value, dict):
-        return value
-    data = dict(value)
-    meta = {k: v for k, v in (data.pop("_meta", None) or {}).items() if k != META_SERVER_INFO}
-    if meta:
-        data["_meta"] = meta
-    if data.get("resultType") == "complete":
-        del data["resultType"]
-    for hint in ENVELOPE_RESULT_KEYS:
-        data.pop(hint, None)
-    return data
-
-
 @dataclass
 class Recorded:
     """What the cassette says the server answered, per operation of a cell."""
@@ -92,11 +73,6 @@ class Recorded:
     """The progress the server reported on the recorded `add` call: [progress, total, message]."""
     question: str
     """The elicitation message of the recorded `greet` call."""
-
-
-def _final(ex: Exchange, session: Session) -> Exchange:
-    retries = [r for r in session.exchanges if r.retry_of == ex.index]
-    return retries[-1] if retries else ex
 
 
 def _answer(ex: Exchange) -> Any:
