@@ -9,9 +9,7 @@ import click
 
 from mcptape.wire.ndjson import DEFAULT_MAX_LINE
 
-from .options import fault_options, parse_timing, replay_config, replay_options
-
-__all__ = ["parse_timing", "replay"]
+from .options import fault_options, replay_config, replay_options
 
 
 @click.command()
