@@ -22,6 +22,7 @@ import orjson
 import pytest
 
 from tests.conftest import mcptape_cmd
+from tests.hostile_wire import INIT, INIT_RESULT, INITIALIZED, LEGACY, MODERN
 
 from .helpers import SLOW_REASON, client, server, slow_enabled, write_cassette
 
@@ -29,8 +30,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 CALLS = 200
 """Distinct recorded tools/call requests: `echo` with {"k": 0..199} answers "k"."""
-LEGACY = "2025-11-25"
-MODERN = "2026-07-28"
 ACCEPT = "application/json, text/event-stream"
 
 
@@ -57,30 +56,7 @@ def answer(msg_id: Any, k: int, modern: bool) -> dict[str, Any]:
 
 
 def legacy_cassette(path: Path) -> Path:
-    init = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": LEGACY,
-            "capabilities": {},
-            "clientInfo": {"name": "rec", "version": "1"},
-        },
-    }
-    init_result = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "result": {
-            "protocolVersion": LEGACY,
-            "capabilities": {"tools": {}},
-            "serverInfo": {"name": "echo", "version": "1"},
-        },
-    }
-    events = [
-        client(init),
-        server(init_result),
-        client({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    ]
+    events = [client(INIT), server(INIT_RESULT), client(INITIALIZED)]
     for k in range(CALLS):
         events += [client(call(k + 1, k)), server(answer(k + 1, k, modern=False))]
     return write_cassette(path, *events)
@@ -141,16 +117,6 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., Served]]:
 
 # -- bad HTTP input ---------------------------------------------------------------------------
 
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": LEGACY,
-        "capabilities": {},
-        "clientInfo": {"name": "c", "version": "1"},
-    },
-}
 JSON_HEADERS = {"content-type": "application/json", "accept": ACCEPT}
 
 BAD_REQUESTS: list[tuple[str, str, dict[str, str], bytes, int, int | None]] = [
