@@ -28,8 +28,7 @@ from mcptape.pairing import pair
 from mcptape.replay import NO_MATCH, Note
 from mcptape.replay.memory import UnplayedExchangesError, replay_transport
 from tests.conftest import ROOT, demo_server_cmd, free_port, mcptape_cmd
-from tests.e2e.test_record_http import Recorder, stop, wait_port
-from tests.e2e.test_serve_http import Served
+from tests.e2e.procs import Recorder, Served, stop, wait_port
 from tests.replay.recorded import stdio
 from tests.replay.tape import note as note_msg
 from tests.replay.tape import ok as ok_msg

@@ -21,7 +21,7 @@ from mcptape.cassette import load
 from mcptape.cli.addon_path import ADDON
 from mcptape.pairing import pair
 from tests.conftest import free_port
-from tests.e2e.test_record_http import wait_port
+from tests.e2e.procs import wait_port
 
 pytestmark = pytest.mark.e2e
 MITMDUMP = Path(sys.executable).with_name("mitmdump")

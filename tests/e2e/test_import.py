@@ -30,7 +30,7 @@ from mcptape.pairing import pair
 from mcptape.replay.memory import replay_transport
 from mcptape.schema import cassette_schema
 from tests.conftest import demo_server_cmd, free_port, mcptape_cmd
-from tests.e2e.test_record_http import Recorder, stop, wait_port
+from tests.e2e.procs import Recorder, stop, wait_port
 from tests.sdk_helpers import Outcome, _plain, accept_name, demo_session
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]

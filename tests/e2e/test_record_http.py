@@ -7,13 +7,9 @@ servers are awaited by polling their port in a bounded loop, the recorder by its
 
 from __future__ import annotations
 
-import re
 import signal
-import socket
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -33,80 +29,13 @@ from mcptape.pairing import pair
 from mcptape.redact import REDACTED
 from mcptape.schema import cassette_schema
 from tests.conftest import ROOT, demo_server_cmd, free_port, mcptape_cmd
+from tests.e2e.procs import Recorder, stop, wait_port
 from tests.sdk_helpers import accept_name, demo_session
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 GATED_SERVER = ROOT / "tests" / "e2e" / "gated_server.py"
 MITMDUMP = Path(sys.executable).with_name("mitmdump")
-
-
-def wait_port(port: int, proc: subprocess.Popen[Any], timeout: float = 30) -> None:
-    """Returns once something accepts connections on 127.0.0.1:port (bounded poll)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"{proc.args} exited with {proc.returncode} before listening")
-        with socket.socket() as s:
-            s.settimeout(0.5)
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise AssertionError(f"nothing listens on port {port} after {timeout}s")
-
-
-def stop(proc: subprocess.Popen[Any], sig: int = signal.SIGINT) -> int:
-    if proc.poll() is None:
-        proc.send_signal(sig)
-    try:
-        return proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-        raise AssertionError(f"{proc.args} did not stop on {signal.Signals(sig).name}") from None
-
-
-class Recorder:
-    """`mcptape record --http` as a subprocess; `url` is where clients connect."""
-
-    LINE = re.compile(r"^mcptape: proxying (\S+) -> (\S+)$")
-
-    def __init__(self, upstream: str, cassette: Path, *extra: str) -> None:
-        cmd = mcptape_cmd(
-            "record",
-            "--http",
-            "--upstream",
-            upstream,
-            "--listen",
-            "127.0.0.1:0",
-            "-o",
-            str(cassette),
-            *extra,
-        )
-        self.proc = subprocess.Popen(
-            cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-        )
-        self.stderr: list[str] = []
-        self.url = ""
-        self._ready = threading.Event()
-        threading.Thread(target=self._read, daemon=True).start()
-        if not self._ready.wait(30) or not self.url:
-            stop(self.proc)
-            raise AssertionError(f"the recorder did not announce its URL: {self.stderr}")
-
-    def _read(self) -> None:
-        assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            self.stderr.append(line.rstrip("\n"))
-            m = self.LINE.match(line.strip())
-            if m:
-                self.url = m.group(1)
-                self._ready.set()
-        self._ready.set()
-
-    def stop(self, sig: int = signal.SIGINT) -> None:
-        code = stop(self.proc, sig)
-        assert code == 0, self.stderr
 
 
 @pytest.fixture

@@ -10,11 +10,9 @@ announcement line on stderr (or by their port, for the demo server).
 
 from __future__ import annotations
 
-import re
 import signal
 import subprocess
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -30,50 +28,15 @@ from mcptape.cassette import load
 from mcptape.eras import strip_envelope
 from mcptape.pairing import pair
 from tests.conftest import ROOT, demo_server_cmd, free_port, mcptape_cmd
+from tests.e2e.procs import Recorder, Served, stop, wait_port
 from tests.e2e.test_golden import OPS, normalize_recorded, plain, redo
 from tests.e2e.test_golden import _final as golden_final
 from tests.e2e.test_golden import answer as golden_answer
-from tests.e2e.test_record_http import Recorder, stop, wait_port
 from tests.replay.recorded import record_demo
 from tests.sdk_helpers import Outcome, accept_name, demo_session
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 PROGRESS = [(1.0, 2.0, "adding"), (2.0, 2.0, "done")]
-
-
-class Served:
-    """`mcptape serve FILE` as a subprocess; `url` is the URL it announced."""
-
-    LINE = re.compile(r"^mcptape: serving (\S+) at (\S+)")
-
-    def __init__(self, cassette: Path, *extra: str) -> None:
-        self.proc = subprocess.Popen(
-            mcptape_cmd("serve", str(cassette), *extra),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        self.stderr: list[str] = []
-        self.url = ""
-        self._ready = threading.Event()
-        threading.Thread(target=self._read, daemon=True).start()
-        if not self._ready.wait(30) or not self.url:
-            stop(self.proc)
-            raise AssertionError(f"mcptape serve did not announce its URL: {self.stderr}")
-
-    def _read(self) -> None:
-        assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            self.stderr.append(line.rstrip("\n"))
-            m = self.LINE.match(line.strip())
-            if m:
-                self.url = m.group(2)
-                self._ready.set()
-        self._ready.set()
-
-    def stop(self) -> int:
-        code = stop(self.proc, signal.SIGINT)
-        return code
 
 
 @pytest.fixture
