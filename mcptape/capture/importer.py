@@ -75,6 +75,14 @@ class CapturedFlow:
         return None
 
     @property
+    def complete(self) -> bool:
+        """The response arrived whole. That is how the flow ended, even when the capture also
+        holds an error: mitmproxy can note a client that left while its `response` hooks ran
+        (after the server had finished) on the flow it saved, where the live addon saw the
+        response end and a HAR export shows no error. Never both hooks: the addon records one."""
+        return self.status is not None and self.response_end is not None
+
+    @property
     def is_sse(self) -> bool:
         return self.status is not None and (
             self.header("content-type", True) or ""
@@ -295,17 +303,19 @@ def _steps(st: HttpFlow, f: CapturedFlow, still_open: list[HttpFlow]) -> list[Ti
             )
         )
         out.append((max(head, f.response_end or f.error_at or head), lambda: _stream_body(st, f)))
-    elif f.status is not None and f.response_end is not None and f.error is None:
+    elif f.complete:
         out.append(
             (
                 max(t, f.response_end),
                 lambda: st.response(f.status or 0, f.response_headers, f.response_body),
             )
         )
+    if f.complete:
+        return out
     if f.error is not None:
         error = f.error
         out.append((max(out[-1][0], f.error_at or 0.0), lambda: st.error(error)))
-    elif f.status is None or f.response_end is None:
+    else:
         still_open.append(st)
     return out
 
@@ -313,7 +323,7 @@ def _steps(st: HttpFlow, f: CapturedFlow, still_open: list[HttpFlow]) -> list[Ti
 def _stream_body(st: HttpFlow, f: CapturedFlow) -> None:
     """A buffered event stream: its events all at once, then its end (if it ended)."""
     st.feed(f.response_body or b"")
-    if f.error is None and f.response_end is not None:
+    if f.complete:
         st.stream_end()
 
 

@@ -278,6 +278,41 @@ def test_a_flow_still_open_when_mitmdump_stopped_ends_with_an_error_event(tmp_pa
     assert cas.events[-1].kind is Kind.END and cas.events[-1].info == {"open_exchanges": 1}
 
 
+def test_a_flow_that_got_its_whole_response_ended_there_though_mitmproxy_noted_the_client_leaving(
+    tmp_path: Path,
+) -> None:
+    """mitmdump can save a flow whose response arrived whole with a client error noted after it
+    (the client closed while the response hooks ran: a session's GET stream at its end). The live
+    addon saw that response end and a HAR has no error: the import records the same `end`."""
+    from mitmproxy import flow as mflow
+    from mitmproxy.io import FlowWriter
+    from mitmproxy.test import tflow
+
+    call = tflow.tflow(resp=True)
+    call.request.content = orjson.dumps(CALL)
+    call.response.headers["content-type"] = "text/event-stream"
+    call.response.content = sse(("message", CALL_RESULT)).encode()
+    call.error = mflow.Error("Client disconnected.")
+    plain = tflow.tflow(resp=True)
+    plain.request.content = orjson.dumps({**CALL, "id": 2})
+    later = call.response.timestamp_end + 1  # after the first flow's end, every timestamp
+    plain.request.timestamp_start, plain.request.timestamp_end = later, later + 0.1
+    plain.response.timestamp_start, plain.response.timestamp_end = later + 0.2, later + 0.3
+    plain.response.headers["content-type"] = "application/json"
+    plain.response.content = orjson.dumps({**CALL_RESULT, "id": 2})
+    plain.error = mflow.Error("Client disconnected.")
+    buf = io.BytesIO()
+    writer = FlowWriter(buf)
+    writer.add(call)
+    writer.add(plain)
+    _, cas = imported(tmp_path, buf.getvalue(), "flows.mitm")
+    phases = [(e.http["exchange"], e.http["phase"]) for e in cas.events if e.http]
+    assert phases == [(1, "request"), (1, "response"), (1, "sse"), (1, "end"),
+                      (2, "request"), (2, "response")]  # fmt: skip
+    assert [e.msg["id"] for e in cas.events if e.src is Source.SERVER and e.msg] == [1, 2]
+    assert cas.events[-1].kind is Kind.END and cas.events[-1].info is None
+
+
 def test_reading_errors_are_mcptape_errors() -> None:
     with pytest.raises(McpTapeError, match="neither"):
         read_capture(b"\x00\x01", "bin")
