@@ -4,6 +4,7 @@ imports nothing that only other commands need."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -91,16 +92,35 @@ def test_both_ways_end_alike_on_a_missing_cassette(tmp_path: Path) -> None:
     assert plain.stderr.startswith("mcptape: error: ") and "missing.jsonl" in plain.stderr
 
 
+INIT = {
+    "jsonrpc": "2.0", "id": 1, "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+               "clientInfo": {"name": "t", "version": "1"}},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("extra", [[], ["--timing", "none"]], ids=["plain", "click"])
+def test_an_interrupt_ends_both_ways_alike(extra: list[str]) -> None:
+    """Ctrl-C while serving: a blank line (closing the terminal's ^C), "aborted", exit 130."""
+    proc = subprocess.Popen(
+        mcptape_cmd("replay", "-q", *extra, str(GOLDEN)),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(orjson.dumps(INIT) + b"\n")
+    proc.stdin.flush()
+    assert orjson.loads(proc.stdout.readline())["id"] == 1  # serving: the handshake answered
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert err == b"\nmcptape: error: aborted\n"
+
+
 def test_replay_answers_without_importing_what_other_commands_need() -> None:
     """`python -X importtime` lists every module the real command imports until it exits."""
-    init = {
-        "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                   "clientInfo": {"name": "t", "version": "1"}},
-    }  # fmt: skip
     cmd = [sys.executable, "-X", "importtime", *mcptape_cmd("replay", "-q", str(GOLDEN))[1:]]
     proc = subprocess.run(
-        cmd, input=orjson.dumps(init) + b"\n", capture_output=True, timeout=60,
+        cmd, input=orjson.dumps(INIT) + b"\n", capture_output=True, timeout=60,
         env={**os.environ, "PYTHONWARNINGS": "ignore"},
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr.decode()
