@@ -21,8 +21,7 @@ differently, and this module is the only place that knows how:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcptape.versions import (
     HANDSHAKE_VERSIONS,
@@ -165,8 +164,7 @@ def discover_result(initialize: dict[str, Any]) -> dict[str, Any]:
 # -- the client's identity ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Identity:
+class Identity(NamedTuple):
     """What a client says about itself: once in the handshake (legacy), or on every request."""
 
     capabilities: Any = None
@@ -290,8 +288,7 @@ def modern_error(method: str, error: dict[str, Any]) -> dict[str, Any]:
 # -- input requests ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class InputPair:
+class InputPair(NamedTuple):
     """One question the server put to the client, and the client's answer (None: unanswered)."""
 
     key: str

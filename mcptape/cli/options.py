@@ -10,7 +10,6 @@ import click
 
 if TYPE_CHECKING:
     from mcptape.redact import RedactConfig
-    from mcptape.replay.engine import ReplayConfig
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -100,22 +99,3 @@ def fault_options(actions: str, example: str) -> Decorator:
         click.option("--fault", "fault_rules", multiple=True, metavar="RULE_JSON",
                      help=f"One fault rule inline, e.g. '{example}' (repeatable; applied after --faults)."),
     ])  # fmt: skip
-
-
-def replay_config(
-    match_on: tuple[str, ...],
-    ignore: tuple[str, ...],
-    allow_repeats: bool,
-    same_era: bool,
-    strict: bool,
-) -> ReplayConfig:
-    """The engine's configuration from `replay_options`."""
-    from mcptape.matching import match_policy
-    from mcptape.replay.engine import ReplayConfig
-
-    return ReplayConfig(
-        match_policy(match_on or None, ignore),
-        allow_repeats=allow_repeats,
-        cross_era=not same_era,
-        exact_clients=strict,
-    )

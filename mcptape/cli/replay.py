@@ -1,15 +1,19 @@
-"""`mcptape replay FILE`: serve a cassette as an MCP server on stdio."""
+"""`mcptape replay FILE`: serve a cassette as an MCP server on stdio.
+
+The options and their help live here; the body is `replay_run.run_replay`, which `main` also
+runs for the plain form without importing this module (nor click).
+"""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
 from mcptape.wire.ndjson import DEFAULT_MAX_LINE
 
-from .options import fault_options, replay_config, replay_options
+from .options import fault_options, replay_options
+from .replay_run import run_replay
 
 
 @click.command()
@@ -66,26 +70,7 @@ def replay(
     With the mcp SDK:
         Client(StdioServerParameters(command="mcptape", args=["replay", "demo.jsonl"]))
     """
-    from mcptape.cassette import load
-    from mcptape.replay.faults import rules_from_options
-    from mcptape.replay.server_stdio import serve_stdio
-
-    faults = rules_from_options(faults_file, fault_rules)
-    if dry_run:
-        from mcptape.replay.faults import dry_run as list_hits
-
-        click.echo(list_hits(faults, load(cassette)), nl=False)
-        return
-    config = replay_config(match_on, ignore, allow_repeats, same_era, strict)
-    sys.exit(
-        serve_stdio(
-            load(cassette),
-            config,
-            strict=strict,
-            speed=speed,
-            quiet=quiet,
-            faults=faults,
-            max_line=max_line,
-            report=report,
-        )
-    )
+    run_replay(
+        cassette, allow_repeats, strict, same_era, ignore, speed, quiet, faults_file, fault_rules,
+        match_on, dry_run, max_line, report,
+    )  # fmt: skip

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from .options import fault_options, replay_config, replay_options
+from .options import fault_options, replay_options
+from .replay_run import replay_config
 
 
 @click.command()

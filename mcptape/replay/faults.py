@@ -19,9 +19,8 @@ Reading and checking the rules themselves is `fault_rules`' job.
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mcptape.pairing import pair
 from mcptape.versions import META_PROTOCOL_VERSION
@@ -46,6 +45,9 @@ from .fault_rules import (
 )
 from .outputs import Note, Output, Send
 
+if TYPE_CHECKING:
+    import random
+
 __all__ = [
     "ACTIONS",
     "HANDSHAKE",
@@ -66,8 +68,7 @@ __all__ = [
 # -- what the shells carry out -----------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Deliver:
+class Deliver(NamedTuple):
     """Send this message (or these raw bytes, one line / one SSE data field) `delay` seconds after the trigger."""
 
     send: Send
@@ -78,8 +79,7 @@ class Deliver:
     """The action that made it (`truncate` tells the HTTP shell to cut the SSE event and close)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Hangup:
+class Hangup(NamedTuple):
     """Close the connection (stdout, the memory stream, the HTTP stream) `delay` seconds after the trigger."""
 
     delay: float = 0.0
@@ -88,8 +88,7 @@ class Hangup:
     request_id: Any = None
 
 
-@dataclass(frozen=True, slots=True)
-class Status:
+class Status(NamedTuple):
     """HTTP: answer the request with this status instead of the recorded answer."""
 
     status: int
@@ -107,8 +106,7 @@ def plain(outputs: list[Output]) -> list[Step]:
     return [o if isinstance(o, Note) else Deliver(o) for o in outputs]
 
 
-@dataclass(slots=True)
-class _Decision:
+class _Decision(NamedTuple):
     delay: float
     rule: FaultRule | None
     number: int
@@ -137,7 +135,10 @@ class FaultPlan:
         self.rules = parse_rules(self.rules)
         self._seen = [0] * len(self.rules)
         self._hits = [0] * len(self.rules)
-        self._rngs = [random.Random(r.seed) for r in self.rules]
+        if self.rules:
+            from random import Random  # (random's import is not on the replay path without rules)
+
+            self._rngs = [Random(r.seed) for r in self.rules]
         for i, rule in enumerate(self.rules, start=1):
             if rule.action in HTTP_ONLY and not self.http:
                 self.notes.append(

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcptape.keys import parse_pointer, strip_params
 from mcptape.pointer import escape
@@ -123,8 +123,7 @@ class MatchPolicy:
         return [r for m in self.matchers if (r := m(recorded, incoming)) is not None]
 
 
-@dataclass(frozen=True, slots=True)
-class FieldDiff:
+class FieldDiff(NamedTuple):
     """One difference: where (a JSON pointer into params) and both values (`ABSENT` when absent)."""
 
     path: str
@@ -168,8 +167,7 @@ def field_diff(a: Any, b: Any, path: str = "") -> list[FieldDiff]:
     return [FieldDiff(path, a, b)]
 
 
-@dataclass(frozen=True, slots=True)
-class Near:
+class Near(NamedTuple):
     """A recorded request close to an incoming one, and what differs."""
 
     seq: int

@@ -5,7 +5,7 @@ diagnostics; and the engine's configuration. Plain values.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcptape.model import Event
 from mcptape.pairing import Exchange
@@ -62,8 +62,7 @@ class Send:
         return resp.event.http if resp is not None else None
 
 
-@dataclass(frozen=True, slots=True)
-class Note:
+class Note(NamedTuple):
     """A diagnostic for the operator (stderr), never for the client."""
 
     text: str

@@ -11,9 +11,8 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -31,8 +30,7 @@ EXHAUSTED = -32011
 """JSON-RPC error code: the request was recorded, but every recording of it already played."""
 
 
-@dataclass(frozen=True, slots=True)
-class Hints:
+class Hints(NamedTuple):
     """How the hints of the no-match error and the strict report name the options.
 
     A replay started from the command line speaks in flags; one started from Python or from
@@ -151,8 +149,7 @@ _HEADLINE = re.compile(
 _ITEM = re.compile(r"""\bline (\d+): (\S+)(?: ('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"))?""")
 
 
-@dataclass(frozen=True, slots=True)
-class UnplayedReport:
+class UnplayedReport(NamedTuple):
     """One replay session's recorded requests that it never played."""
 
     cassette: str

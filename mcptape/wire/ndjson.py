@@ -8,14 +8,13 @@ memory stays bounded whatever a peer sends.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 DEFAULT_MAX_LINE = 256 * 1024 * 1024
 """Default bound on one line: 256 MiB, far above any real MCP message."""
 
 
-@dataclass(frozen=True, slots=True)
-class Oversize:
+class Oversize(NamedTuple):
     """A line longer than the framer's bound: its size and its first bytes."""
 
     size: int
