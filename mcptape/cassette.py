@@ -164,11 +164,7 @@ def _parse_events(
             raise CassetteError(
                 f"{name}:{lineno}: malformed event: {exc}; fix or delete that line"
             ) from None
-    if not events or events[-1].kind != "end":
-        warnings.append(
-            f"{name}: the recording was cut short (no end marker; the recorder was killed?); "
-            f"it holds {len(events)} events"
-        )
+    warnings.extend(cut_short(name, events))
     line_of_seq: dict[int, int] = {}
     for lineno, event in zip(linenos, events, strict=True):
         line_of_seq.setdefault(event.seq, lineno)
@@ -204,11 +200,16 @@ class CassetteStream:
     head_raw: bytes
     """Line 1 as in the file, its newline included."""
     events: Iterator[EventLine]
+    warnings: list[str] = field(default_factory=list)
+    """With `tolerate_truncated`: the warning about a truncated last line, once the events are read."""
 
 
-def stream(path: str | os.PathLike[str], action: str = "rewriting") -> CassetteStream:
+def stream(
+    path: str | os.PathLike[str], action: str = "rewriting", tolerate_truncated: bool = False
+) -> CassetteStream:
     """Opens a cassette to read it line by line; `action` names, in the error about a truncated
-    last line, what it would be lost to ("rewriting would drop it").
+    last line, what it would be lost to ("rewriting would drop it"). With `tolerate_truncated`,
+    that line is dropped with a warning instead (in `warnings`), as `load` does.
 
     Raises:
         CassetteError: as `load` does, for the header now and for each event line as it is read.
@@ -249,7 +250,9 @@ def stream(path: str | os.PathLike[str], action: str = "rewriting") -> CassetteS
     if head[HEADER_MARKER] != FORMAT_VERSION:  # an older format: migrate it whole, in memory
         f.close()
         return CassetteStream(name, p, size, head, first, _migrated(p, action))
-    return CassetteStream(name, p, size, head, first, _stream_events(f, first, head, name, action))
+    out = CassetteStream(name, p, size, head, first, iter(()))
+    out.events = _stream_events(f, first, head, name, action, out.warnings, tolerate_truncated)
+    return out
 
 
 def _migrated(path: Path, action: str) -> Iterator[EventLine]:
@@ -264,7 +267,13 @@ def _migrated(path: Path, action: str) -> Iterator[EventLine]:
 
 
 def _stream_events(
-    f: Any, first: bytes, head: dict[str, Any], name: str, action: str
+    f: Any,
+    first: bytes,
+    head: dict[str, Any],
+    name: str,
+    action: str,
+    warnings: list[str],
+    tolerate_truncated: bool,
 ) -> Iterator[EventLine]:
     loads_ = orjson.loads
     from_json = Event.from_json
@@ -283,10 +292,15 @@ def _stream_events(
                     obj = loads_(line)
                 except orjson.JSONDecodeError:
                     if not line.endswith(b"\n"):
-                        raise CassetteError(
+                        truncated = (
                             f"{name}:{lineno}: last line is truncated (the recorder was stopped "
-                            f"mid-write); read {count} events before it: {action} would drop it; "
-                            "fix or delete that line first"
+                            f"mid-write); read {count} events before it"
+                        )
+                        if tolerate_truncated:
+                            warnings.append(truncated)
+                            break
+                        raise CassetteError(
+                            f"{truncated}: {action} would drop it; fix or delete that line first"
                         ) from None
                     raise CassetteError(
                         f"{name}:{lineno}: corrupt line (not JSON); fix or delete that line"
@@ -312,6 +326,39 @@ def _stream_events(
     problem = header_problem(head)
     if problem is not None:
         raise CassetteError(f"{name}:1: malformed header: {problem}")
+
+
+def cut_short(name: str, events: list[Event]) -> list[str]:
+    """The warning for a recording without its end marker (none when it has one)."""
+    if events and events[-1].kind == "end":
+        return []
+    return [
+        f"{name}: the recording was cut short (no end marker; the recorder was killed?); "
+        f"it holds {len(events)} events"
+    ]
+
+
+def load_skeletons(path: str | os.PathLike[str], tolerate_truncated: bool = False) -> Cassette:
+    """The cassette with each event's `skeleton_event` (what pairing reads), read line by line:
+    what pairing needs, in a fraction of the memory of `load` (the commands that need the
+    exchanges of a big cassette read it again, line by line, for the rest). Every line is
+    validated as `load` does; a truncated last line is an error, or with `tolerate_truncated` a
+    warning, as with `load`.
+
+    Raises:
+        CassetteError: as `load` does (and for a truncated last line, see above).
+    """
+    from mcptape.pairing import skeleton_event
+
+    src = stream(path, tolerate_truncated=tolerate_truncated)
+    events: list[Event] = []
+    lines: dict[int, int] = {}
+    for el in src.events:
+        events.append(skeleton_event(el.event))
+        lines.setdefault(el.event.seq, el.lineno)
+    warnings = [*src.warnings, *cut_short(src.name, events)]
+    truncated = src.warnings[0] if src.warnings else None
+    return Cassette(Header.from_json(src.head), events, src.path, warnings, truncated, lines)
 
 
 def metadata_ok(obj: dict[str, Any]) -> bool:

@@ -22,10 +22,18 @@ from typing import Any
 
 import orjson
 
-from mcptape.cassette import AtomicWriter, Cassette, CassetteStream, dumps_event, loads, stream
+from mcptape.cassette import (
+    AtomicWriter,
+    Cassette,
+    CassetteStream,
+    dumps_event,
+    load_skeletons,
+    loads,
+    stream,
+)
 from mcptape.errors import CassetteError, ConfigError
-from mcptape.model import HEADER_MARKER, Event, Header, Kind
-from mcptape.pairing import Exchange, pair, skeleton_event
+from mcptape.model import HEADER_MARKER, Event, Kind
+from mcptape.pairing import Exchange, pair
 from mcptape.redact import DEFAULT_KEYS, DEFAULT_PATTERNS, RedactConfig, Redactor
 from mcptape.replay.report import UnplayedReport
 
@@ -254,19 +262,9 @@ def events_of(cassette: Cassette, drop: Sequence[Exchange]) -> set[int]:
 
 
 def skeletons(path: str | os.PathLike[str]) -> Cassette:
-    """The cassette with each event's `skeleton_event` (what pairing reads), read line by line:
-    what `unused_exchanges`, `not_kept` and `events_of` need, in a fraction of the memory.
-
-    Raises:
-        CassetteError: as `read` does.
-    """
-    src = stream(path)
-    events: list[Event] = []
-    lines: dict[int, int] = {}
-    for el in src.events:
-        events.append(skeleton_event(el.event))
-        lines.setdefault(el.event.seq, el.lineno)
-    return Cassette(Header.from_json(src.head), events, src.path, lines=lines)
+    """What `unused_exchanges`, `not_kept` and `events_of` need of the cassette, read line by line
+    (`mcptape.cassette.load_skeletons`; a truncated or corrupt line is an error, as with `read`)."""
+    return load_skeletons(path)
 
 
 def prune(
