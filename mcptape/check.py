@@ -390,8 +390,8 @@ def _envelope(msg: Any) -> str | None:
     return None
 
 
-_Task = tuple[int, int | None, str, str, str, Any, tuple[Any, ...], dict[str, Any]]
-"""(finding's place in order, index in the batch or None, "params" or "result", what, version,
+_Spec = tuple[str, str, str, Any, tuple[Any, ...], dict[str, Any]]
+"""A check, shared by every message it applies to: ("params" or "result", what, version,
 validating function, its arguments before the part, its keyword arguments)."""
 
 
@@ -403,8 +403,10 @@ class _McpValidator:
         self.m, self.error_type, self.line_of = methods, error_type, line_of
         self.found: list[Finding | None] = []
         """The findings in the order the checks were planned (None: a check not run yet, or passed)."""
-        self.tasks: dict[int, list[_Task]] = {}
-        """By file line: the checks of its messages."""
+        self.tasks: list[tuple[int, int, int | None, _Spec]] = []
+        """(file line, place in `found`, index in the batch or None, check): one per message."""
+        self._specs: dict[tuple[Any, ...], _Spec] = {}
+        self._surfaces: dict[tuple[str, str | None, bool], Any] = {}
 
     def _add(self, item: Item, what: str) -> None:
         self.found.append(Finding(self.line_of[id(item.event)], "protocol", what))
@@ -421,24 +423,32 @@ class _McpValidator:
             if isinstance(batch, list)
             else None
         )
-        self.tasks.setdefault(self.line_of[id(item.event)], []).append(
-            (len(self.found), index, part, what, version, fn, args, kw)
-        )
+        key = (part, what, version, fn, args, *(id(v) for v in kw.values()))
+        spec = self._specs.get(key)
+        if spec is None:
+            spec = self._specs[key] = (part, what, version, fn, args, kw)
+        self.tasks.append((self.line_of[id(item.event)], len(self.found), index, spec))
         self.found.append(None)
 
     def validate(self, source: LineSource) -> list[Finding]:
         """Runs the planned checks on the lines `source` gives; the findings, in plan order."""
         if self.tasks:
+            self.tasks.sort(key=lambda t: t[0])  # (stable: a line's checks keep their order)
+            tasks = iter(self.tasks)
+            task = next(tasks, None)
             for lineno, line in enumerate(source(), start=1):
-                tasks = self.tasks.get(lineno)
-                if tasks is None:
+                if task is None:
+                    break
+                if task[0] != lineno:
                     continue
                 try:
                     msg = orjson.loads(line)["msg"]
                 except (orjson.JSONDecodeError, KeyError, TypeError):
-                    continue  # (the file changed since the first pass)
-                for task in tasks:
-                    self._one(lineno, msg, *task)
+                    msg = None  # (the file changed since the first pass)
+                while task is not None and task[0] == lineno:
+                    if msg is not None:
+                        self._one(lineno, msg, task[1], task[2], *task[3])
+                    task = next(tasks, None)
         return [f for f in self.found if f is not None]
 
     def _one(
@@ -540,8 +550,15 @@ class _McpValidator:
     def _result_surface(self, method: str, version: str | None, result: dict[str, Any]) -> Any:
         """A result that is not `input_required` is checked against the method's own type alone
         (in the union, `InputRequiredResult`, which takes any `resultType`, would accept it)."""
+        key = (method, version, result.get("resultType") == "input_required")
+        known = self._surfaces.get(key)
+        if known is None:
+            known = self._surfaces[key] = self._surface(method, version, key[2])
+        return known
+
+    def _surface(self, method: str, version: str | None, input_required: bool) -> Any:
         target = self.m.SERVER_RESULTS.get((method, version))
-        if isinstance(target, UnionType) and result.get("resultType") != "input_required":
+        if isinstance(target, UnionType) and not input_required:
             own = [
                 t for t in get_args(target) if getattr(t, "__name__", "") != "InputRequiredResult"
             ]

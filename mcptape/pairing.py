@@ -268,7 +268,7 @@ def skeleton(msg: Any) -> Any:
         return [skeleton(m) for m in msg]
     if not isinstance(msg, dict):
         return msg
-    out = {k: msg[k] for k in ("jsonrpc", "id", "method", "error") if k in msg}
+    out = {k: msg[k] for k in ("id", "method", "error") if k in msg}
     params = msg.get("params")
     if isinstance(params, dict):
         kept = {k: params[k] for k in _PARAMS_READ if k in params}
