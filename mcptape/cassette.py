@@ -338,29 +338,6 @@ def cut_short(name: str, events: list[Event]) -> list[str]:
     ]
 
 
-def load_skeletons(path: str | os.PathLike[str], tolerate_truncated: bool = False) -> Cassette:
-    """The cassette with each event's `skeleton_event` (what pairing reads), read line by line:
-    what pairing needs, in a fraction of the memory of `load` (the commands that need the
-    exchanges of a big cassette read it again, line by line, for the rest). Every line is
-    validated as `load` does; a truncated last line is an error, or with `tolerate_truncated` a
-    warning, as with `load`.
-
-    Raises:
-        CassetteError: as `load` does (and for a truncated last line, see above).
-    """
-    from mcptape.pairing import skeleton_event
-
-    src = stream(path, tolerate_truncated=tolerate_truncated)
-    events: list[Event] = []
-    lines: dict[int, int] = {}
-    for el in src.events:
-        events.append(skeleton_event(el.event))
-        lines.setdefault(el.event.seq, el.lineno)
-    warnings = [*src.warnings, *cut_short(src.name, events)]
-    truncated = src.warnings[0] if src.warnings else None
-    return Cassette(Header.from_json(src.head), events, src.path, warnings, truncated, lines)
-
-
 def metadata_ok(obj: dict[str, Any]) -> bool:
     """`http` and `info` are objects, and the HTTP hints readers use as keys have their types."""
     http, info = obj.get("http"), obj.get("info")

@@ -105,62 +105,38 @@ def check_lines(
 ) -> Report:
     """`check_bytes` of the lines `source` gives; findings in the same order (format, pairing,
     protocol, secrets), whatever pass found them."""
-    parse, schema, pairing, protocol, secrets, detected = (Report() for _ in range(6))
-    events: list[tuple[int, Event]] = []
+    lines = _Lines(skip)
     header_bad: str | None = f"not an mcptape cassette (no {HEADER_MARKER!r} header on line 1)"
     seen = False
-    scan = SecretScan() if "secrets" not in skip else None
-    validators: dict[str, Any] | None = None
     with contextlib.ExitStack() as stack:
-        backend = None
-        if scan is not None and detect_secrets:
+        if lines.scan is not None and detect_secrets:
             from mcptape.check_detect_secrets import DetectSecrets
 
-            backend = stack.enter_context(DetectSecrets())
+            lines.backend = stack.enter_context(DetectSecrets())
         for lineno, line in enumerate(source(), start=1):
             if not line.strip():
                 continue
             seen = True
-            try:
-                obj = orjson.loads(line)
-            except orjson.JSONDecodeError:
+            obj = lines.parse(lineno, line)
+            if obj is _CORRUPT:
                 if lineno == 1:
-                    parse.add(1, "format", "not an mcptape cassette (line 1 is not JSON)")
-                    return parse  # another tool's file: its other lines say nothing more
-                if not line.endswith(b"\n"):
-                    parse.warn(
-                        lineno,
-                        "format",
-                        "last line is truncated (the recorder was stopped mid-write)",
-                    )
-                else:
-                    parse.add(lineno, "format", "corrupt line (not JSON)")
+                    return lines.reports[0]  # another tool's file: its other lines say nothing more
                 continue
             if lineno == 1:
                 header_bad = _header_problem(obj)
                 if header_bad is None and "format" not in skip:
-                    validators = _schema_validators(schema)
-            if header_bad is not None:
-                continue  # (the other lines are only parsed: corrupt ones are still named)
-            if validators is not None:
-                _schema(validators, lineno, obj, schema)
-            if scan is not None:
-                scan.one(lineno, obj, secrets)
-                if backend is not None:
-                    _detect_secrets(backend, lineno, obj, secrets, detected)
-            if lineno > 1:
-                ev = _event(obj)
-                if ev is not None:
-                    if "protocol" not in skip:
-                        _envelopes(lineno, ev, protocol)
-                    events.append((lineno, skeleton_event(ev)))
+                    lines.validators = _schema_validators(lines.reports[1])
+            if header_bad is None:  # (else the other lines are only parsed: corrupt ones named)
+                lines.check(lineno, obj)
     if not seen:
         empty = Report()
         empty.add(0, "format", "empty file, not an mcptape cassette")
         return empty
+    parse, _, pairing, protocol, _, _ = lines.reports
     if header_bad is not None:
         parse.add(1, "format", header_bad)
         return parse
+    events = lines.events
     session = pair([ev for _, ev in events])
     line_of = {id(ev): lineno for lineno, ev in events}
     if "pairing" not in skip:
@@ -168,10 +144,58 @@ def check_lines(
     if "protocol" not in skip:
         _protocol(source, session, line_of, protocol)
     report = Report()
-    for part in (parse, schema, pairing, protocol, secrets, detected):
+    for part in lines.reports:
         report.findings.extend(part.findings)
         report.warnings.extend(part.warnings)
     return report
+
+
+_CORRUPT = object()
+"""What `_Lines.parse` returns for a line that is not JSON."""
+
+
+class _Lines:
+    """The first pass of `check_lines`: each line's own checks, as it is read, and the skeleton
+    of its event for pairing."""
+
+    def __init__(self, skip: frozenset[str]) -> None:
+        self.skip = skip
+        self.reports = tuple(Report() for _ in range(6))
+        """parse, schema, pairing, protocol, secrets, detect-secrets: merged in this order."""
+        self.events: list[tuple[int, Event]] = []
+        self.scan = SecretScan() if "secrets" not in skip else None
+        self.backend: Any = None
+        self.validators: dict[str, Any] | None = None
+
+    def parse(self, lineno: int, line: bytes) -> Any:
+        try:
+            return orjson.loads(line)
+        except orjson.JSONDecodeError:
+            parse = self.reports[0]
+            if lineno == 1:
+                parse.add(1, "format", "not an mcptape cassette (line 1 is not JSON)")
+            elif not line.endswith(b"\n"):
+                parse.warn(
+                    lineno, "format", "last line is truncated (the recorder was stopped mid-write)"
+                )
+            else:
+                parse.add(lineno, "format", "corrupt line (not JSON)")
+            return _CORRUPT
+
+    def check(self, lineno: int, obj: Any) -> None:
+        _, schema, _, protocol, secrets, detected = self.reports
+        if self.validators is not None:
+            _schema(self.validators, lineno, obj, schema)
+        if self.scan is not None:
+            self.scan.one(lineno, obj, secrets)
+            if self.backend is not None:
+                _detect_secrets(self.backend, lineno, obj, secrets, detected)
+        if lineno > 1:
+            ev = _event(obj)
+            if ev is not None:
+                if "protocol" not in self.skip:
+                    _envelopes(lineno, ev, protocol)
+                self.events.append((lineno, skeleton_event(ev)))
 
 
 def _header_problem(obj: Any) -> str | None:

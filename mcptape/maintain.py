@@ -4,9 +4,9 @@ Each reads a cassette one line at a time (`mcptape.cassette.stream`; prune twice
 what it keeps of each message, once to write) and writes the result atomically (a temporary file
 in the same directory, fsynced, renamed over the original, only once the last line was read and
 valid): a crash or a bad line leaves the old file, never half of either. Memory stays that of a
-line (prune: of the exchanges' skeletons), whatever the cassette's size. The `*_file` functions
-stream; `read` and the functions taking its `CassetteLines` do the same in memory. Lines an operation does not change keep their bytes;
-prune only renumbers `seq`. Messages are never altered, except where redaction replaces a
+line (prune: of the exchanges' skeletons), whatever the cassette's size. `fmt`, `redact_file`
+and `prune` stream; `read` and `redact` do the same in memory. Lines an operation does not
+change keep their bytes; prune only renumbers `seq`. Messages are never altered, except where redaction replaces a
 secret. See docs/maintenance.md.
 """
 
@@ -27,7 +27,6 @@ from mcptape.cassette import (
     Cassette,
     CassetteStream,
     dumps_event,
-    load_skeletons,
     loads,
     stream,
 )
@@ -36,6 +35,7 @@ from mcptape.model import HEADER_MARKER, Event, Kind
 from mcptape.pairing import Exchange, pair
 from mcptape.redact import DEFAULT_KEYS, DEFAULT_PATTERNS, RedactConfig, Redactor
 from mcptape.replay.report import UnplayedReport
+from mcptape.skeletons import load_skeletons
 
 ALWAYS_KEPT: frozenset[str] = frozenset({"initialize", "server/discover"})
 """Methods `prune --keep` never drops: the handshake and discovery every client starts with."""
@@ -263,7 +263,7 @@ def events_of(cassette: Cassette, drop: Sequence[Exchange]) -> set[int]:
 
 def skeletons(path: str | os.PathLike[str]) -> Cassette:
     """What `unused_exchanges`, `not_kept` and `events_of` need of the cassette, read line by line
-    (`mcptape.cassette.load_skeletons`; a truncated or corrupt line is an error, as with `read`)."""
+    (`mcptape.skeletons.load_skeletons`; a truncated or corrupt line is an error, as with `read`)."""
     return load_skeletons(path)
 
 

@@ -95,9 +95,10 @@ def _json(path: Path, output: Path | None) -> None:
     """`--format json`, streamed: the exchanges are paired on the messages' skeletons, then the
     rows are drawn and written one by one as the cassette is read again (the same document as
     `orjson.dumps(..., OPT_INDENT_2)` of the whole, without the whole in memory)."""
-    from mcptape.cassette import load_skeletons, stream
+    from mcptape.cassette import stream
     from mcptape.eras import servable
     from mcptape.pairing import pair
+    from mcptape.skeletons import load_skeletons
     from mcptape.views import timeline
 
     cas = load_skeletons(path, tolerate_truncated=True)
