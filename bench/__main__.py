@@ -28,6 +28,7 @@ SUITES: dict[str, str] = {
     "diff": "bench.replay:diff",
     "http": "bench.http:http_suite",
     "check": "bench.check:check_suite",
+    "streaming": "bench.streaming:streaming_suite",
     "views": "bench.views:views_suite",
 }
 """suite name -> "module:function(quick) -> list[Row]"; suites whose module is absent are skipped."""

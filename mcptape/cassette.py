@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import orjson
 
@@ -25,7 +25,7 @@ from mcptape._perf import paused_gc
 from mcptape._version import __version__
 from mcptape.errors import CassetteError, CassetteNotFoundError
 from mcptape.migrate import check_version, migrate
-from mcptape.model import HEADER_MARKER, Event, Header, Transport
+from mcptape.model import FORMAT_VERSION, HEADER_MARKER, Event, Header, Transport
 from mcptape.shape import event_problem, header_problem
 
 
@@ -164,15 +164,178 @@ def _parse_events(
             raise CassetteError(
                 f"{name}:{lineno}: malformed event: {exc}; fix or delete that line"
             ) from None
-    if not events or events[-1].kind != "end":
-        warnings.append(
-            f"{name}: the recording was cut short (no end marker; the recorder was killed?); "
-            f"it holds {len(events)} events"
-        )
+    warnings.extend(cut_short(name, events))
     line_of_seq: dict[int, int] = {}
     for lineno, event in zip(linenos, events, strict=True):
         line_of_seq.setdefault(event.seq, lineno)
     return Cassette(header, events, path, warnings, truncated, line_of_seq)
+
+
+class EventLine(NamedTuple):
+    """One event as `stream` reads it: where it is in the file, its bytes, and what they hold."""
+
+    lineno: int
+    offset: int
+    """Where the line starts in the file (bytes)."""
+    raw: bytes
+    """The line as in the file, its newline included (none on a last line without one)."""
+    obj: dict[str, Any]
+    event: Event
+
+
+@dataclass(slots=True)
+class CassetteStream:
+    """A cassette read one line at a time (`stream`): its header now, its events as iterated.
+
+    Iterating `events` validates each line as `load` does and raises `CassetteError` with the
+    file and line at the first bad one; a truncated last line is an error too (the commands
+    that stream rewrite or check the whole file, and would lose it). Nothing is kept: memory
+    stays that of one line, whatever the cassette's size.
+    """
+
+    name: str
+    path: Path
+    size: int
+    head: dict[str, Any]
+    head_raw: bytes
+    """Line 1 as in the file, its newline included."""
+    events: Iterator[EventLine]
+    warnings: list[str] = field(default_factory=list)
+    """With `tolerate_truncated`: the warning about a truncated last line, once the events are read."""
+
+
+def stream(
+    path: str | os.PathLike[str], action: str = "rewriting", tolerate_truncated: bool = False
+) -> CassetteStream:
+    """Opens a cassette to read it line by line; `action` names, in the error about a truncated
+    last line, what it would be lost to ("rewriting would drop it"). With `tolerate_truncated`,
+    that line is dropped with a warning instead (in `warnings`), as `load` does.
+
+    Raises:
+        CassetteError: as `load` does, for the header now and for each event line as it is read.
+        CassetteVersionError: the file was written by a newer mcptape.
+    """
+    p = Path(path)
+    name = str(p)
+    try:
+        f = open(p, "rb")  # noqa: SIM115 (closed by the events' generator)
+    except FileNotFoundError:
+        raise CassetteNotFoundError(f"{p.absolute()}: no such cassette") from None
+    except IsADirectoryError:
+        raise CassetteError(f"{p}: is a directory, not a cassette") from None
+    except OSError as exc:
+        raise CassetteError(f"{p}: cannot read: {exc.strerror}") from None
+    try:
+        size = os.fstat(f.fileno()).st_size
+        first = f.readline()
+        if not first.strip() and not any(ln.strip() for ln in f):
+            raise CassetteError(
+                f"{name}: empty file, not an mcptape cassette (record one with `mcptape record`)"
+            )
+        try:
+            head = orjson.loads(first)
+        except orjson.JSONDecodeError:
+            raise CassetteError(f"{name}:1: not an mcptape cassette (line 1 is not JSON)") from None
+        if not isinstance(head, dict) or HEADER_MARKER not in head:
+            raise CassetteError(
+                f"{name}:1: not an mcptape cassette (no {HEADER_MARKER!r} header on line 1)"
+            )
+        check_version(head, f"{name}:1")
+    except OSError as exc:
+        f.close()
+        raise CassetteError(f"{p}: cannot read: {exc.strerror}") from None
+    except BaseException:
+        f.close()
+        raise
+    if head[HEADER_MARKER] != FORMAT_VERSION:  # an older format: migrate it whole, in memory
+        f.close()
+        return CassetteStream(name, p, size, head, first, _migrated(p, action))
+    out = CassetteStream(name, p, size, head, first, iter(()))
+    out.events = _stream_events(f, first, head, name, action, out.warnings, tolerate_truncated)
+    return out
+
+
+def _migrated(path: Path, action: str) -> Iterator[EventLine]:
+    cas = load(path)
+    if cas.truncated is not None:
+        raise CassetteError(
+            f"{cas.truncated}: {action} would drop it; fix or delete that line first"
+        )
+    for event in cas.events:
+        raw = dumps_event(event)
+        yield EventLine(cas.line_of(event.seq), -1, raw, event.to_json(), event)
+
+
+def _stream_events(
+    f: Any,
+    first: bytes,
+    head: dict[str, Any],
+    name: str,
+    action: str,
+    warnings: list[str],
+    tolerate_truncated: bool,
+) -> Iterator[EventLine]:
+    loads_ = orjson.loads
+    from_json = Event.from_json
+    offset = len(first)
+    count = 0
+    lineno = 1
+    with f:
+        try:
+            for line in f:
+                lineno += 1
+                start = offset
+                offset += len(line)
+                if not line.strip():
+                    continue
+                try:
+                    obj = loads_(line)
+                except orjson.JSONDecodeError:
+                    if not line.endswith(b"\n"):
+                        truncated = (
+                            f"{name}:{lineno}: last line is truncated (the recorder was stopped "
+                            f"mid-write); read {count} events before it"
+                        )
+                        if tolerate_truncated:
+                            warnings.append(truncated)
+                            break
+                        raise CassetteError(
+                            f"{truncated}: {action} would drop it; fix or delete that line first"
+                        ) from None
+                    raise CassetteError(
+                        f"{name}:{lineno}: corrupt line (not JSON); fix or delete that line"
+                    ) from None
+                if not isinstance(obj, dict) or "kind" not in obj or "seq" not in obj:
+                    raise CassetteError(
+                        f"{name}:{lineno}: not a cassette event (needs 'seq' and 'kind')"
+                    )
+                problem = event_problem(obj)
+                if problem is None:
+                    try:
+                        event = from_json(obj)
+                    except (KeyError, ValueError, TypeError) as exc:  # (see `_parse_events`)
+                        problem = str(exc)
+                if problem is not None:
+                    raise CassetteError(
+                        f"{name}:{lineno}: malformed event: {problem}; fix or delete that line"
+                    )
+                count += 1
+                yield EventLine(lineno, start, line, obj, event)
+        except OSError as exc:
+            raise CassetteError(f"{name}: cannot read: {exc.strerror}") from None
+    problem = header_problem(head)
+    if problem is not None:
+        raise CassetteError(f"{name}:1: malformed header: {problem}")
+
+
+def cut_short(name: str, events: list[Event]) -> list[str]:
+    """The warning for a recording without its end marker (none when it has one)."""
+    if events and events[-1].kind == "end":
+        return []
+    return [
+        f"{name}: the recording was cut short (no end marker; the recorder was killed?); "
+        f"it holds {len(events)} events"
+    ]
 
 
 def metadata_ok(obj: dict[str, Any]) -> bool:
@@ -213,23 +376,69 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     Raises:
         CassetteError: the file cannot be written (the original is left as it was).
     """
-    p = Path(path)
+    out = AtomicWriter(path)
     try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise CassetteError(f"{p}: cannot write: {exc.strerror or exc}") from None
-    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        if p.exists():
-            os.chmod(tmp, stat.S_IMODE(os.stat(p).st_mode))
-        os.replace(tmp, p)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise CassetteError(f"{p}: cannot write: {exc.strerror or exc}") from None
+        out.write(data)
+        out.commit()
+    finally:
+        out.abort()
+
+
+class AtomicWriter:
+    """Writes a file piece by piece into a sibling temporary file, then `commit()` renames it
+    over `path` atomically (synced, `path`'s permissions kept, its directory created):
+    `write_atomic` for output too big to hold in memory. Until `commit()`, `path` is untouched;
+    `abort()` (a no-op after `commit()`) deletes the temporary file, so a failed rewrite never
+    replaces a good cassette.
+
+    Raises (every method):
+        CassetteError: the file cannot be written (the original is left as it was).
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        self._file: Any = None
+        self._done = False
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = open(self.tmp, "wb")  # noqa: SIM115 (closed by commit or abort)
+        except OSError as exc:
+            self._fail(exc)
+
+    def _fail(self, exc: OSError) -> None:
+        self.abort()
+        raise CassetteError(f"{self.path}: cannot write: {exc.strerror or exc}") from None
+
+    def write(self, data: bytes) -> None:
+        try:
+            self._file.write(data)
+        except OSError as exc:
+            self._fail(exc)
+
+    def commit(self) -> None:
+        """Syncs the temporary file and moves it over `path`."""
+        try:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._file.close()
+            if self.path.exists():
+                os.chmod(self.tmp, stat.S_IMODE(os.stat(self.path).st_mode))
+            os.replace(self.tmp, self.path)
+            self._done = True
+        except OSError as exc:
+            self._fail(exc)
+
+    def abort(self) -> None:
+        """Deletes the temporary file (`path` untouched); nothing after `commit()`."""
+        if self._done:
+            return
+        self._done = True
+        if self._file is not None:
+            with contextlib.suppress(OSError):
+                self._file.close()
+        with contextlib.suppress(OSError):
+            self.tmp.unlink(missing_ok=True)
 
 
 class LineWriter(Protocol):

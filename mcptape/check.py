@@ -1,4 +1,9 @@
-"""`mcptape check`: is a cassette sound, and is it safe to commit? Pure: bytes in, findings out.
+"""`mcptape check`: is a cassette sound, and is it safe to commit? Lines in, findings out.
+
+A cassette is read one line at a time (`check_file`; `check_bytes` for bytes in memory), twice:
+each line is checked as it is read, and pairing works on the messages' skeletons
+(`mcptape.pairing.skeleton`); the protocol check then parses again the lines whose messages it
+validates. Memory holds one line and the skeletons, not the cassette.
 
 - **format**: every line is JSON; line 1 is a header of a format this mcptape reads; each line
   is valid against the shipped JSON Schema (with `jsonschema`, when installed);
@@ -16,7 +21,10 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Iterator
+import contextlib
+import io
+import os
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from types import UnionType
 from typing import Any, get_args
@@ -28,12 +36,12 @@ from mcptape.cassette import metadata_ok
 from mcptape.errors import CassetteVersionError
 from mcptape.migrate import check_version
 from mcptape.model import HEADER_MARKER, Event, Kind, Source
-from mcptape.pairing import Exchange, Item, Session, pair
+from mcptape.pairing import Exchange, Item, Session, pair, skeleton_event
 from mcptape.pointer import escape
 from mcptape.secrets import MARKER, PEM_NAME, PemLines, Scanner, Strength
 from mcptape.wire.jsonrpc import MessageType, classify
 
-__all__ = ["CHECKS", "Finding", "Report", "check_bytes"]
+__all__ = ["CHECKS", "Finding", "Report", "check_bytes", "check_file", "check_lines"]
 
 CHECKS: tuple[str, ...] = ("format", "pairing", "protocol", "secrets")
 """The checks `check_bytes` runs; `skip` leaves some out."""
@@ -65,109 +73,181 @@ class Report:
         self.warnings.append(Finding(line, check, what))
 
 
+LineSource = Callable[[], Iterable[bytes]]
+"""A fresh iteration over a cassette's lines (each with its newline, but a truncated last one):
+`check_lines` reads them twice, once to check each line and pair skeletons of the messages,
+once more for the lines whose messages the protocol check validates."""
+
+
 def check_bytes(
     data: bytes, skip: frozenset[str] = frozenset(), detect_secrets: bool = False
 ) -> Report:
     """Checks one cassette's bytes; see the module docstring. With `detect_secrets`, the
     detect-secrets backend scans too (raises `DetectSecretsMissing` when it is not installed)."""
-    report = Report()
-    lines = data.split(b"\n")
-    complete = data.endswith(b"\n")
-    if complete:
-        lines.pop()
-    if not any(ln.strip() for ln in lines):
-        report.add(0, "format", "empty file, not an mcptape cassette")
-        return report
-    parsed = _parse_lines(lines, complete, report)
-    if (
-        not parsed
-        or parsed[0][0] != 1
-        or not isinstance(parsed[0][1], dict)
-        or HEADER_MARKER not in parsed[0][1]
-    ):
-        if not any(f.line == 1 for f in report.findings):
-            report.add(
-                1, "format", f"not an mcptape cassette (no {HEADER_MARKER!r} header on line 1)"
-            )
-        return report
-    try:
-        check_version(parsed[0][1], "line 1")
-    except CassetteVersionError as exc:
-        report.add(1, "format", str(exc).removeprefix("line 1: "))
-        return report
-    if "format" not in skip:
-        _schema(parsed, report)
-    events = _events(parsed[1:])
+    return check_lines(lambda: io.BytesIO(data), skip, detect_secrets)
+
+
+def check_file(
+    path: str | os.PathLike[str], skip: frozenset[str] = frozenset(), detect_secrets: bool = False
+) -> Report:
+    """`check_bytes` of a file, read line by line: memory holds one line and what pairing
+    needs of each message, not the cassette (raises OSError when it cannot be read)."""
+
+    def lines() -> Iterator[bytes]:
+        with open(path, "rb") as f:
+            yield from f
+
+    return check_lines(lines, skip, detect_secrets)
+
+
+def check_lines(
+    source: LineSource, skip: frozenset[str] = frozenset(), detect_secrets: bool = False
+) -> Report:
+    """`check_bytes` of the lines `source` gives; findings in the same order (format, pairing,
+    protocol, secrets), whatever pass found them."""
+    lines = _Lines(skip)
+    header_bad: str | None = f"not an mcptape cassette (no {HEADER_MARKER!r} header on line 1)"
+    seen = False
+    with contextlib.ExitStack() as stack:
+        if lines.scan is not None and detect_secrets:
+            from mcptape.check_detect_secrets import DetectSecrets
+
+            lines.backend = stack.enter_context(DetectSecrets())
+        for lineno, line in enumerate(source(), start=1):
+            if not line.strip():
+                continue
+            seen = True
+            obj = lines.parse(lineno, line)
+            if obj is _CORRUPT:
+                if lineno == 1:
+                    return lines.reports[0]  # another tool's file: its other lines say nothing more
+                continue
+            if lineno == 1:
+                header_bad = _header_problem(obj)
+                if header_bad is None and "format" not in skip:
+                    lines.validators = _schema_validators(lines.reports[1])
+            if header_bad is None:  # (else the other lines are only parsed: corrupt ones named)
+                lines.check(lineno, obj)
+    if not seen:
+        empty = Report()
+        empty.add(0, "format", "empty file, not an mcptape cassette")
+        return empty
+    parse, _, pairing, protocol, _, _ = lines.reports
+    if header_bad is not None:
+        parse.add(1, "format", header_bad)
+        return parse
+    events = lines.events
     session = pair([ev for _, ev in events])
     line_of = {id(ev): lineno for lineno, ev in events}
     if "pairing" not in skip:
-        _pairing(events, session, line_of, report)
+        _pairing(events, session, line_of, pairing)
     if "protocol" not in skip:
-        _protocol(events, session, line_of, report)
-    if "secrets" not in skip:
-        SecretScan().run(parsed, report)
-        if detect_secrets:
-            _detect_secrets(parsed, report)
+        _protocol(source, session, line_of, protocol)
+    report = Report()
+    for part in lines.reports:
+        report.findings.extend(part.findings)
+        report.warnings.extend(part.warnings)
     return report
 
 
-def _parse_lines(lines: list[bytes], complete: bool, report: Report) -> list[tuple[int, Any]]:
-    parsed: list[tuple[int, Any]] = []
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+_CORRUPT = object()
+"""What `_Lines.parse` returns for a line that is not JSON."""
+
+
+class _Lines:
+    """The first pass of `check_lines`: each line's own checks, as it is read, and the skeleton
+    of its event for pairing."""
+
+    def __init__(self, skip: frozenset[str]) -> None:
+        self.skip = skip
+        self.reports = tuple(Report() for _ in range(6))
+        """parse, schema, pairing, protocol, secrets, detect-secrets: merged in this order."""
+        self.events: list[tuple[int, Event]] = []
+        self.scan = SecretScan() if "secrets" not in skip else None
+        self.backend: Any = None
+        self.validators: dict[str, Any] | None = None
+
+    def parse(self, lineno: int, line: bytes) -> Any:
         try:
-            parsed.append((lineno, orjson.loads(line)))
+            return orjson.loads(line)
         except orjson.JSONDecodeError:
+            parse = self.reports[0]
             if lineno == 1:
-                report.add(1, "format", "not an mcptape cassette (line 1 is not JSON)")
-                return []  # another tool's file: its other lines say nothing more
-            if lineno == len(lines) and not complete:
-                report.warn(
+                parse.add(1, "format", "not an mcptape cassette (line 1 is not JSON)")
+            elif not line.endswith(b"\n"):
+                parse.warn(
                     lineno, "format", "last line is truncated (the recorder was stopped mid-write)"
                 )
             else:
-                report.add(lineno, "format", "corrupt line (not JSON)")
-    return parsed
+                parse.add(lineno, "format", "corrupt line (not JSON)")
+            return _CORRUPT
+
+    def check(self, lineno: int, obj: Any) -> None:
+        _, schema, _, protocol, secrets, detected = self.reports
+        if self.validators is not None:
+            _schema(self.validators, lineno, obj, schema)
+        if self.scan is not None:
+            self.scan.one(lineno, obj, secrets)
+            if self.backend is not None:
+                _detect_secrets(self.backend, lineno, obj, secrets, detected)
+        if lineno > 1:
+            ev = _event(obj)
+            if ev is not None:
+                if "protocol" not in self.skip:
+                    _envelopes(lineno, ev, protocol)
+                self.events.append((lineno, skeleton_event(ev)))
 
 
-def _schema(parsed: list[tuple[int, Any]], report: Report) -> None:
+def _header_problem(obj: Any) -> str | None:
+    """Why line 1 is not a header this mcptape reads (None: it is one)."""
+    if not isinstance(obj, dict) or HEADER_MARKER not in obj:
+        return f"not an mcptape cassette (no {HEADER_MARKER!r} header on line 1)"
+    try:
+        check_version(obj, "line 1")
+    except CassetteVersionError as exc:
+        return str(exc).removeprefix("line 1: ")
+    return None
+
+
+def _schema_validators(report: Report) -> dict[str, Any] | None:
     try:
         import jsonschema
     except ImportError:
         report.warn(
             0, "format", "JSON Schema not checked: install jsonschema (pip install jsonschema)"
         )
-        return
+        return None
     from mcptape.schema import cassette_schema
 
     schema = cassette_schema()
-    validators = {
+    return {
         part: jsonschema.Draft202012Validator({"$defs": schema["$defs"], "$ref": f"#/$defs/{part}"})
         for part in ("header", "event")
     }
-    for lineno, obj in parsed:
-        error = jsonschema.exceptions.best_match(
-            validators["header" if lineno == 1 else "event"].iter_errors(obj)
+
+
+def _schema(validators: dict[str, Any], lineno: int, obj: Any, report: Report) -> None:
+    import jsonschema
+
+    error = jsonschema.exceptions.best_match(
+        validators["header" if lineno == 1 else "event"].iter_errors(obj)
+    )
+    if error is not None:
+        where = error.json_path.removeprefix("$").lstrip(".") or "the line"
+        report.add(
+            lineno,
+            "format",
+            f"not valid against the cassette schema: {where}: {_short(error.message)}",
         )
-        if error is not None:
-            where = error.json_path.removeprefix("$").lstrip(".") or "the line"
-            report.add(
-                lineno,
-                "format",
-                f"not valid against the cassette schema: {where}: {_short(error.message)}",
-            )
 
 
-def _events(parsed: list[tuple[int, Any]]) -> list[tuple[int, Event]]:
-    out: list[tuple[int, Event]] = []
-    for lineno, obj in parsed:
-        try:  # (what is wrong with a line left out here, the schema check names)
-            if isinstance(obj, dict) and metadata_ok(obj):
-                out.append((lineno, Event.from_json(obj)))
-        except (KeyError, ValueError, TypeError):
-            continue
-    return out
+def _event(obj: Any) -> Event | None:
+    try:  # (what is wrong with a line left out here, the schema check names)
+        if isinstance(obj, dict) and metadata_ok(obj):
+            return Event.from_json(obj)
+    except (KeyError, ValueError, TypeError):
+        pass
+    return None
 
 
 # -- pairing ------------------------------------------------------------------------------
@@ -269,16 +349,21 @@ def _pairing(
 # -- protocol -----------------------------------------------------------------------------
 
 
+def _envelopes(lineno: int, ev: Event, report: Report) -> None:
+    if ev.kind is not Kind.MESSAGE or ev.msg is None:
+        return  # (a message event without `msg` is a schema finding)
+    for msg in ev.msg if isinstance(ev.msg, list) else [ev.msg]:
+        problem = _envelope(msg)
+        if problem:
+            report.add(lineno, "protocol", problem)
+
+
 def _protocol(
-    events: list[tuple[int, Event]], session: Session, line_of: dict[int, int], report: Report
+    source: LineSource, session: Session, line_of: dict[int, int], report: Report
 ) -> None:
-    for lineno, ev in events:
-        if ev.kind is not Kind.MESSAGE or ev.msg is None:
-            continue  # (a message event without `msg` is a schema finding)
-        for msg in ev.msg if isinstance(ev.msg, list) else [ev.msg]:
-            problem = _envelope(msg)
-            if problem:
-                report.add(lineno, "protocol", problem)
+    """The MCP schema check (the JSON-RPC envelopes were checked as the lines were read): what
+    to validate is planned on the session's skeletons, then the lines holding those messages are
+    parsed again and validated."""
     try:
         from mcp_types import methods
         from pydantic import ValidationError
@@ -289,7 +374,7 @@ def _protocol(
             "messages not checked against the MCP schema: install mcp-types (pip install mcp-types)",
         )
         return
-    validator = _McpValidator(methods, ValidationError, report, line_of)
+    validator = _McpValidator(methods, ValidationError, line_of)
     for ex in session.exchanges:
         validator.exchange(ex)
     latest = next(
@@ -299,6 +384,7 @@ def _protocol(
         validator.server_message(item, latest)
     for request, answer in session.replies:
         validator.client_answer(request, answer, latest)
+    report.findings.extend(validator.validate(source))
 
 
 def _envelope(msg: Any) -> str | None:
@@ -328,28 +414,93 @@ def _envelope(msg: Any) -> str | None:
     return None
 
 
-class _McpValidator:
-    """Validates messages of known methods with mcp-types' per-revision models."""
+_Spec = tuple[str, str, str, Any, tuple[Any, ...], dict[str, Any]]
+"""A check, shared by every message it applies to: ("params" or "result", what, version,
+validating function, its arguments before the part, its keyword arguments)."""
 
-    def __init__(
-        self, methods: Any, error_type: type[Exception], report: Report, line_of: dict[int, int]
-    ) -> None:
-        self.m, self.error_type, self.report, self.line_of = methods, error_type, report, line_of
+
+class _McpValidator:
+    """Validates messages of known methods with mcp-types' per-revision models: planned on the
+    session (of skeletons), in its order, then run on the messages `validate` parses again."""
+
+    def __init__(self, methods: Any, error_type: type[Exception], line_of: dict[int, int]) -> None:
+        self.m, self.error_type, self.line_of = methods, error_type, line_of
+        self.found: list[Finding | None] = []
+        """The findings in the order the checks were planned (None: a check not run yet, or passed)."""
+        self.tasks: list[tuple[int, int, int | None, _Spec]] = []
+        """(file line, place in `found`, index in the batch or None, check): one per message."""
+        self._specs: dict[tuple[Any, ...], _Spec] = {}
+        self._surfaces: dict[tuple[str, str | None, bool], Any] = {}
+
+    def _add(self, item: Item, what: str) -> None:
+        self.found.append(Finding(self.line_of[id(item.event)], "protocol", what))
 
     def _run(
-        self, item: Item, what: str, version: str | None, fn: Any, *args: Any, **kw: Any
+        self, item: Item, what: str, version: str | None, fn: Any, *args: Any, part: str, **kw: Any
     ) -> None:
+        """Plans `fn(*args, <the message's part>, **kw)` on the item's message."""
         if version is None:
             return
+        batch = item.event.msg
+        index = (
+            next(i for i, m in enumerate(batch) if m is item.msg)
+            if isinstance(batch, list)
+            else None
+        )
+        key = (part, what, version, fn, args, *(id(v) for v in kw.values()))
+        spec = self._specs.get(key)
+        if spec is None:
+            spec = self._specs[key] = (part, what, version, fn, args, kw)
+        self.tasks.append((self.line_of[id(item.event)], len(self.found), index, spec))
+        self.found.append(None)
+
+    def validate(self, source: LineSource) -> list[Finding]:
+        """Runs the planned checks on the lines `source` gives; the findings, in plan order."""
+        if self.tasks:
+            self.tasks.sort(key=lambda t: t[0])  # (stable: a line's checks keep their order)
+            tasks = iter(self.tasks)
+            task = next(tasks, None)
+            for lineno, line in enumerate(source(), start=1):
+                if task is None:
+                    break
+                if task[0] != lineno:
+                    continue
+                try:
+                    msg = orjson.loads(line)["msg"]
+                except (orjson.JSONDecodeError, KeyError, TypeError):
+                    msg = None  # (the file changed since the first pass)
+                while task is not None and task[0] == lineno:
+                    if msg is not None:
+                        self._one(lineno, msg, task[1], task[2], *task[3])
+                    task = next(tasks, None)
+        return [f for f in self.found if f is not None]
+
+    def _one(
+        self,
+        lineno: int,
+        msg: Any,
+        order: int,
+        index: int | None,
+        part: str,
+        what: str,
+        version: str,
+        fn: Any,
+        args: tuple[Any, ...],
+        kw: dict[str, Any],
+    ) -> None:
         try:
-            fn(*args, **kw)
+            value = (msg[index] if index is not None else msg).get(part)
+        except (IndexError, KeyError, TypeError, AttributeError):
+            return  # (the file changed since the first pass)
+        try:
+            fn(*args, value, **kw)
         except self.error_type as exc:
             errors = exc.errors()  # type: ignore[attr-defined]
             first = errors[0] if errors else {"loc": (), "msg": str(exc)}
             loc = ".".join(str(p) for p in first.get("loc", ())) or "(top)"
             more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-            self.report.add(
-                self.line_of[id(item.event)],
+            self.found[order] = Finding(
+                lineno,
                 "protocol",
                 f"{what} is not valid MCP {version}: {loc}: {_short(str(first['msg']))}{more}",
             )
@@ -358,10 +509,15 @@ class _McpValidator:
 
     def exchange(self, ex: Exchange) -> None:
         v, req = ex.protocol_version, ex.request
-        params = req.msg.get("params")
         if req.type is MessageType.REQUEST:
             self._run(
-                req, f"{ex.method} request", v, self.m.validate_client_request, ex.method, v, params
+                req,
+                f"{ex.method} request",
+                v,
+                self.m.validate_client_request,
+                ex.method,
+                v,
+                part="params",
             )
         else:
             self._run(
@@ -371,7 +527,7 @@ class _McpValidator:
                 self.m.validate_client_notification,
                 ex.method,
                 v,
-                params,
+                part="params",
             )
         pending: dict[Any, str] = {}
         for item in ex.items:
@@ -385,9 +541,7 @@ class _McpValidator:
         if resp is not None and resp.type is MessageType.RESULT:
             result = resp.msg.get("result")
             if not isinstance(result, dict):
-                self.report.add(
-                    self.line_of[id(resp.event)], "protocol", f"{ex.method} result is not an object"
-                )
+                self._add(resp, f"{ex.method} result is not an object")
             else:
                 surface = self._result_surface(ex.method, v, result)
                 self._run(
@@ -397,7 +551,7 @@ class _McpValidator:
                     self.m.validate_server_result,
                     ex.method,
                     v,
-                    result,
+                    part="result",
                     surface=surface,
                 )
 
@@ -414,14 +568,21 @@ class _McpValidator:
                 self.m.validate_client_result,
                 method,
                 version,
-                item.msg["result"],
+                part="result",
             )
 
     def _result_surface(self, method: str, version: str | None, result: dict[str, Any]) -> Any:
         """A result that is not `input_required` is checked against the method's own type alone
         (in the union, `InputRequiredResult`, which takes any `resultType`, would accept it)."""
+        key = (method, version, result.get("resultType") == "input_required")
+        known = self._surfaces.get(key)
+        if known is None:
+            known = self._surfaces[key] = self._surface(method, version, key[2])
+        return known
+
+    def _surface(self, method: str, version: str | None, input_required: bool) -> Any:
         target = self.m.SERVER_RESULTS.get((method, version))
-        if isinstance(target, UnionType) and result.get("resultType") != "input_required":
+        if isinstance(target, UnionType) and not input_required:
             own = [
                 t for t in get_args(target) if getattr(t, "__name__", "") != "InputRequiredResult"
             ]
@@ -430,7 +591,7 @@ class _McpValidator:
         return {(method, version): target} if target is not None else {}
 
     def server_message(self, item: Item, version: str | None) -> None:
-        method, params = item.msg.get("method"), item.msg.get("params")
+        method = item.msg.get("method")
         if item.type is MessageType.NOTIFICATION:
             self._run(
                 item,
@@ -439,7 +600,7 @@ class _McpValidator:
                 self.m.parse_server_notification,
                 method,
                 version,
-                params,
+                part="params",
             )
         elif item.type is MessageType.REQUEST:
             self._run(
@@ -449,7 +610,7 @@ class _McpValidator:
                 self.m.parse_server_request,
                 method,
                 version,
-                params,
+                part="params",
             )
 
 
@@ -467,17 +628,17 @@ class SecretScan:
         self.scanner = Scanner(strict=True)
         self.pem = PemLines()
 
-    def run(self, parsed: list[tuple[int, Any]], report: Report) -> None:
-        for lineno, obj in parsed:
-            seen: set[str] = set()
-            for where, what in self.line(lineno, obj):
-                if where not in seen:  # one finding per place
-                    seen.add(where)
-                    report.add(
-                        lineno,
-                        "secrets",
-                        f"possible secret not redacted (mcptape): {what} at {where}",
-                    )
+    def one(self, lineno: int, obj: Any, report: Report) -> None:
+        """Scans one line (lines in order: a key's PEM lines are followed across stderr lines)."""
+        seen: set[str] = set()
+        for where, what in self.line(lineno, obj):
+            if where not in seen:  # one finding per place
+                seen.add(where)
+                report.add(
+                    lineno,
+                    "secrets",
+                    f"possible secret not redacted (mcptape): {what} at {where}",
+                )
 
     def line(self, lineno: int, obj: Any) -> Iterator[tuple[str, str]]:
         if not isinstance(obj, dict):
@@ -538,28 +699,27 @@ class SecretScan:
                 yield path, f"{_preview(value)} in query parameter {name!r}"
 
 
-def _detect_secrets(parsed: list[tuple[int, Any]], report: Report) -> None:
-    """The detect-secrets backend: its findings at places mcptape's table found nothing."""
-    from mcptape.check_detect_secrets import DetectSecrets
-
-    already = {
-        (f.line, f.what.rsplit(" at ", 1)[-1]) for f in report.findings if f.check == "secrets"
-    }
-    with DetectSecrets() as backend:
-        for lineno, obj in parsed:
-            if lineno == 1 and isinstance(obj, dict):
-                obj = {k: v for k, v in obj.items() if k != "redaction"}
-            for where, text in _strings(obj, ""):
-                if (lineno, where) in already:
-                    continue
-                found = next(backend.findings(text), None)
-                if found is not None:
-                    plugin, secret = found
-                    report.add(
-                        lineno,
-                        "secrets",
-                        f"possible secret not redacted (detect-secrets): {plugin} ({_preview(secret)}) at {where}",
-                    )
+def _detect_secrets(backend: Any, lineno: int, obj: Any, ours: Report, report: Report) -> None:
+    """The detect-secrets backend on one line: its findings at places mcptape's table (`ours`,
+    this line's findings already in it) found nothing."""
+    already: set[str] = set()
+    for f in reversed(ours.findings):  # (this line's are the last ones)
+        if f.line != lineno:
+            break
+        already.add(f.what.rsplit(" at ", 1)[-1])
+    if lineno == 1 and isinstance(obj, dict):
+        obj = {k: v for k, v in obj.items() if k != "redaction"}
+    for where, text in _strings(obj, ""):
+        if where in already:
+            continue
+        found = next(backend.findings(text), None)
+        if found is not None:
+            plugin, secret = found
+            report.add(
+                lineno,
+                "secrets",
+                f"possible secret not redacted (detect-secrets): {plugin} ({_preview(secret)}) at {where}",
+            )
 
 
 def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:

@@ -1,9 +1,12 @@
 """Cassette maintenance: `prune` (drop exchanges), `redact` (apply new rules), `fmt` (canonical form).
 
-Each works on a whole cassette in memory and writes it back atomically (a temporary file
-in the same directory, fsynced, renamed over the original): a crash leaves the old file or
-the new one, never half of either. Lines an operation does not change keep their bytes;
-prune only renumbers `seq`. Messages are never altered, except where redaction replaces a
+Each reads a cassette one line at a time (`mcptape.cassette.stream`; prune twice: once to pair
+what it keeps of each message, once to write) and writes the result atomically (a temporary file
+in the same directory, fsynced, renamed over the original, only once the last line was read and
+valid): a crash or a bad line leaves the old file, never half of either. Memory stays that of a
+line (prune: of the exchanges' skeletons), whatever the cassette's size. `fmt`, `redact_file`
+and `prune` stream; `read` and `redact` do the same in memory. Lines an operation does not
+change keep their bytes; prune only renumbers `seq`. Messages are never altered, except where redaction replaces a
 secret. See docs/maintenance.md.
 """
 
@@ -19,12 +22,20 @@ from typing import Any
 
 import orjson
 
-from mcptape.cassette import Cassette, dumps_event, loads
+from mcptape.cassette import (
+    AtomicWriter,
+    Cassette,
+    CassetteStream,
+    dumps_event,
+    loads,
+    stream,
+)
 from mcptape.errors import CassetteError, ConfigError
 from mcptape.model import HEADER_MARKER, Event, Kind
 from mcptape.pairing import Exchange, pair
 from mcptape.redact import DEFAULT_KEYS, DEFAULT_PATTERNS, RedactConfig, Redactor
 from mcptape.replay.report import UnplayedReport
+from mcptape.skeletons import load_skeletons
 
 ALWAYS_KEPT: frozenset[str] = frozenset({"initialize", "server/discover"})
 """Methods `prune --keep` never drops: the handshake and discovery every client starts with."""
@@ -68,6 +79,70 @@ def read(path: str | os.PathLike[str]) -> CassetteLines:
 
 def _join(head: bytes, lines: Iterable[bytes]) -> bytes:
     return b"".join([head + b"\n", *(ln + b"\n" for ln in lines)])
+
+
+class Rewrite:
+    """A streamed rewrite of `src` into `target`: each piece of output is given with the input
+    line it stands for, and the file is written only from the first difference (the identical
+    prefix is copied from `src` then), so a file already in shape is never written at all.
+    `finish()` commits (atomically) and says whether anything changed; an exception before it
+    leaves `target` as it was (`abort()`, in a `finally`).
+
+    With `write=False` nothing is written (`fmt --check`); with `always=True` the output is
+    written even when identical (to another file: `-o`).
+    """
+
+    def __init__(
+        self, src: CassetteStream, target: Path, write: bool = True, always: bool = False
+    ) -> None:
+        self.src, self.target, self.write = src, target, write
+        self.pos = 0
+        """How many bytes of the input the output has matched so far (while `out` is None)."""
+        self.out: AtomicWriter | None = None
+        self.changed = False
+        if always:
+            self._diverge()
+
+    def line(self, offset: int, raw: bytes | None, out: bytes) -> None:
+        """`out` (newline included) replaces `raw`, the input line at `offset` (None: it is new)."""
+        if not self.changed:
+            if raw is not None and offset == self.pos and out == raw:
+                self.pos += len(raw)
+                return
+            self._diverge()
+        if self.out is not None:
+            self.out.write(out)
+
+    def _diverge(self) -> None:
+        self.changed = True
+        if not self.write:
+            return
+        self.out = AtomicWriter(self.target)
+        left = self.pos
+        if left:
+            with open(self.src.path, "rb") as f:
+                while left:
+                    chunk = f.read(min(left, 1 << 20))
+                    if not chunk:
+                        break
+                    self.out.write(chunk)
+                    left -= len(chunk)
+
+    def finish(self) -> bool:
+        """Commits the output, if it differs (or `always`); True when it differs."""
+        if not self.changed and self.pos != self.src.size:  # lines dropped at the end
+            self._diverge()
+        if self.out is not None:
+            self.out.commit()
+        return self.changed
+
+    def abort(self) -> None:
+        if self.out is not None:
+            self.out.abort()
+
+
+def _head_bytes(head: dict[str, Any]) -> bytes:
+    return orjson.dumps(head) + b"\n"
 
 
 # -- prune ----------------------------------------------------------------------------------------
@@ -186,20 +261,39 @@ def events_of(cassette: Cassette, drop: Sequence[Exchange]) -> set[int]:
     return gone
 
 
-def prune(tape: CassetteLines, drop: Sequence[Exchange]) -> tuple[bytes, int]:
-    """The cassette without the events of `drop`, `seq` renumbered; and how many events went."""
-    gone = events_of(tape.cassette, drop)
-    kept: list[bytes] = []
-    for ev, line in zip(tape.cassette.events, tape.lines, strict=True):
-        if ev.seq in gone:
-            continue
-        n = len(kept) + 1
-        m = _SEQ.match(line)
-        if m is not None:
-            kept.append(b'{"seq":%d' % n + line[m.end() :])
-        else:
-            kept.append(dumps_event(ev._replace(seq=n)).rstrip(b"\n"))
-    return _join(tape.head, kept), len(gone)
+def skeletons(path: str | os.PathLike[str]) -> Cassette:
+    """What `unused_exchanges`, `not_kept` and `events_of` need of the cassette, read line by line
+    (`mcptape.skeletons.load_skeletons`; a truncated or corrupt line is an error, as with `read`)."""
+    return load_skeletons(path)
+
+
+def prune(
+    cassette: Cassette, drop: Sequence[Exchange], output: str | os.PathLike[str] | None = None
+) -> int:
+    """Writes the cassette at `cassette.path` without the events of `drop` (to `output`, or in
+    place), `seq` renumbered, reading it again line by line; returns how many events went.
+    `cassette` may hold `skeletons`."""
+    assert cassette.path is not None
+    gone = events_of(cassette, drop)
+    src = stream(cassette.path)
+    rw = Rewrite(src, Path(output) if output is not None else src.path, always=True)
+    try:
+        rw.line(0, src.head_raw, src.head_raw.strip() + b"\n")
+        n = 0
+        for el in src.events:
+            if el.event.seq in gone:
+                continue
+            n += 1
+            line = el.raw.strip()
+            m = _SEQ.match(line)
+            if m is not None:
+                rw.line(el.offset, el.raw, b'{"seq":%d' % n + line[m.end() :] + b"\n")
+            else:
+                rw.line(el.offset, el.raw, dumps_event(el.event._replace(seq=n)))
+        rw.finish()
+    finally:
+        rw.abort()
+    return len(gone)
 
 
 # -- redact -----------------------------------------------------------------------------------------
@@ -302,6 +396,40 @@ def redact(
     return _join(orjson.dumps(header), lines), changed
 
 
+def redact_file(
+    path: str | os.PathLike[str],
+    keys: Sequence[str] = (),
+    patterns: Sequence[str] = (),
+    output: str | os.PathLike[str] | None = None,
+) -> tuple[bool, int]:
+    """`redact`, streamed from `path` into `output` (or in place, and then only when something
+    changed). Returns (whether the output differs from the input, how many events changed).
+
+    Raises:
+        CassetteError: the cassette cannot be read or written (it is left as it was).
+        ConfigError: a pattern is not a valid regular expression.
+    """
+    src = stream(path)
+    header = dict(src.head)
+    config, described = redaction_for(header, keys, patterns)
+    red = Redactor(config)
+    header["redaction"] = described
+    rw = Rewrite(src, Path(output) if output is not None else src.path, always=output is not None)
+    try:
+        rw.line(0, src.head_raw, _head_bytes(header))
+        changed = 0
+        for el in src.events:
+            new = redact_event(red, el.event)
+            if new is el.event:
+                rw.line(el.offset, el.raw, el.raw.strip() + b"\n")
+            else:
+                changed += 1
+                rw.line(el.offset, el.raw, dumps_event(new))
+        return rw.finish(), changed
+    finally:
+        rw.abort()
+
+
 # -- fmt ----------------------------------------------------------------------------------------------
 
 HEADER_ORDER = (HEADER_MARKER, "mcptape_version", "transport", "target", "recorded_at", "redaction")
@@ -351,12 +479,21 @@ def canonical_header(obj: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def fmt(tape: CassetteLines, renumber: bool = False) -> bytes:
-    """The cassette in canonical form: compact JSON, one line per event, keys in a fixed order;
-    with `renumber`, `seq` is 1..n. Every value (messages included) is unchanged."""
-    head = orjson.dumps(canonical_header(orjson.loads(tape.head)))
-    lines = [
-        orjson.dumps(canonical_event(orjson.loads(ln), i if renumber else None))
-        for i, ln in enumerate(tape.lines, start=1)
-    ]
-    return _join(head, lines)
+def fmt(path: str | os.PathLike[str], renumber: bool = False, write: bool = True) -> bool:
+    """Rewrites the cassette at `path` in canonical form, line by line: compact JSON, one line per
+    event, keys in a fixed order; with `renumber`, `seq` is 1..n. Every value (messages included)
+    is unchanged. True when the file was not canonical; with `write=False` nothing is written.
+
+    Raises:
+        CassetteError: the cassette cannot be read or written (it is left as it was).
+    """
+    src = stream(path)
+    rw = Rewrite(src, src.path, write)
+    try:
+        rw.line(0, src.head_raw, _head_bytes(canonical_header(src.head)))
+        for i, el in enumerate(src.events, start=1):
+            event = canonical_event(el.obj, i if renumber else None)
+            rw.line(el.offset, el.raw, orjson.dumps(event) + b"\n")
+        return rw.finish()
+    finally:
+        rw.abort()

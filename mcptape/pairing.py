@@ -251,3 +251,42 @@ class _Pairer:
             first = self.input_required.get((ex.session, ex.method, ex.name))
             if first is not None:
                 ex.retry_of = first.retry_of if first.retry_of is not None else first.index
+
+
+_PARAMS_READ = ("name", "uri", "protocolVersion", "requestId", "progressToken", "_meta")
+"""The request params pairing reads (besides whether a retry's `inputResponses` or `requestState`
+are there)."""
+_HTTP_READ = ("session", "exchange", "legacy", "phase", "status")
+
+
+def skeleton(msg: Any) -> Any:
+    """What `pair` reads of a message, and only that: `pair` of skeletons builds the same
+    exchanges as `pair` of the messages, holding a fraction of their memory (the commands that
+    stream a big cassette keep skeletons, and parse a line again where they need its content).
+    A result keeps its type and, when an object, its `protocolVersion` and `resultType`."""
+    if isinstance(msg, list):
+        return [skeleton(m) for m in msg]
+    if not isinstance(msg, dict):
+        return msg
+    out = {k: msg[k] for k in ("id", "method", "error") if k in msg}
+    params = msg.get("params")
+    if isinstance(params, dict):
+        kept = {k: params[k] for k in _PARAMS_READ if k in params}
+        kept.update((k, None) for k in ("inputResponses", "requestState") if k in params)
+        out["params"] = kept
+    elif "params" in msg:
+        out["params"] = None
+    if "result" in msg:
+        result = msg["result"]
+        if isinstance(result, dict):
+            out["result"] = {k: result[k] for k in ("protocolVersion", "resultType") if k in result}
+        else:
+            out["result"] = [] if isinstance(result, list) else result
+    return out
+
+
+def skeleton_event(ev: Event) -> Event:
+    """The event with only what `pair` and the checks of its pairing read: the message's
+    `skeleton`, the HTTP hints; no text, no info."""
+    http = {k: ev.http[k] for k in _HTTP_READ if k in ev.http} if ev.http else ev.http
+    return Event(ev.seq, ev.t, ev.kind, ev.src, skeleton(ev.msg), None, None, None, http)

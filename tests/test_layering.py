@@ -40,6 +40,7 @@ FLOORS: dict[str, int] = {
     # core: sans-IO logic over messages and cassettes
     "mcptape.keys": CORE,
     "mcptape.pairing": CORE,
+    "mcptape.skeletons": CORE,
     "mcptape.redact": CORE,
     "mcptape.diff": CORE,
     "mcptape.replay": CORE,

@@ -43,7 +43,7 @@ def check(
           rev: <tag>
           hooks: [{id: mcptape-check}]
     """
-    from mcptape.check import check_bytes
+    from mcptape.check import check_file
 
     if detect_secrets:
         from mcptape.check_detect_secrets import DetectSecrets, DetectSecretsMissing
@@ -57,12 +57,11 @@ def check(
     total = 0
     for path in cassettes:
         try:
-            data = path.read_bytes()
+            report = check_file(path, frozenset(skip), detect_secrets)
         except OSError as exc:
             click.echo(f"{path}: cannot read: {exc.strerror}")
             bad += 1
             continue
-        report = check_bytes(data, frozenset(skip), detect_secrets)
         for finding in report.findings:
             click.echo(finding.render(str(path)))
         if not quiet:

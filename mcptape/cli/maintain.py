@@ -44,19 +44,18 @@ def prune(
         mcptape prune cassettes/demo.jsonl --keep tools/list --keep add --keep 'demo://*' -o small.jsonl
     """
     from mcptape import maintain
-    from mcptape.cassette import write_atomic
 
     if (run_log is None) == (not keep):
         raise click.UsageError("give either --unused-from RUN_LOG or --keep (one or more)")
-    tape = maintain.read(cassette)
+    tape = maintain.skeletons(cassette)
     if run_log is not None:
         reports = maintain.parse_run_log(run_log.read_text(encoding="utf-8", errors="replace"))
-        drop = maintain.unused_exchanges(tape.cassette, reports)
+        drop = maintain.unused_exchanges(tape, reports)
     else:
-        drop = maintain.not_kept(tape.cassette, keep)
+        drop = maintain.not_kept(tape, keep)
     what = (
         ", ".join(
-            f"{ex.method}{f' {ex.name!r}' if ex.name else ''} (line {tape.cassette.line_of(ex.request.event.seq)})"
+            f"{ex.method}{f' {ex.name!r}' if ex.name else ''} (line {tape.line_of(ex.request.event.seq)})"
             for ex in drop
         )
         or "nothing"
@@ -66,8 +65,7 @@ def prune(
             f"mcptape: prune would drop {len(drop)} exchange(s) of {cassette}: {what}", err=True
         )
         return
-    data, events = maintain.prune(tape, drop)
-    write_atomic(output or cassette, data)
+    events = maintain.prune(tape, drop, output)
     click.echo(
         f"mcptape: pruned {len(drop)} exchange(s), {events} event(s) from {cassette} -> {output or cassette}: {what}",
         err=True,
@@ -117,7 +115,6 @@ def redact(
         mcptape redact cassettes/demo.jsonl --key x-tenant-id -o clean.jsonl
     """
     from mcptape import maintain
-    from mcptape.cassette import write_atomic
     from mcptape.redact import RedactConfig, Redactor
 
     if output is not None and len(cassettes) > 1:
@@ -126,13 +123,11 @@ def redact(
         RedactConfig(True, (), patterns)
     )  # a bad --pattern is a usage error before anything is read
     for cassette in cassettes:
-        tape = maintain.read(cassette)
-        data, events = maintain.redact(tape, keys, patterns)
         target = output or cassette
-        if output is None and data == cassette.read_bytes():
+        differs, events = maintain.redact_file(cassette, keys, patterns, output)
+        if not differs:
             click.echo(f"mcptape: nothing to redact in {cassette.absolute()}", err=True)
             continue
-        write_atomic(target, data)
         click.echo(
             f"mcptape: redacted {events} event(s) of {cassette.absolute()} -> {target.absolute()} (rules in its header updated)",
             err=True,
@@ -163,19 +158,15 @@ def fmt(ctx: click.Context, cassettes: tuple[Path, ...], check: bool, renumber: 
         mcptape fmt --renumber cassettes/edited.jsonl
     """
     from mcptape import maintain
-    from mcptape.cassette import write_atomic
 
     changed = 0
     for path in cassettes:
-        tape = maintain.read(path)
-        data = maintain.fmt(tape, renumber)
-        if data == path.read_bytes():
+        if not maintain.fmt(path, renumber, write=not check):
             continue
         changed += 1
         if check:
             click.echo(f"mcptape: would reformat {path}", err=True)
         else:
-            write_atomic(path, data)
             click.echo(f"mcptape: reformatted {path}", err=True)
     verb = "would be reformatted" if check else "reformatted"
     click.echo(

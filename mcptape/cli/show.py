@@ -43,6 +43,9 @@ def show(cassette: Path, fmt: str, output: Path | None) -> None:
     from mcptape.cassette import load
     from mcptape.pairing import pair
 
+    if fmt == "json":  # one row per event: written as the cassette is read again
+        _json(cassette, output)
+        return
     cas = load(cassette)
     for w in cas.warnings:
         print(f"mcptape: warning: {w}", file=sys.stderr)
@@ -86,6 +89,48 @@ def _render(fmt: str, path: Path, cas: Cassette, session: Session) -> str:
 
         return mermaid.diagram(rows)
     return _table(path, cas, rows, versions)
+
+
+def _json(path: Path, output: Path | None) -> None:
+    """`--format json`, streamed: the exchanges are paired on the messages' skeletons, then the
+    rows are drawn and written one by one as the cassette is read again (the same document as
+    `orjson.dumps(..., OPT_INDENT_2)` of the whole, without the whole in memory)."""
+    from mcptape.cassette import stream
+    from mcptape.eras import servable
+    from mcptape.pairing import pair
+    from mcptape.skeletons import load_skeletons
+    from mcptape.views import timeline
+
+    cas = load_skeletons(path, tolerate_truncated=True)
+    for w in cas.warnings:
+        print(f"mcptape: warning: {w}", file=sys.stderr)
+    session = pair(cas.events)
+    versions = timeline.protocol_versions(session)
+    head = {
+        "cassette": str(path),
+        "header": cas.header.to_json(),
+        "protocol_versions": versions,
+        "serves": servable(versions),
+        "warnings": cas.warnings,
+    }
+    events = (el.event for el in stream(path, tolerate_truncated=True).events)
+    try:
+        out = sys.stdout.buffer if output is None else open(output, "wb")  # noqa: SIM115
+    except OSError as exc:
+        raise click.ClickException(f"{output}: cannot write: {exc.strerror}") from None
+    try:
+        out.write(orjson.dumps(head, option=orjson.OPT_INDENT_2)[:-2] + b',\n  "rows": [')
+        sep = b"\n"
+        for row in timeline.stream_rows(cas, session, events):
+            text = orjson.dumps(asdict(row), option=orjson.OPT_INDENT_2)
+            out.write(sep + b"    " + text.replace(b"\n", b"\n    "))
+            sep = b",\n"
+        out.write(b"]\n}\n" if sep == b"\n" else b"\n  ]\n}\n")
+    except OSError as exc:
+        raise click.ClickException(f"{output}: cannot write: {exc.strerror}") from None
+    finally:
+        if output is not None:
+            out.close()
 
 
 def _table(path: Path, cas: Cassette, rows: list[Row], versions: list[str]) -> str:

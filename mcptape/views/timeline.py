@@ -6,7 +6,7 @@ page are drawn from them).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -147,19 +147,37 @@ def event_sessions(cassette: Cassette, session: Session) -> dict[int, str]:
 
 def rows(cassette: Cassette, session: Session) -> list[Row]:
     """One row per event, with requests and responses cross-referenced (`session`: the cassette paired)."""
+    return list(stream_rows(cassette, session, cassette.events))
+
+
+def stream_rows(cassette: Cassette, session: Session, events: Iterable[Event]) -> Iterator[Row]:
+    """`rows`, drawn from `events` as they come: the cassette's events again, in the same order,
+    while `cassette` and `session` may hold only their skeletons (`mcptape.pairing.skeleton`:
+    what pairing reads), so that a big cassette is never whole in memory."""
     partner: dict[int, tuple[int, float]] = {}
     for ex in session.exchanges:
         if ex.response is not None:
             a, b = ex.request.event, ex.response.event
             partner[id(ex.response.msg)] = (a.seq, (b.t - a.t) * 1000)
             partner[id(ex.request.msg)] = (b.seq, (b.t - a.t) * 1000)
+    at: dict[tuple[int, int], tuple[int, float]] = {}
+    """(position of the event, of the message in its batch) -> its partner's seq and the latency."""
+    for pos, ev in enumerate(cassette.events):
+        if ev.kind is Kind.MESSAGE:
+            for i, m in enumerate(ev.msg if isinstance(ev.msg, list) else [ev.msg]):
+                found = partner.get(id(m))
+                if found is not None:
+                    at[pos, i] = found
+    del partner
     sessions = event_sessions(cassette, session)
     number: dict[str, int] = {}
-    out: list[Row] = []
-    for ev in cassette.events:
+
+    def partner_at(pos: int) -> Partner:
+        return lambda i: at.get((pos, i))
+
+    for pos, ev in enumerate(events):
         n = number.setdefault(sessions[ev.seq], len(number) + 1)
-        out.extend(_event_rows(ev, partner, n))
-    return out
+        yield from _event_rows(ev, partner_at(pos), n)
 
 
 def _direction(ev: Event) -> str:
@@ -181,12 +199,16 @@ def _what_and_summary(m: Any, typ: MessageType) -> tuple[str, str]:
     return "invalid", short(m)
 
 
-def _message_rows(ev: Event, partner: dict[int, tuple[int, float]], session: int) -> list[Row]:
+Partner = Callable[[int], tuple[int, float] | None]
+"""The partner (seq, latency in ms) of the event's message at a position in its batch, if any."""
+
+
+def _message_rows(ev: Event, partner: Partner, session: int) -> list[Row]:
     batch = isinstance(ev.msg, list)
     out = []
-    for m in ev.msg if batch else [ev.msg]:
+    for i, m in enumerate(ev.msg if batch else [ev.msg]):
         typ = classify(m)
-        pr = partner.get(id(m))
+        pr = partner(i)
         what, summary = _what_and_summary(m, typ)
         latency = pr[1] if pr and typ in (MessageType.RESULT, MessageType.ERROR) else None
         rid = m.get("id") if isinstance(m, dict) else None
@@ -238,7 +260,7 @@ _ROW_OF: dict[Kind, Callable[[Event, int], Row]] = {
 }  # fmt: skip
 
 
-def _event_rows(ev: Event, partner: dict[int, tuple[int, float]], session: int = 1) -> list[Row]:
+def _event_rows(ev: Event, partner: Partner, session: int = 1) -> list[Row]:
     if ev.kind is Kind.MESSAGE:
         return _message_rows(ev, partner, session)
     make = _ROW_OF.get(ev.kind)

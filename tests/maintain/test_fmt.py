@@ -127,3 +127,25 @@ def test_check_lists_every_file_and_a_truncated_cassette_is_refused(tmp_path: Pa
         and refused.stderr.count("\n") == 1
     )
     assert cut.read_bytes() == HTTP_2025.read_bytes()[:-20]
+
+
+def test_fmt_streams_writes_only_what_changes_and_never_half_a_file(tmp_path: Path) -> None:
+    """A canonical file is not written at all (same inode, same mtime); a bad line far down
+    stops the rewrite with its real line, and leaves the file and its directory as they were."""
+    canonical, messy = tmp_path / "canonical.jsonl", tmp_path / "messy.jsonl"
+    shutil.copy(HTTP_2025, canonical)
+    before = canonical.stat()
+    done = cli("fmt", str(canonical))
+    after = canonical.stat()
+    assert done.returncode == 0 and "1 already canonical" in done.stderr
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    scramble(HTTP_2025, messy)
+    lines = messy.read_bytes().split(b"\n")
+    bad = len(lines) - 2  # the last line but one
+    lines[bad - 1] = b'{"seq": 3, "kind": "message", "msg": '
+    messy.write_bytes(b"\n".join(lines))
+    original = messy.read_bytes()
+    refused = cli("fmt", str(messy))
+    assert refused.returncode == 1 and f"messy.jsonl:{bad}: corrupt line" in refused.stderr
+    assert messy.read_bytes() == original
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["canonical.jsonl", "messy.jsonl"]

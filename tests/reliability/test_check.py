@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 import pytest
 
-from mcptape.check import check_bytes
+from mcptape.check import check_bytes, check_file
 from tests.conftest import ROOT
 
 from .helpers import GOLDEN, HEADER, client, event_lines, run_cli, server, write_cassette
@@ -284,3 +284,21 @@ def test_the_pre_commit_hook_runs_check_on_cassettes() -> None:
         "tests/cassettes/test_api/test_add.jsonl"
     )
     assert not rx.search("data/events.jsonl") and not rx.search("cassettes/notes.md")
+
+
+def test_a_file_checked_line_by_line_reports_what_its_bytes_do(tmp_path: Path) -> None:
+    """`mcptape check` streams the file (`check_file`): same findings and warnings, same order,
+    as `check_bytes` of the whole file, for every golden cassette, broken or cut short."""
+    for golden in GOLDEN:
+        data = golden.read_bytes()
+        lines = data.split(b"\n")
+        broken = b"\n".join([*lines[:3], b"{not json", *lines[3:]])
+        orphan = orjson.dumps({"seq": 99, "t": 1, "kind": "message", "from": "server",
+                               "msg": {"jsonrpc": "2.0", "id": 424242, "result": 7}})  # fmt: skip
+        for variant in (data, broken[:-30], broken + orphan + b"\n"):
+            path = tmp_path / "c.jsonl"
+            path.write_bytes(variant)
+            streamed, whole = check_file(path), check_bytes(variant)
+            assert (streamed.findings, streamed.warnings) == (whole.findings, whole.warnings)
+            if variant is not data:
+                assert any(f.line == 4 and "corrupt line" in f.what for f in streamed.findings)
