@@ -21,8 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from mcptape.literals import holds_any, holds_b64_run, minimal
 from mcptape.pointer import escape
 from mcptape.secrets import (
+    B64_MIN,
     MARKER,
     PEM_BEGIN,
     SECRET_NAMES,
@@ -93,9 +95,8 @@ class Redactor:
         hints = {h for s in self.scanner.shapes for h in s.hints}
         needles = sorted({*(w.encode() for w in self.scanner.name_words), *(h.lower().encode() for h in hints),
                           b"://", b"private key", b"\\u"})  # fmt: skip
-        self._needles = tuple(needles)
-        self._needle_rx = re.compile(b"|".join(re.escape(n) for n in needles))
-        self._b64_rx = re.compile(rb"[A-Za-z0-9+/]{20}")
+        self._needles = minimal(needles)
+        self._needle_rx = re.compile(b"|".join(re.escape(n) for n in self._needles))
         self._unhinted = any(not s.hints for s in self.scanner.shapes)
 
     def might_hold_secrets(self, raw: bytes) -> bool:
@@ -103,12 +104,12 @@ class Redactor:
         if not self.config.enabled:
             return False
         # (a `\\u` escape could hide a name or a token shape from a byte-level test: it counts as a hit)
-        if self._unhinted or self._b64_rx.search(raw) is not None:
+        if self._unhinted or holds_b64_run(raw, B64_MIN):
             return True  # (a base64 run may decode to a secret)
         lower = raw.lower()
         if len(lower) < 8192:
             return self._needle_rx.search(lower) is not None  # one pass, best for small payloads
-        return any(n in lower for n in self._needles)  # memmem per needle, best for large ones
+        return holds_any(lower, self._needles)  # memchr, then memmem per needle, for large ones
 
     def strength(self, name: str) -> Strength:
         return self.scanner.strength(name)
