@@ -378,11 +378,15 @@ class Scanner:
             return any(random_looking(p) for p in parts)
         return credential_like(value, strength)
 
-    def spans(self, text: str, decode: bool = True) -> list[Span]:
-        """The secret parts of `text`, sorted, not overlapping."""
+    def spans(self, text: str, decode: bool = True, literals: bool = True) -> list[Span]:
+        """The secret parts of `text`, sorted, not overlapping.
+
+        `literals=False`: the caller knows that the text, lowercased, holds no literal of a
+        rule (`Redactor.message`, from the bytes it was parsed from); only base64 is left.
+        """
         if len(text) >= LONG:
-            return _merge(self._rules_long(text, decode))
-        if self._quick.search(text.lower()) is None and (
+            return _merge(self._rules_long(text, decode, literals))
+        if (not literals or self._quick.search(text.lower()) is None) and (
             not decode or len(text) < 20 or _B64_RUN.search(text) is None
         ):
             return []
@@ -401,18 +405,19 @@ class Scanner:
             found.extend(self._base64(text, fast=False))
         return found
 
-    def _rules_long(self, text: str, decode: bool) -> list[Span]:
+    def _rules_long(self, text: str, decode: bool, literals: bool = True) -> list[Span]:
         """`_rules`, the same parts, for a long string: each literal is ruled out by a character
         it holds that the text does not before it is searched for, each token shape is tried
         only where its anchors are, and base64 runs are found by one `translate` and a `find`."""
-        hay = Haystack(text)
         found: list[Span] = []
-        for shape in self.shapes:
-            found.extend(Span(a, b, shape.name) for a, b in shape.find(text, hay))
-        if hay.holds(PEM_HINT):
-            found.extend(pem_spans(text))
-        if "=" in text or ":" in text:
-            found.extend(self._assignments(text, self._separators(hay.low, hay)))
+        if literals:
+            hay = Haystack(text)
+            for shape in self.shapes:
+                found.extend(Span(a, b, shape.name) for a, b in shape.find(text, hay))
+            if hay.holds(PEM_HINT):
+                found.extend(pem_spans(text))
+            if "=" in text or ":" in text:
+                found.extend(self._assignments(text, self._separators(hay.low, hay)))
         if decode and len(text) >= 20:
             found.extend(self._base64(text, fast=text.isascii()))
         return found
