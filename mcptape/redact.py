@@ -102,6 +102,7 @@ class Redactor:
         )
         """A rule no literal announces (a custom pattern), or a literal an escape could form:
         the bytes of a payload cannot tell that it holds none."""
+        self._header_memo: dict[tuple[str, str], tuple[str, bool]] = {}
 
     def might_hold_secrets(self, raw: bytes) -> bool:
         """A cheap, conservative test on a payload's bytes: False only when nothing in it can be redacted."""
@@ -178,16 +179,25 @@ class Redactor:
             return headers, []
         out: dict[str, str] = {}
         names: list[str] = []
+        memo = self._header_memo
         for name, value in headers.items():
-            if self._member(name, value):
-                out[name] = REDACTED
+            done = memo.get((name, value))
+            if done is None:
+                if len(memo) > 1024:
+                    memo.clear()
+                done = memo[name, value] = self._header(name, value)
+            out[name] = done[0]
+            if done[1]:
                 names.append(name)
-            else:
-                new = self.text(value)
-                if new != value:
-                    names.append(name)
-                out[name] = new
         return out, names
+
+    def _header(self, name: str, value: str) -> tuple[str, bool]:
+        """One header's value as recorded, and whether it was redacted (the same headers come
+        with every request of a session: `headers` remembers the answers)."""
+        if self._member(name, value):
+            return REDACTED, True
+        new = self.text(value)
+        return new, new != value
 
     def url(self, url: str) -> tuple[str, list[str]]:
         """A URL (or path with a query) with secret query parameters and userinfo replaced."""
