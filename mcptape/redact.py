@@ -112,13 +112,14 @@ class Redactor:
         """What the strings and names parsed from `raw` may hold: (a base64 run of `B64_MIN`
         characters, a literal of a rule, lowercased). False is certain: without the characters
         of `_OPAQUE`, each of them is a piece of `raw` as it is, and lowercases as `raw` does."""
-        if self._blind or holds_any(raw, _OPAQUE):
+        small = len(raw) < 8192
+        if self._blind or (_OPAQUE_RX.search(raw) if small else holds_any(raw, _OPAQUE)):
             return True, True
-        runs = holds_b64_run(raw, B64_MIN)
+        runs = _B64_BYTES.search(raw) is not None if small else holds_b64_run(raw, B64_MIN)
         if len(raw) >= 8192 and raw.count(b'"') < len(raw) // 1024:
             return runs, True  # (few, long strings: walking them costs less than the literals)
         lower = raw.lower()
-        if len(lower) < 8192:
+        if small:
             return runs, self._needle_rx.search(lower) is not None  # one pass, for small payloads
         return runs, holds_any(lower, self._needles)  # memchr, then memmem per needle
 
@@ -315,6 +316,9 @@ _OPAQUE: tuple[bytes, ...] = (b"\\u", b"\\/", "\u0130".encode(), "\u212a".encode
 """Bytes after which a parsed string may hold what the payload's bytes do not show there:
 JSON's `\\u` and `\\/` escapes (a `/` inside a base64 run, `://`), and the two characters
 that lowercase to ASCII letters (`İ` to `i` and a dot, the Kelvin sign to `k`)."""
+
+_OPAQUE_RX = re.compile(b"|".join(re.escape(o) for o in _OPAQUE))
+_B64_BYTES = re.compile(rb"[A-Za-z0-9+/]{%d}" % B64_MIN)
 
 _SHOWN = frozenset(range(32, 127)) - {ord('"'), ord("\\")}
 """Characters a JSON string holds only as themselves (or as `\\u`): a literal made of them
