@@ -271,21 +271,31 @@ class _Walk:
     replaced whole, each string has the table applied; `runs` and `literals` are what the
     payload's bytes say its strings may hold."""
 
-    __slots__ = ("literals", "member", "paths", "runs", "scan")
+    __slots__ = ("clean", "literals", "member", "paths", "plain", "runs", "scan", "strength")
 
     def __init__(self, red: Redactor, runs: bool, literals: bool, paths: list[str]) -> None:
         self.scan = red.scanner.spans
         self.member = red._member
+        self.strength = red.scanner.strength
         self.runs = runs
         self.literals = literals
         self.paths = paths
+        self.plain: set[str] = set()
+        """Names seen in this message that are no secret names (most of them, repeated)."""
+        self.clean: set[str] = set()
+        """Short strings seen in this message with nothing to redact (values repeat too)."""
 
     def value(self, value: Any, trail: Trail) -> Any:
         if isinstance(value, str):
+            short = len(value) < 256
+            if short and value in self.clean:
+                return value
             spans = self.scan(value, self.runs, self.literals)
             new = replace_spans(value, spans) if spans else value
             if new != value:
                 self.paths.append(_pointer(trail))
+            elif short and len(self.clean) < 4096:
+                self.clean.add(value)
             return new
         if isinstance(value, dict):
             return self._object(value, trail)
@@ -297,12 +307,16 @@ class _Walk:
     def _object(self, value: dict[str, Any], trail: Trail) -> dict[str, Any]:
         changed = False
         out: dict[str, Any] = {}
+        plain = self.plain
         for k, v in value.items():
-            if self.member(k, v):
-                out[k] = REDACTED
-                self.paths.append(_pointer((trail, k)))
-                changed = True
-                continue
+            if k not in plain:
+                if self.strength(k) is Strength.NONE:
+                    plain.add(k)
+                elif self.member(k, v):
+                    out[k] = REDACTED
+                    self.paths.append(_pointer((trail, k)))
+                    changed = True
+                    continue
             nv = v if v is None or v.__class__ in _SCALARS else self.value(v, (trail, k))
             changed = changed or nv is not v
             out[k] = nv
