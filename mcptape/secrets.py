@@ -386,11 +386,11 @@ class Scanner:
         """
         if len(text) >= LONG:
             return _merge(self._rules_long(text, decode, literals))
-        if (not literals or self._quick.search(text.lower()) is None) and (
-            not decode or len(text) < 20 or _B64_RUN.search(text) is None
-        ):
+        if literals and self._quick.search(text.lower()) is not None:
+            return _merge(self._rules(text, decode))
+        if not decode or len(text) < 20 or _B64_RUN.search(text) is None:
             return []
-        return _merge(self._rules(text, decode))
+        return _merge(list(self._base64(text, fast=False)))  # (no literal: only base64 is left)
 
     def _rules(self, text: str, decode: bool) -> list[Span]:
         """Every rule run over `text`, one after the other (the secret parts, unsorted)."""

@@ -5,6 +5,7 @@ the same rule names, for every planted secret wherever it sits in the string."""
 
 from __future__ import annotations
 
+import base64
 import re
 
 import pytest
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from mcptape.literals import Haystack, b64_runs
 from mcptape.redact import REDACTED, Redactor
-from mcptape.secrets import LONG, PEM_BEGIN, SHAPES, Scanner, _b64_matches, _b64_spans
+from mcptape.secrets import LONG, PEM_BEGIN, SHAPES, Scanner, _b64_matches, _b64_spans, _merge
 from tests.leak_corpus import PEM_RSA, SECRETS, leaked, text_secrets, texts
 
 FILLERS = {
@@ -104,3 +105,32 @@ def test_haystack_positions_and_holds(text: str, literal: str) -> None:
     assert list(hay.positions(literal)) == found
     assert hay.holds(literal) is (literal in text)
     assert hay.holds(literal.lower(), low=True) is (literal.lower() in text.lower())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_PIECES), st.text(_ALPHABET, max_size=20)), max_size=8))
+def test_a_short_string_skips_only_rules_that_cannot_match(parts: list[str]) -> None:
+    """Below `LONG`, a string without any rule's literal gets only the base64 rule: the parts
+    are the ones all the rules find."""
+    text = "".join(parts)[: LONG - 1]
+    for scanner in SCANNERS.values():
+        for decode in (True, False):
+            assert scanner.spans(text, decode) == _merge(scanner._rules(text, decode))
+
+
+def test_a_short_string_of_base64_alone_still_has_its_secret_found() -> None:
+    scanner = SCANNERS["redact"]
+    tried = 0
+    for secret in (
+        b"token=Zq8xP2vL9mK4wR7tQ",
+        b"api_key: Zq8xP2vL9mK4wR7tQ",
+        b"ghp_" + b"Zq8xP2vL9mK4wR7tQ" * 3,
+    ):
+        for pad in range(6):
+            text = "blob " + base64.b64encode(b"#" * pad + secret).decode()
+            if scanner._quick.search(text.lower()) is not None:
+                continue  # (its base64 happens to spell a literal: the other way)
+            tried += 1
+            assert scanner.spans(text) == _merge(scanner._rules(text, True))
+            assert scanner.spans(text), text
+    assert tried >= 6
