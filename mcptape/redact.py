@@ -21,8 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from mcptape.pointer import escape
+from mcptape.literals import holds_any, holds_b64_run, minimal
+from mcptape.pointer import pointer
 from mcptape.secrets import (
+    B64_MIN,
     MARKER,
     PEM_BEGIN,
     SECRET_NAMES,
@@ -92,23 +94,34 @@ class Redactor:
         self.pem = PemLines()
         hints = {h for s in self.scanner.shapes for h in s.hints}
         needles = sorted({*(w.encode() for w in self.scanner.name_words), *(h.lower().encode() for h in hints),
-                          b"://", b"private key", b"\\u"})  # fmt: skip
-        self._needles = tuple(needles)
-        self._needle_rx = re.compile(b"|".join(re.escape(n) for n in needles))
-        self._b64_rx = re.compile(rb"[A-Za-z0-9+/]{20}")
-        self._unhinted = any(not s.hints for s in self.scanner.shapes)
+                          b"://", b"private key"})  # fmt: skip
+        self._needles = minimal(needles)
+        self._needle_rx = re.compile(b"|".join(re.escape(n) for n in self._needles))
+        self._blind = any(not s.hints for s in self.scanner.shapes) or any(
+            not _SHOWN.issuperset(n) for n in self._needles
+        )
+        """A rule no literal announces (a custom pattern), or a literal an escape could form:
+        the bytes of a payload cannot tell that it holds none."""
+        self._header_memo: dict[tuple[str, str], tuple[str, bool]] = {}
 
     def might_hold_secrets(self, raw: bytes) -> bool:
         """A cheap, conservative test on a payload's bytes: False only when nothing in it can be redacted."""
-        if not self.config.enabled:
-            return False
-        # (a `\\u` escape could hide a name or a token shape from a byte-level test: it counts as a hit)
-        if self._unhinted or self._b64_rx.search(raw) is not None:
-            return True  # (a base64 run may decode to a secret)
+        return self.config.enabled and any(self._raw_facts(raw))
+
+    def _raw_facts(self, raw: bytes) -> tuple[bool, bool]:
+        """What the strings and names parsed from `raw` may hold: (a base64 run of `B64_MIN`
+        characters, a literal of a rule, lowercased). False is certain: without the characters
+        of `_OPAQUE`, each of them is a piece of `raw` as it is, and lowercases as `raw` does."""
+        small = len(raw) < 8192
+        if self._blind or (_OPAQUE_RX.search(raw) if small else holds_any(raw, _OPAQUE)):
+            return True, True
+        runs = _B64_BYTES.search(raw) is not None if small else holds_b64_run(raw, B64_MIN)
+        if len(raw) >= 8192 and raw.count(b'"') < len(raw) // 1024:
+            return runs, True  # (few, long strings: walking them costs less than the literals)
         lower = raw.lower()
-        if len(lower) < 8192:
-            return self._needle_rx.search(lower) is not None  # one pass, best for small payloads
-        return any(n in lower for n in self._needles)  # memmem per needle, best for large ones
+        if small:
+            return runs, self._needle_rx.search(lower) is not None  # one pass, for small payloads
+        return runs, holds_any(lower, self._needles)  # memchr, then memmem per needle
 
     def strength(self, name: str) -> Strength:
         return self.scanner.strength(name)
@@ -136,53 +149,29 @@ class Redactor:
 
         The value itself is returned unchanged (not copied) when nothing is redacted. With
         `raw`, the bytes the value was parsed from, a cheap test skips the walk when
-        nothing in them could be a secret.
+        nothing in them could be a secret, and the rules those bytes rule out for every string.
         """
-        if not self.config.enabled or (raw is not None and not self.might_hold_secrets(raw)):
+        if not self.config.enabled:
+            return msg, []
+        runs, literals = self._raw_facts(raw) if raw is not None else (True, True)
+        if not (runs or literals):
             return msg, []
         paths: list[str] = []
-        out = self._walk(msg, "", paths)
+        out = _Walk(self, runs, literals, paths).value(msg, None)
         return (out, paths) if paths else (msg, [])
 
     def _member(self, name: str, value: Any) -> bool:
         """Is the member `name: value` a secret to replace whole?"""
-        if value is None or isinstance(value, bool) or value in ("", REDACTED):
-            return False
         strength = self.scanner.strength(name)
+        if strength is Strength.NONE or value is None or isinstance(value, bool):
+            return False
+        if value in ("", REDACTED):
+            return False
         if strength is Strength.STRONG:
             return not (
                 isinstance(value, dict) and _SCHEMA_WORDS.intersection(value)
             ) and value not in ([], {})
-        return (
-            strength is Strength.WEAK
-            and isinstance(value, str)
-            and self.scanner.secret_value(name, value)
-        )
-
-    def _walk(self, value: Any, path: str, paths: list[str]) -> Any:
-        if isinstance(value, dict):
-            changed = False
-            out = {}
-            for k, v in value.items():
-                sub = f"{path}/{escape(k)}"
-                if self._member(k, v):
-                    out[k] = REDACTED
-                    paths.append(sub)
-                    changed = True
-                    continue
-                nv = self._walk(v, sub, paths)
-                changed = changed or nv is not v
-                out[k] = nv
-            return out if changed else value
-        if isinstance(value, list):
-            items = [self._walk(v, f"{path}/{i}", paths) for i, v in enumerate(value)]
-            return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
-        if isinstance(value, str):
-            new = self.text(value)
-            if new != value:
-                paths.append(path)
-                return new
-        return value
+        return isinstance(value, str) and self.scanner.secret_value(name, value)
 
     def headers(self, headers: dict[str, str]) -> tuple[dict[str, str], list[str]]:
         """HTTP headers with secret-named headers replaced and the table applied to the rest
@@ -191,16 +180,25 @@ class Redactor:
             return headers, []
         out: dict[str, str] = {}
         names: list[str] = []
+        memo = self._header_memo
         for name, value in headers.items():
-            if self._member(name, value):
-                out[name] = REDACTED
+            done = memo.get((name, value))
+            if done is None:
+                if len(memo) > 1024:
+                    memo.clear()
+                done = memo[name, value] = self._header(name, value)
+            out[name] = done[0]
+            if done[1]:
                 names.append(name)
-            else:
-                new = self.text(value)
-                if new != value:
-                    names.append(name)
-                out[name] = new
         return out, names
+
+    def _header(self, name: str, value: str) -> tuple[str, bool]:
+        """One header's value as recorded, and whether it was redacted (the same headers come
+        with every request of a session: `headers` remembers the answers)."""
+        if self._member(name, value):
+            return REDACTED, True
+        new = self.text(value)
+        return new, new != value
 
     def url(self, url: str) -> tuple[str, list[str]]:
         """A URL (or path with a query) with secret query parameters and userinfo replaced."""
@@ -253,6 +251,92 @@ class Redactor:
         if isinstance(out.get("url"), str):
             out["url"] = _userinfo(self.url(out["url"])[0])
         return out
+
+
+Trail = tuple["Trail | None", str | int] | None
+"""Where a value sits, as (parent trail, key or index): the pointer is spelled out only when
+something there is redacted."""
+
+
+def _pointer(trail: Trail) -> str:
+    keys: list[str | int] = []
+    while trail is not None:
+        trail, key = trail
+        keys.append(key)
+    return pointer(reversed(keys))
+
+
+class _Walk:
+    """One message walked for secrets (`Redactor.message`): a member under a secret name is
+    replaced whole, each string has the table applied; `runs` and `literals` are what the
+    payload's bytes say its strings may hold."""
+
+    __slots__ = ("clean", "literals", "member", "paths", "plain", "runs", "scan", "strength")
+
+    def __init__(self, red: Redactor, runs: bool, literals: bool, paths: list[str]) -> None:
+        self.scan = red.scanner.spans
+        self.member = red._member
+        self.strength = red.scanner.strength
+        self.runs = runs
+        self.literals = literals
+        self.paths = paths
+        self.plain: set[str] = set()
+        """Names seen in this message that are no secret names (most of them, repeated)."""
+        self.clean: set[str] = set()
+        """Short strings seen in this message with nothing to redact (values repeat too)."""
+
+    def value(self, value: Any, trail: Trail) -> Any:
+        if isinstance(value, str):
+            short = len(value) < 256
+            if short and value in self.clean:
+                return value
+            spans = self.scan(value, self.runs, self.literals)
+            new = replace_spans(value, spans) if spans else value
+            if new != value:
+                self.paths.append(_pointer(trail))
+            elif short and len(self.clean) < 4096:
+                self.clean.add(value)
+            return new
+        if isinstance(value, dict):
+            return self._object(value, trail)
+        if isinstance(value, list):
+            items = [self.value(v, (trail, i)) for i, v in enumerate(value)]
+            return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
+        return value
+
+    def _object(self, value: dict[str, Any], trail: Trail) -> dict[str, Any]:
+        changed = False
+        out: dict[str, Any] = {}
+        plain = self.plain
+        for k, v in value.items():
+            if k not in plain:
+                if self.strength(k) is Strength.NONE:
+                    plain.add(k)
+                elif self.member(k, v):
+                    out[k] = REDACTED
+                    self.paths.append(_pointer((trail, k)))
+                    changed = True
+                    continue
+            nv = v if v is None or v.__class__ in _SCALARS else self.value(v, (trail, k))
+            changed = changed or nv is not v
+            out[k] = nv
+        return out if changed else value
+
+
+_SCALARS = frozenset({int, float, bool})
+"""Values the walk has nothing to do with."""
+
+_OPAQUE: tuple[bytes, ...] = (b"\\u", b"\\/", "\u0130".encode(), "\u212a".encode())
+"""Bytes after which a parsed string may hold what the payload's bytes do not show there:
+JSON's `\\u` and `\\/` escapes (a `/` inside a base64 run, `://`), and the two characters
+that lowercase to ASCII letters (`İ` to `i` and a dot, the Kelvin sign to `k`)."""
+
+_OPAQUE_RX = re.compile(b"|".join(re.escape(o) for o in _OPAQUE))
+_B64_BYTES = re.compile(rb"[A-Za-z0-9+/]{%d}" % B64_MIN)
+
+_SHOWN = frozenset(range(32, 127)) - {ord('"'), ord("\\")}
+"""Characters a JSON string holds only as themselves (or as `\\u`): a literal made of them
+is in the payload's bytes when a string parsed from them holds it."""
 
 
 def _userinfo(url: str) -> str:

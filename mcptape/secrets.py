@@ -29,6 +29,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import IntEnum
 
+from mcptape.literals import Haystack, b64_runs
+
 MARKER = "[REDACTED]"
 """What a redacted value (or the redacted part of a string) becomes."""
 
@@ -55,14 +57,55 @@ class Shape:
     """A last test on the matched part (a Basic credential must decode to `user:password`)."""
     finder: Callable[[str], Iterator[re.Match[str]]] | None = None
     """Finds the matches instead of `pattern.finditer` (the same pattern, anchored on its hint)."""
+    anchors: tuple[tuple[str, int], ...] = ()
+    """In a long string: (literal, offset) such that every match holds `literal` at `offset`
+    from its start (in the lowercased text when `fold`), so only those places are tried.
+    Without `fold`, the literals are the `hints`."""
+    fold: bool = False
 
-    def find(self, text: str) -> Iterator[tuple[int, int]]:
-        if self.hints and not any(h in text for h in self.hints):
-            return
-        for m in (self.finder or self.pattern.finditer)(text):
+    def find(self, text: str, hay: Haystack | None = None) -> Iterator[tuple[int, int]]:
+        """The matched parts, (start, end). With `hay` (the same text, long), the same
+        matches, found by trying the pattern only where an anchor is."""
+        matches = self._matches(text) if hay is None else self._matches_long(hay)
+        for m in matches:
             part = m.group(self.group)
             if part and MARKER not in part and (self.valid is None or self.valid(part)):
                 yield m.start(self.group), m.end(self.group)
+
+    def _matches(self, text: str) -> Iterator[re.Match[str]]:
+        if self.hints and not any(h in text for h in self.hints):
+            return iter(())
+        return (self.finder or self.pattern.finditer)(text)
+
+    def _matches_long(self, hay: Haystack) -> Iterator[re.Match[str]]:
+        if not self.anchors or self.finder is not None or (self.fold and not hay.folds_in_place):
+            if self.hints and not any(hay.holds(h) for h in self.hints):
+                return iter(())
+            return (self.finder or self.pattern.finditer)(hay.text)
+        if self.fold and not any(hay.holds(h) for h in self.hints):
+            return iter(())  # (without `fold` the anchors are the hints: none found, no match)
+        return self._anchored(hay)
+
+    def _anchored(self, hay: Haystack) -> Iterator[re.Match[str]]:
+        """`pattern.finditer(text)`, trying only where an anchor puts a match's start: every
+        match starts at one of those places, and `match(text, pos)` sees the text before `pos`
+        (`\\b`, lookbehinds) as the scan does."""
+        starts = sorted(
+            {
+                p - off
+                for lit, off in self.anchors
+                for p in hay.positions(lit, self.fold)
+                if p >= off
+            }
+        )
+        end = 0
+        for start in starts:
+            if start < end:
+                continue
+            m = self.pattern.match(hay.text, start)
+            if m is not None:
+                yield m
+                end = m.end()
 
 
 _USERINFO_TAIL = re.compile(r"//[^\s/?#:@\"'<>]{0,200}:([^\s/?#@\"'<>]{1,200})@")
@@ -96,22 +139,31 @@ def _userinfo_password(value: str) -> bool:
 
 
 SHAPES: tuple[Shape, ...] = (
-    Shape("bearer token", re.compile(r"\b(?i:bearer)\s{1,8}[A-Za-z0-9._~+/=-]{8,}"), ("earer", "EARER")),
+    Shape("bearer token", re.compile(r"\b(?i:bearer)\s{1,8}[A-Za-z0-9._~+/=-]{8,}"), ("earer", "EARER"),
+          anchors=(("bearer", 0),), fold=True),
     Shape("Basic credential", re.compile(r"\b(?i:basic)\s{1,8}([A-Za-z0-9+/]{8,}={0,2})"), ("asic", "ASIC"), 1,
-          _basic_credential),
-    Shape("sk- API key", re.compile(r"\bsk-(?:live-|test-|proj-|ant-)?[A-Za-z0-9_-]{16,}"), ("sk-",)),
-    Shape("Stripe key", re.compile(r"\b[rsp]k_(?:live|test)_[A-Za-z0-9]{16,}"), ("k_live_", "k_test_")),
-    Shape("GitHub token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}"), ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
-    Shape("GitHub fine-grained token", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{40,}"), ("github_pat_",)),
-    Shape("GitLab token", re.compile(r"\bgl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}"), ("glpat-", "gldt-", "glrt-", "glptt-")),
-    Shape("Hugging Face token", re.compile(r"\bhf_[A-Za-z0-9]{30,}"), ("hf_",)),
-    Shape("npm token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), ("npm_",)),
-    Shape("Slack token", re.compile(r"\bxox[abpors]-[A-Za-z0-9-]{10,}"), ("xox",)),
-    Shape("AWS access key id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), ("AKIA", "ASIA")),
-    Shape("Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"), ("AIza",)),
-    Shape("JWT", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), ("eyJ",)),
+          _basic_credential, anchors=(("basic", 0),), fold=True),
+    Shape("sk- API key", re.compile(r"\bsk-(?:live-|test-|proj-|ant-)?[A-Za-z0-9_-]{16,}"), ("sk-",),
+          anchors=(("sk-", 0),)),
+    Shape("Stripe key", re.compile(r"\b[rsp]k_(?:live|test)_[A-Za-z0-9]{16,}"), ("k_live_", "k_test_"),
+          anchors=(("k_live_", 1), ("k_test_", 1))),
+    Shape("GitHub token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}"), ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+          anchors=(("ghp_", 0), ("gho_", 0), ("ghu_", 0), ("ghs_", 0), ("ghr_", 0))),
+    Shape("GitHub fine-grained token", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{40,}"), ("github_pat_",),
+          anchors=(("github_pat_", 0),)),
+    Shape("GitLab token", re.compile(r"\bgl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}"), ("glpat-", "gldt-", "glrt-", "glptt-"),
+          anchors=(("glpat-", 0), ("gldt-", 0), ("glrt-", 0), ("glptt-", 0))),
+    Shape("Hugging Face token", re.compile(r"\bhf_[A-Za-z0-9]{30,}"), ("hf_",), anchors=(("hf_", 0),)),
+    Shape("npm token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), ("npm_",), anchors=(("npm_", 0),)),
+    Shape("Slack token", re.compile(r"\bxox[abpors]-[A-Za-z0-9-]{10,}"), ("xox",), anchors=(("xox", 0),)),
+    Shape("AWS access key id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), ("AKIA", "ASIA"),
+          anchors=(("AKIA", 0), ("ASIA", 0))),
+    Shape("Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"), ("AIza",), anchors=(("AIza", 0),)),
+    Shape("JWT", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), ("eyJ",),
+          anchors=(("eyJ", 0),)),
     Shape("Azure key", re.compile(r"(?i:AccountKey|SharedAccessKey|SharedAccessSignature)=([^\s;\"'&<>]{8,})"),
-          ("ccountKey", "ccessKey", "ccessSignature", "CCOUNTKEY", "CCESSKEY"), 1),
+          ("ccountKey", "ccessKey", "ccessSignature", "CCOUNTKEY", "CCESSKEY"), 1,
+          anchors=(("accountkey", 0), ("sharedaccesskey", 0), ("sharedaccesssignature", 0)), fold=True),
     Shape("URL userinfo", re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s/?#:@\"'<>]{0,200}:([^\s/?#@\"'<>]{1,200})@"),
           ("://",), 1, _userinfo_password, _userinfo_matches),
 )  # fmt: skip
@@ -235,6 +287,25 @@ so that a string of many separators is still scanned in linear time."""
 _B64_RUN = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{20}[A-Za-z0-9+/]*={0,2}")
 """A base64 run of 20 characters or more, from its first character (the lookbehind makes each
 position inside a word fail at once: about twice as fast on prose)."""
+B64_MIN = 20
+"""How long a base64 run must be to be decoded (`_B64_RUN`)."""
+LONG = 4096
+"""From this length a string is scanned the long way (`Scanner._rules_long`): the same parts."""
+
+
+def _b64_matches(text: str) -> Iterator[tuple[int, int]]:
+    return (m.span() for m in _B64_RUN.finditer(text))
+
+
+def _b64_spans(text: str) -> Iterator[tuple[int, int]]:
+    """`_B64_RUN`'s matches in an ASCII text, (start, end): each maximal run of `B64_MIN` base64
+    characters or more, with up to two `=` after it."""
+    n = len(text)
+    for start, end in b64_runs(text, B64_MIN):
+        stop = end
+        while stop < n and stop - end < 2 and text[stop] == "=":
+            stop += 1
+        yield start, stop
 
 
 def _printable(data: bytes) -> bool:
@@ -277,13 +348,20 @@ class Scanner:
         if any(not shape.hints for shape in self.shapes):
             literals.add("")  # (a custom pattern has no hint: every string may match it)
         self._quick = re.compile(
-            "|".join(re.escape(w) for w in sorted(literals, key=len, reverse=True)), re.IGNORECASE
+            "|".join(re.escape(w.lower()) for w in sorted(literals, key=len, reverse=True))
         )
-        """Every rule but base64 needs one of these literals: a short string without any is clean."""
+        """Every rule but base64 needs one of these literals (lowercased, searched for in the
+        lowercased string): a short string without any is clean."""
+        self._strengths: dict[str, Strength] = {}
         self._decoded: dict[str, str | None] = {}
 
     def strength(self, name: str) -> Strength:
-        return name_strength(name, self.extra_names)
+        got = self._strengths.get(name)
+        if got is None:
+            if len(self._strengths) > 4096:
+                self._strengths.clear()
+            got = self._strengths[name] = name_strength(name, self.extra_names)
+        return got
 
     def secret_value(self, name: str, value: str) -> bool:
         """Is `value`, held under `name` (a member, header, parameter), a secret?"""
@@ -300,34 +378,59 @@ class Scanner:
             return any(random_looking(p) for p in parts)
         return credential_like(value, strength)
 
-    def spans(self, text: str, decode: bool = True) -> list[Span]:
-        """The secret parts of `text`, sorted, not overlapping."""
-        if (
-            len(text) < 4096
-            and self._quick.search(text) is None
-            and (not decode or len(text) < 20 or _B64_RUN.search(text) is None)
-        ):
+    def spans(self, text: str, decode: bool = True, literals: bool = True) -> list[Span]:
+        """The secret parts of `text`, sorted, not overlapping.
+
+        `literals=False`: the caller knows that the text, lowercased, holds no literal of a
+        rule (`Redactor.message`, from the bytes it was parsed from); only base64 is left.
+        """
+        if len(text) >= LONG:
+            return _merge(self._rules_long(text, decode, literals))
+        if literals and self._quick.search(text.lower()) is not None:
+            return _merge(self._rules(text, decode))
+        if not decode or len(text) < 20 or _B64_RUN.search(text) is None:
             return []
+        return _merge(list(self._base64(text, fast=False)))  # (no literal: only base64 is left)
+
+    def _rules(self, text: str, decode: bool) -> list[Span]:
+        """Every rule run over `text`, one after the other (the secret parts, unsorted)."""
         found: list[Span] = []
         for shape in self.shapes:
             found.extend(Span(a, b, shape.name) for a, b in shape.find(text))
         if PEM_HINT in text:
             found.extend(pem_spans(text))
         if ("=" in text or ":" in text) and self._has_name_word(text):
-            found.extend(self._assignments(text))
+            found.extend(self._assignments(text, self._separators(text.lower())))
         if decode and len(text) >= 20:
-            found.extend(self._base64(text))
-        return _merge(found)
+            found.extend(self._base64(text, fast=False))
+        return found
+
+    def _rules_long(self, text: str, decode: bool, literals: bool = True) -> list[Span]:
+        """`_rules`, the same parts, for a long string: each literal is ruled out by a character
+        it holds that the text does not before it is searched for, each token shape is tried
+        only where its anchors are, and base64 runs are found by one `translate` and a `find`."""
+        found: list[Span] = []
+        if literals:
+            hay = Haystack(text)
+            for shape in self.shapes:
+                found.extend(Span(a, b, shape.name) for a, b in shape.find(text, hay))
+            if hay.holds(PEM_HINT):
+                found.extend(pem_spans(text))
+            if "=" in text or ":" in text:
+                found.extend(self._assignments(text, self._separators(hay.low, hay)))
+        if decode and len(text) >= 20:
+            found.extend(self._base64(text, fast=text.isascii()))
+        return found
 
     def _has_name_word(self, text: str) -> bool:
-        if len(text) < 4096:
+        if len(text) < LONG:
             low = text.lower()
             return any(w in low for w in self.name_words)
         return True  # lowering a long string costs more than the scan it would spare
 
-    def _assignments(self, text: str) -> Iterator[Span]:
+    def _assignments(self, text: str, separators: list[int]) -> Iterator[Span]:
         """`name=value`, `name: value`, `"name": "value"` in free text (stderr, env dumps, queries)."""
-        for i in self._separators(text):
+        for i in separators:
             before = _NAME_BEFORE.match(text[max(0, i - 70) : i][::-1])
             if before is None:
                 continue
@@ -343,13 +446,15 @@ class Scanner:
             if self.secret_value(name.rsplit(".", 1)[-1].lstrip("-"), value):
                 yield Span(after.start(1), after.end(1), f"value of {name!r}")
 
-    def _separators(self, text: str) -> list[int]:
+    def _separators(self, low: str, hay: Haystack | None = None) -> list[int]:
         """Where a `=` or `:` follows a name word closely (a secret name ends with one, or is
-        one): only there is the name before it looked at. One C-speed `find` pass per word, so
-        text full of separators, or of words, costs little."""
-        low = text.lower()
+        one) in the lowercased text: only there is the name before it looked at. One C-speed
+        `find` pass per word (none for a word `hay` rules out), so text full of separators, or
+        of words, costs little."""
         found: set[int] = set()
         for word in self.name_words:
+            if hay is not None and not hay.holds(word, low=True):
+                continue
             pos = low.find(word)
             while pos >= 0:
                 m = _TO_SEPARATOR.match(low, pos + len(word))
@@ -358,10 +463,12 @@ class Scanner:
                 pos = low.find(word, m.end() if m is not None else pos + len(word))
         return sorted(found)
 
-    def _base64(self, text: str) -> Iterator[Span]:
-        for m in _B64_RUN.finditer(text):
-            run = m.group()
-            if len(run) > 8192 or run.isalpha() or run.isdigit():
+    def _base64(self, text: str, fast: bool) -> Iterator[Span]:
+        for start, end in _b64_spans(text) if fast else _b64_matches(text):
+            if end - start > 8192:
+                continue
+            run = text[start:end]
+            if run.isalpha() or run.isdigit():
                 continue
             if run not in self._decoded:
                 if len(self._decoded) > 4096:
@@ -369,7 +476,7 @@ class Scanner:
                 self._decoded[run] = self._decode(run)
             rule = self._decoded[run]
             if rule is not None:
-                yield Span(m.start(), m.end(), f"base64-encoded {rule}")
+                yield Span(start, end, f"base64-encoded {rule}")
 
     def _decode(self, run: str) -> str | None:
         """The rule a base64 run's decoded text breaks, if it is text and breaks one."""

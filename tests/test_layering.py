@@ -33,6 +33,7 @@ FLOORS: dict[str, int] = {
     "mcptape.diff.types": BASE,
     "mcptape.eras": BASE,
     "mcptape.capture.httpmeta": BASE,
+    "mcptape.literals": BASE,
     # storage: cassette files and their format versions
     "mcptape.migrate": STORAGE,
     "mcptape.cassette": STORAGE,

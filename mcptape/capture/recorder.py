@@ -165,7 +165,7 @@ class Recorder:
                 body = orjson.dumps(
                     value
                 )  # pretty-printed (an HTTP body): one cassette line holds one event
-            line = head[:-1] + b',"msg":' + body + tail
+            line = b"".join((head[:-1], b',"msg":', body, tail))  # (one copy of a big body)
         finally:
             self._commit(seq, line)
         return msg
