@@ -306,7 +306,7 @@ def _steps(st: HttpFlow, f: CapturedFlow, still_open: list[HttpFlow]) -> list[Ti
     elif f.complete:
         out.append(
             (
-                max(t, f.response_end),
+                max(t, f.response_end or t),
                 lambda: st.response(f.status or 0, f.response_headers, f.response_body),
             )
         )
