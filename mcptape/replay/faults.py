@@ -66,7 +66,7 @@ __all__ = [
 # -- what the shells carry out -----------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Deliver:
     """Send this message (or these raw bytes, one line / one SSE data field) `delay` seconds after the trigger."""
 

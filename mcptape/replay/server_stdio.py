@@ -25,7 +25,7 @@ import orjson
 
 from mcptape.cassette import Cassette
 from mcptape.errors import McpTapeError
-from mcptape.wire.jsonrpc import JSONRPC_PARSE_ERROR, NOT_JSON, decode, error_response
+from mcptape.wire.jsonrpc import JSONRPC_PARSE_ERROR, NOT_JSON, decode, error_response, shallow
 from mcptape.wire.ndjson import DEFAULT_MAX_LINE, LineFramer
 
 from .engine import Note, ReplayConfig, ReplayEngine, Send
@@ -236,13 +236,15 @@ class StdioReplayServer:
             return []
         value = decode(line)
         outputs = (
-            self.engine.receive_bytes(line) if value is NOT_JSON else self.engine.receive(value)
+            self.engine.receive_bytes(line)
+            if value is NOT_JSON
+            else self.engine.receive(value, shallow=shallow(line))
         )
         return self.faults.apply(value, outputs)
 
 
 def _line(out: Send) -> bytes:
-    return orjson.dumps(out.msg) + b"\n"
+    return out.encoded() + b"\n"
 
 
 def _append_report(path: Path, report: dict[str, object]) -> None:
