@@ -86,7 +86,7 @@ from mcptape.wire.jsonrpc import (
     shallow as shallow_json,
 )
 
-from .encoded import rewrite, rewrite_kind
+from .encoded import PROGRESS, rewrite, rewrite_kind
 from .index import Miss, Pass, ReplayIndex, declared, declared_of, only_who
 from .matcher import describe, explain_diffs
 from .outputs import Note, Output, ReplayConfig, Send
@@ -638,13 +638,13 @@ class ReplayEngine:
         out: list[Output] = []
         ex, index = play.exchange, self.index
         items = ex.items
-        cid, token = play.client_id, play.token
+        cid, token, hangup = play.client_id, play.token, index.hangup
         encodings = index.encodings.of(ex.index, len(items) + 1)
         """The exchange's messages' templates, when it plays again (None the first time)."""
         while play.pos < len(items):
             item = items[play.pos]
             play.pos += 1
-            if item.src is Source.CLIENT or index.played_out(item):
+            if item.src is Source.CLIENT or (hangup is not None and index.played_out(item)):
                 continue  # the live client sends its own answers and cancellations
             method = item.msg.get("method")
             if play.modern_out and method in CHANGE_NOTIFICATIONS:
@@ -658,9 +658,10 @@ class ReplayEngine:
                 out.append(Send({**item.msg, "id": fresh}, item.event, ex, cid, after))
                 return out
             kind = rewrite_kind(item.msg)
+            if kind == PROGRESS and token is None:
+                continue  # this client asked for no progress
             msg = rewrite(item.msg, kind, cid, token)
-            if msg is None:
-                continue
+            assert msg is not None
             send = Send(msg, item.event, ex, cid, after)
             if encodings is not None:
                 send.spliced(encodings.template(play.pos - 1, item.msg, kind), cid, token)

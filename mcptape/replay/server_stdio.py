@@ -25,7 +25,14 @@ import orjson
 
 from mcptape.cassette import Cassette
 from mcptape.errors import McpTapeError
-from mcptape.wire.jsonrpc import JSONRPC_PARSE_ERROR, NOT_JSON, decode, error_response, shallow
+from mcptape.wire.jsonrpc import (
+    JSONRPC_PARSE_ERROR,
+    NOT_JSON,
+    classify,
+    decode,
+    error_response,
+    shallow,
+)
 from mcptape.wire.ndjson import DEFAULT_MAX_LINE, LineFramer
 
 from .engine import Note, ReplayConfig, ReplayEngine, Send
@@ -235,12 +242,11 @@ class StdioReplayServer:
         if not line.strip():
             return []
         value = decode(line)
-        outputs = (
-            self.engine.receive_bytes(line)
-            if value is NOT_JSON
-            else self.engine.receive(value, shallow=shallow(line))
-        )
-        return self.faults.apply(value, outputs)
+        if value is NOT_JSON:
+            return self.faults.apply(value, self.engine.receive_bytes(line))
+        kind = classify(value) if isinstance(value, dict) else None  # once, for both
+        outputs = self.engine.receive(value, kind, shallow=shallow(line))
+        return self.faults.apply(value, outputs, kind)
 
 
 def _line(out: Send) -> bytes:
