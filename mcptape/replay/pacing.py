@@ -47,13 +47,13 @@ _LONGEST_NAP = 1e-3
 
 def kind_of(msg: object) -> Kind:
     """A JSON-RPC response (or a batch of them), a progress notification, or anything else."""
+    if isinstance(msg, dict):
+        if "method" in msg:
+            return "progress" if msg["method"] == "notifications/progress" else "other"
+        return "response" if "id" in msg else "other"
     if isinstance(msg, list):
         return "response" if msg and all(kind_of(m) == "response" for m in msg) else "other"
-    if not isinstance(msg, dict):
-        return "other"
-    if "method" in msg:
-        return "progress" if msg["method"] == "notifications/progress" else "other"
-    return "response" if "id" in msg else "other"
+    return "other"
 
 
 @dataclass
