@@ -79,7 +79,9 @@ class Template(NamedTuple):
         if len(pieces) == 1:
             return pieces[0]
         if len(pieces) == 2:
-            return pieces[0] + orjson.dumps(client_id if self.ids[0] else token) + pieces[1]
+            return b"".join(
+                (pieces[0], orjson.dumps(client_id if self.ids[0] else token), pieces[1])
+            )
         out = [pieces[0]]
         for is_id, piece in zip(self.ids, pieces[1:], strict=True):
             out.append(orjson.dumps(client_id if is_id else token))
