@@ -86,7 +86,7 @@ from mcptape.wire.jsonrpc import (
     shallow as shallow_json,
 )
 
-from .encoded import PROGRESS, rewrite, rewrite_kind
+from .encoded import PROGRESS, Templates, rewrite, rewrite_kind
 from .index import Miss, Pass, ReplayIndex, declared, declared_of, only_who
 from .matcher import describe, explain_diffs
 from .outputs import Note, Output, ReplayConfig, Send
@@ -498,10 +498,10 @@ class ReplayEngine:
     def _start(self, ex: Exchange, msg: Request) -> list[Output]:
         token = request_meta(msg).get("progressToken")
         play = _Play(ex, msg["id"], token, ex.request.event.t)
-        play.legacy_out = self._era == LEGACY and is_modern(ex.protocol_version)
-        play.modern_out = (
-            self._era == MODERN_ERA and not is_modern(ex.protocol_version) and self.config.cross_era
-        )
+        if self._era is not None:  # a client that showed its era may get the other's answers
+            modern = is_modern(ex.protocol_version)
+            play.legacy_out = self._era == LEGACY and modern
+            play.modern_out = self._era == MODERN_ERA and not modern and self.config.cross_era
         self._active[id_key(msg["id"])] = play
         return self._advance(play)
 
@@ -649,8 +649,8 @@ class ReplayEngine:
             method = item.msg.get("method")
             if play.modern_out and method in CHANGE_NOTIFICATIONS:
                 continue  # 2026-07-28 sends these only on a listen stream that asked for them
-            after = max(0.0, item.event.t - play.since)
             if item.type is MessageType.REQUEST:
+                after = max(0.0, item.event.t - play.since)
                 if play.modern_out and method != "ping":
                     return out + self._input_required(play, item, after)
                 fresh = self._fresh_id(item.msg.get("id"))
@@ -662,13 +662,20 @@ class ReplayEngine:
                 continue  # this client asked for no progress
             msg = rewrite(item.msg, kind, cid, token)
             assert msg is not None
-            send = Send(msg, item.event, ex, cid, after)
+            send = Send(msg, item.event, ex, cid, max(0.0, item.event.t - play.since))
             if encodings is not None:
                 send.spliced(encodings.template(play.pos - 1, item.msg, kind), cid, token)
             out.append(send)
         resp = ex.response
         if resp is None or index.played_out(resp):
             return out  # recorded without an answer (a listen stream, a cancelled call): stays open
+        return self._respond(play, resp, encodings, out)
+
+    def _respond(
+        self, play: _Play, resp: Item, encodings: Templates | None, out: list[Output]
+    ) -> list[Output]:
+        """`out`, then the exchange's recorded response for the client (and what follows it)."""
+        ex, cid, token = play.exchange, play.client_id, play.token
         after = max(0.0, resp.event.t - play.since)
         if play.legacy_out and is_input_required(resp.msg.get("result")):
             return out + self._ask(play, resp, after)
@@ -688,10 +695,11 @@ class ReplayEngine:
         if (
             as_recorded and encodings is not None
         ):  # but for the client's ids: spliced into its bytes
-            send.spliced(encodings.template(len(items), resp.msg, kind, response=True), cid, token)
+            tpl = encodings.template(len(ex.items), resp.msg, kind, response=True)
+            send.spliced(tpl, cid, token)
         out.append(send)
         self._active.pop(id_key(cid), None)
-        if index.after:
+        if self.index.after:
             out.extend(self._unsolicited(ex.index, resp.event.t))
         return out
 
