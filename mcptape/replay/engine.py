@@ -260,19 +260,21 @@ class ReplayEngine:
     def _request(self, request: Request) -> list[Output]:
         msg = cast(dict[str, Any], request)  # the matcher and the helpers keep the raw message
         method = msg["method"]
-        self._cancelled_ids.discard(id_key(msg["id"]))  # an id used again is a new request
+        if self._cancelled_ids:
+            self._cancelled_ids.discard(id_key(msg["id"]))  # an id used again is a new request
         if method == "initialize":
             return self._initialize(request)
         if method == "ping":
             return self._ping(msg)
         own = declared_of(msg)
+        params = request_params(msg)
         if own is not None:
             self._era = MODERN_ERA
         elif method == "logging/setLevel":
-            level = request_params(msg).get("level")
+            level = params.get("level")
             self._level = level if isinstance(level, str) else self._level
         who = own if own is not None else self._declared() if self._era == LEGACY else None
-        state = request_params(msg).get("requestState")
+        state = params.get("requestState")
         if isinstance(state, str) and state.startswith(STATE_PREFIX):
             return self._resume(msg, state)
         subject = self.index.subject(msg)
