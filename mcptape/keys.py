@@ -72,24 +72,32 @@ def strip_params(
         else:
             del out["_meta"]
     for path in ignore:
-        out = _drop(out, path)
+        if path and path[0] in out:  # (else nothing to drop: most paths, most requests)
+            out = _drop(out, path)
     return out
 
 
 def _drop(value: Any, path: tuple[str, ...]) -> Any:
+    """`value` without `path` (a copy of what changes; `value` itself when the path is not there)."""
     if not path:
         return value
     head, rest = path[0], path[1:]
     if isinstance(value, dict) and head in value:
+        inner = _drop(value[head], rest) if rest else None
+        if rest and inner is value[head]:
+            return value
         copy = dict(value)
         if rest:
-            copy[head] = _drop(copy[head], rest)
+            copy[head] = inner
         else:
             del copy[head]
         return copy
     if isinstance(value, list) and head.isdigit() and int(head) < len(value):
+        inner = _drop(value[int(head)], rest) if rest else None
+        if rest and inner is value[int(head)]:
+            return value
         items = list(value)
-        items[int(head)] = _drop(items[int(head)], rest) if rest else None
+        items[int(head)] = inner
         return items
     return value
 

@@ -60,7 +60,7 @@ from mcptape.eras import (
 from mcptape.model import Kind, Source
 from mcptape.pairing import Exchange, Item
 from mcptape.versions import META_LOG_LEVEL as META_LOG_LEVEL_KEY
-from mcptape.versions import META_SERVER_INFO, META_SUBSCRIPTION_ID, MODERN, is_modern
+from mcptape.versions import META_SERVER_INFO, MODERN, is_modern
 from mcptape.wire.jsonrpc import (
     EMPTY_BATCH,
     JSONRPC_INVALID_PARAMS,
@@ -82,7 +82,11 @@ from mcptape.wire.jsonrpc import (
     request_params,
     usable_id,
 )
+from mcptape.wire.jsonrpc import (
+    shallow as shallow_json,
+)
 
+from .encoded import PROGRESS, Templates, rewrite, rewrite_kind
 from .index import Miss, Pass, ReplayIndex, declared, declared_of, only_who
 from .matcher import describe, explain_diffs
 from .outputs import Note, Output, ReplayConfig, Send
@@ -154,6 +158,8 @@ class ReplayEngine:
         self._caps: Any = None
         self._info: Any = None
         self._level: str | None = None
+        self._who: dict[str, Any] | None = None
+        self._who_state: tuple[Any, ...] = ()
         """A legacy client's declared capabilities and clientInfo (handshake) and log level
         (`logging/setLevel`)."""
         self._cancelled_ids: set[Any] = set()
@@ -194,16 +200,19 @@ class ReplayEngine:
                 Send(error_response(None, JSONRPC_PARSE_ERROR, text), final=True),
                 Note(f"a client line is not JSON ({text}); answered -32700"),
             ]
-        return self.receive(value)
+        return self.receive(value, shallow=isinstance(payload, bytes) and shallow_json(payload))
 
-    def receive(self, value: Any, kind: MessageType | None = None) -> list[Output]:
+    def receive(
+        self, value: Any, kind: MessageType | None = None, *, shallow: bool = False
+    ) -> list[Output]:
         """One parsed JSON value from the client: a message, or a batch array.
 
-        `kind`: what the message is, when the shell has classified it already.
+        `kind`: what the message is, when the shell has classified it already. `shallow`: the
+        shell knows from the bytes that it nests no deeper than allowed (`jsonrpc.shallow`).
         """
         if isinstance(value, list):
             return self._batch(value)
-        problem = invalid(value)
+        problem = invalid(value, shallow=shallow)
         if problem is not None:
             return _invalid_request(value, problem)
         typ = classify(value) if kind is None else kind
@@ -251,25 +260,21 @@ class ReplayEngine:
     def _request(self, request: Request) -> list[Output]:
         msg = cast(dict[str, Any], request)  # the matcher and the helpers keep the raw message
         method = msg["method"]
-        self._cancelled_ids.discard(id_key(msg["id"]))  # an id used again is a new request
+        if self._cancelled_ids:
+            self._cancelled_ids.discard(id_key(msg["id"]))  # an id used again is a new request
         if method == "initialize":
             return self._initialize(request)
         if method == "ping":
             return self._ping(msg)
         own = declared_of(msg)
+        params = request_params(msg)
         if own is not None:
             self._era = MODERN_ERA
         elif method == "logging/setLevel":
-            level = request_params(msg).get("level")
+            level = params.get("level")
             self._level = level if isinstance(level, str) else self._level
-        who = (
-            own
-            if own is not None
-            else declared(self._caps, self._level, self._info)
-            if self._era == LEGACY
-            else None
-        )
-        state = request_params(msg).get("requestState")
+        who = own if own is not None else self._declared() if self._era == LEGACY else None
+        state = params.get("requestState")
         if isinstance(state, str) and state.startswith(STATE_PREFIX):
             return self._resume(msg, state)
         subject = self.index.subject(msg)
@@ -315,6 +320,14 @@ class ReplayEngine:
                     f"recorded by one that declared otherwise: {what} (--strict refuses this)")  # fmt: skip
             out.extend(self._note(text, key=what))
         return out + self._start(found.exchange, request)
+
+    def _declared(self) -> dict[str, Any]:
+        """What the legacy client declared (by handshake and `logging/setLevel`), made again only
+        when that changed: the same dict on every request lets the pass compare it once."""
+        state = (self._caps, self._level, self._info)
+        if self._who is None or state != self._who_state:
+            self._who, self._who_state = declared(*state), state
+        return self._who
 
     def _note(self, text: str, level: str = "warning", key: str | None = None) -> list[Output]:
         """A note said once per session (the same difference on every request is one line)."""
@@ -487,10 +500,10 @@ class ReplayEngine:
     def _start(self, ex: Exchange, msg: Request) -> list[Output]:
         token = request_meta(msg).get("progressToken")
         play = _Play(ex, msg["id"], token, ex.request.event.t)
-        play.legacy_out = self._era == LEGACY and is_modern(ex.protocol_version)
-        play.modern_out = (
-            self._era == MODERN_ERA and not is_modern(ex.protocol_version) and self.config.cross_era
-        )
+        if self._era is not None:  # a client that showed its era may get the other's answers
+            modern = is_modern(ex.protocol_version)
+            play.legacy_out = self._era == LEGACY and modern
+            play.modern_out = self._era == MODERN_ERA and not modern and self.config.cross_era
         self._active[id_key(msg["id"])] = play
         return self._advance(play)
 
@@ -627,63 +640,70 @@ class ReplayEngine:
         out: list[Output] = []
         ex, index = play.exchange, self.index
         items = ex.items
+        cid, token, hangup = play.client_id, play.token, index.hangup
+        encodings = index.encodings.of(ex.index, len(items) + 1)
+        """The exchange's messages' templates, when it plays again (None the first time)."""
         while play.pos < len(items):
             item = items[play.pos]
             play.pos += 1
-            if item.src is Source.CLIENT or index.played_out(item):
+            if item.src is Source.CLIENT or (hangup is not None and index.played_out(item)):
                 continue  # the live client sends its own answers and cancellations
-            if play.modern_out and item.msg.get("method") in CHANGE_NOTIFICATIONS:
+            method = item.msg.get("method")
+            if play.modern_out and method in CHANGE_NOTIFICATIONS:
                 continue  # 2026-07-28 sends these only on a listen stream that asked for them
-            after = max(0.0, item.event.t - play.since)
-            if (
-                item.type is MessageType.REQUEST
-                and play.modern_out
-                and item.msg.get("method") != "ping"
-            ):
-                return out + self._input_required(play, item, after)
             if item.type is MessageType.REQUEST:
+                after = max(0.0, item.event.t - play.since)
+                if play.modern_out and method != "ping":
+                    return out + self._input_required(play, item, after)
                 fresh = self._fresh_id(item.msg.get("id"))
                 self._waiting[id_key(fresh)] = (play, item)
-                out.append(Send({**item.msg, "id": fresh}, item.event, ex, play.client_id, after))
+                out.append(Send({**item.msg, "id": fresh}, item.event, ex, cid, after))
                 return out
-            msg = self._rewrite(play, item.msg)
-            if msg is not None:
-                out.append(Send(msg, item.event, ex, play.client_id, after))
+            kind = rewrite_kind(item.msg)
+            if kind == PROGRESS and token is None:
+                continue  # this client asked for no progress
+            msg = rewrite(item.msg, kind, cid, token)
+            assert msg is not None
+            send = Send(msg, item.event, ex, cid, max(0.0, item.event.t - play.since))
+            if encodings is not None:
+                send.spliced(encodings.template(play.pos - 1, item.msg, kind), cid, token)
+            out.append(send)
         resp = ex.response
         if resp is None or index.played_out(resp):
             return out  # recorded without an answer (a listen stream, a cancelled call): stays open
+        return self._respond(play, resp, encodings, out)
+
+    def _respond(
+        self, play: _Play, resp: Item, encodings: Templates | None, out: list[Output]
+    ) -> list[Output]:
+        """`out`, then the exchange's recorded response for the client (and what follows it)."""
+        ex, cid, token = play.exchange, play.client_id, play.token
         after = max(0.0, resp.event.t - play.since)
         if play.legacy_out and is_input_required(resp.msg.get("result")):
             return out + self._ask(play, resp, after)
-        msg = self._rewrite(play, {**resp.msg, "id": play.client_id})
-        if play.legacy_out and isinstance(msg, dict) and "result" in msg:
+        kind = rewrite_kind(resp.msg)
+        msg = rewrite({**resp.msg, "id": cid}, kind, cid, token)
+        assert msg is not None  # (only progress notifications are dropped)
+        as_recorded = False
+        if play.legacy_out and "result" in msg:
             msg = {**msg, "result": strip_envelope(msg["result"])[0]}
-        elif play.modern_out and isinstance(msg, dict) and isinstance(msg.get("result"), dict):
+        elif play.modern_out and isinstance(msg.get("result"), dict):
             msg = {**msg, "result": modern_result(ex.method, msg["result"])}
-        elif play.modern_out and isinstance(msg, dict) and isinstance(msg.get("error"), dict):
+        elif play.modern_out and isinstance(msg.get("error"), dict):
             msg = {**msg, "error": modern_error(ex.method, msg["error"])}
-        out.append(Send(msg, resp.event, ex, play.client_id, after, final=True))
-        self._active.pop(id_key(play.client_id), None)
-        out.extend(self._unsolicited(ex.index, resp.event.t))
+        else:
+            as_recorded = True
+        send = Send(msg, resp.event, ex, cid, after, final=True)
+        if (
+            as_recorded and encodings is not None
+        ):  # but for the client's ids: spliced into its bytes
+            tpl = encodings.template(len(ex.items), resp.msg, kind, response=True)
+            send.spliced(tpl, cid, token)
+        out.append(send)
+        self._active.pop(id_key(cid), None)
+        if self.index.after:
+            out.extend(self._unsolicited(ex.index, resp.event.t))
         return out
-
-    def _rewrite(self, play: _Play, msg: dict[str, Any]) -> dict[str, Any] | None:
-        """The client's progress token and listen id in place of the recorded ones; None to drop."""
-        method = msg.get("method")
-        part = "result" if method is None else "params"
-        body = msg.get(part)
-        if not isinstance(body, dict):
-            return msg
-        if method == "notifications/progress" and "progressToken" in body:
-            if play.token is None:
-                return None  # this client asked for no progress
-            return {**msg, "params": {**body, "progressToken": play.token}}
-        if method == "notifications/cancelled":
-            return {**msg, "params": {**body, "requestId": play.client_id}}
-        meta = body.get("_meta")
-        if isinstance(meta, dict) and META_SUBSCRIPTION_ID in meta:
-            return {**msg, part: {**body, "_meta": {**meta, META_SUBSCRIPTION_ID: play.client_id}}}
-        return msg
 
     def _ask(self, play: _Play, resp: Item, after: float) -> list[Output]:
         """A recorded `input_required`, for a legacy client: its questions as server-to-client requests."""

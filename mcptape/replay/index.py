@@ -40,6 +40,7 @@ from mcptape.versions import (
 )
 from mcptape.wire.jsonrpc import MessageType, request_meta, request_params
 
+from .encoded import Encodings
 from .matcher import FieldDiff, MatchPolicy, Subject, field_diff
 
 UNINDEXED: frozenset[str] = frozenset({"initialize", "ping"})
@@ -188,6 +189,8 @@ class ReplayIndex:
     def __init__(self, cassette: Cassette, policy: MatchPolicy | None = None) -> None:
         with paused_gc():
             self._build(cassette, policy)
+        self.encodings = Encodings()
+        """The bytes of recorded server messages that play more than once, encoded once."""
 
     def _build(self, cassette: Cassette, policy: MatchPolicy | None) -> None:
         self.cassette = cassette
@@ -307,6 +310,7 @@ class Pass:
         """exchange index -> times played in this pass."""
         self.differs: tuple[FieldDiff, ...] = ()
         """How the last recording taken differs in what the client declared (empty: it fits)."""
+        self._compared = _Compared()
 
     def take(
         self, subject: Subject, declared: dict[str, Any] | None = None, exact: bool = False
@@ -335,17 +339,19 @@ class Pass:
                     rejected.append((entry, reasons))
                 else:
                     fits.append(entry)
-        chosen, differs = _best(fits if extra else queue, declared)
+        chosen, differs = _best(fits if extra else queue, declared, self._compared)
         if chosen is None and self.allow_repeats:
             last = self.last.get(key)
             if last is not None and not [m for m in extra if m(last.subject, subject) is not None]:
-                chosen, differs = _best([last], declared)
+                chosen, differs = _best([last], declared, self._compared)
         if chosen is not None and differs and exact and not only_who(differs):
             return Miss(key, 0, rejected, differs)
         if chosen is None:
             played = sum(self.plays.get(e.exchange.index, 0) for e in recorded)
             return Miss(key, played, rejected)
-        if chosen in queue:
+        if queue and queue[0] is chosen:  # the common case: first in, first out
+            queue.popleft()
+        elif chosen in queue:
             queue.remove(chosen)
         self.differs = differs
         self.last[key] = chosen
@@ -375,21 +381,44 @@ class Pass:
         ]
 
 
+class _Compared:
+    """How a recorded declaration differs from the client's, remembered for the last pair compared:
+    one client declares the same on every request, and consecutive recordings mostly too."""
+
+    __slots__ = ("diffs", "incoming", "recorded")
+
+    def __init__(self) -> None:
+        self.recorded: dict[str, Any] | None = None
+        self.incoming: dict[str, Any] | None = None
+        self.diffs: tuple[FieldDiff, ...] = ()
+
+    def __call__(self, recorded: dict[str, Any], incoming: dict[str, Any]) -> tuple[FieldDiff, ...]:
+        """The differences (empty: it fits), who the client is last (said after what changes answers)."""
+        if (recorded is self.recorded or recorded == self.recorded) and (
+            incoming is self.incoming or incoming == self.incoming
+        ):
+            return self.diffs
+        rec, inc = _comparable(recorded, incoming)
+        diffs = (
+            () if rec == inc else tuple(sorted(field_diff(rec, inc), key=lambda d: only_who([d])))
+        )
+        self.recorded, self.incoming, self.diffs = recorded, incoming, diffs
+        return diffs
+
+
 def _best(
-    fits: Iterable[Entry], declared: dict[str, Any] | None
+    fits: Iterable[Entry], declared: dict[str, Any] | None, compared: _Compared | None = None
 ) -> tuple[Entry | None, tuple[FieldDiff, ...]]:
     """The first recording whose declaration is the client's, else the nearest: fewest differences
     in what changes a server's answers (capabilities, log level), then fewest in all."""
     best: tuple[tuple[int, int], Entry, tuple[FieldDiff, ...]] | None = None
+    compare = compared if compared is not None else _Compared()
     for entry in fits:
         if declared is None or entry.declared == declared:
             return entry, ()
-        recorded, incoming = _comparable(entry.declared, declared)
-        if recorded == incoming:
-            return entry, ()
-        diffs = tuple(sorted(field_diff(recorded, incoming), key=lambda d: only_who([d])))
+        diffs = compare(entry.declared, declared)
         if not diffs:
-            return entry, ()  # (who the client is last: said after what changes answers)
+            return entry, ()
         rank = (sum(1 for d in diffs if not only_who([d])), len(diffs))
         if best is None or rank < best[0]:
             best = (rank, entry, diffs)

@@ -7,9 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+import orjson
+
 from mcptape.model import Event
 from mcptape.pairing import Exchange
 
+from .encoded import Template
 from .matcher import MatchPolicy
 from .report import CLI_HINTS, Hints
 
@@ -29,9 +32,13 @@ class ReplayConfig:
     """Play only recordings made by a client that declared the same (`--strict`); else the nearest, with a note."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Send:
-    """A message for the client, and where it comes from in the cassette."""
+    """A message for the client, and where it comes from in the cassette.
+
+    Not frozen (a frozen dataclass's `__init__` costs twice as much, and the engine makes one per
+    message it plays); treat it as a value all the same: `dataclasses.replace` for another.
+    """
 
     msg: Any
     """The JSON-RPC message (a list for a batch answer), ids and tokens already rewritten."""
@@ -44,6 +51,21 @@ class Send:
     """Recorded seconds between the client message that triggered this and this message."""
     final: bool = False
     """True for the response that completes its request."""
+    _encoding: tuple[Template, Any, Any] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+    """The recorded bytes of `msg` with holes, and the id and token that fill them (`spliced`);
+    not copied by `dataclasses.replace`, so a Send made with another `msg` encodes that one."""
+
+    def spliced(self, template: Template, client_id: Any, token: Any) -> Send:
+        """This Send, encoded by filling `template` (which must encode `msg`) rather than anew."""
+        self._encoding = (template, client_id, token)
+        return self
+
+    def encoded(self) -> bytes:
+        """`msg` as compact JSON (no newline): `orjson.dumps(msg)`, spliced when the engine could."""
+        enc = self._encoding
+        return enc[0].fill(enc[1], enc[2]) if enc is not None else orjson.dumps(self.msg)
 
     @property
     def t(self) -> float | None:

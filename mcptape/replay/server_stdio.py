@@ -17,7 +17,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,7 +25,14 @@ import orjson
 
 from mcptape.cassette import Cassette
 from mcptape.errors import McpTapeError
-from mcptape.wire.jsonrpc import JSONRPC_PARSE_ERROR, NOT_JSON, decode, error_response
+from mcptape.wire.jsonrpc import (
+    JSONRPC_PARSE_ERROR,
+    NOT_JSON,
+    classify,
+    decode,
+    error_response,
+    shallow,
+)
 from mcptape.wire.ndjson import DEFAULT_MAX_LINE, LineFramer
 
 from .engine import Note, ReplayConfig, ReplayEngine, Send
@@ -148,11 +155,18 @@ class StdioReplayServer:
         )
         print(text, file=sys.stderr, flush=True)
 
-    def _emit(self, steps: list[Step], arrived: float, scheduler: _Scheduler | None) -> None:
+    def _emit(
+        self, steps: Sequence[Step | Send], arrived: float, scheduler: _Scheduler | None
+    ) -> None:
         """Carries out one chunk's steps: at once (one write, or one more before each response that
         follows progress: see pacing.py), or through the scheduler when timed."""
         lines: list[tuple[bytes, Kind]] = []
         for step in steps:
+            if isinstance(step, Send):  # plain delivery (no fault rules)
+                if scheduler is None:
+                    lines.append((_line(step), kind_of(step.msg)))
+                    continue
+                step = Deliver(step)
             if isinstance(step, Note):
                 self._note(step)
             elif isinstance(step, Deliver):
@@ -198,7 +212,7 @@ class StdioReplayServer:
                 if not chunk:
                     break
                 arrived = time.monotonic()
-                steps: list[Step] = []
+                steps: list[Step | Send] = []
                 for line in framer.feed(chunk):
                     steps.extend(self._receive(line))
                 self._emit(steps, arrived, scheduler)  # one write for every line of the chunk
@@ -223,8 +237,9 @@ class StdioReplayServer:
                 return 1
         return 0
 
-    def _receive(self, line: bytes | object) -> list[Step]:
-        """One client line through the engine and the fault plan."""
+    def _receive(self, line: bytes | object) -> Sequence[Step | Send]:
+        """One client line through the engine and the fault plan (without rules: the engine's
+        outputs as they are, a `Send` being delivered at once)."""
         if not isinstance(line, bytes):  # an oversize line: not kept, so not parseable
             return plain(
                 [
@@ -235,14 +250,17 @@ class StdioReplayServer:
         if not line.strip():
             return []
         value = decode(line)
-        outputs = (
-            self.engine.receive_bytes(line) if value is NOT_JSON else self.engine.receive(value)
-        )
-        return self.faults.apply(value, outputs)
+        if value is NOT_JSON:
+            return self.faults.apply(value, self.engine.receive_bytes(line))
+        kind = classify(value) if isinstance(value, dict) else None  # once, for both
+        outputs = self.engine.receive(value, kind, shallow=shallow(line))
+        if not self.faults.rules:
+            return outputs
+        return self.faults.apply(value, outputs, kind)
 
 
 def _line(out: Send) -> bytes:
-    return orjson.dumps(out.msg) + b"\n"
+    return out.encoded() + b"\n"
 
 
 def _append_report(path: Path, report: dict[str, object]) -> None:

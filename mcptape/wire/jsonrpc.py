@@ -169,6 +169,19 @@ def nested_deeper(value: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
+def shallow(payload: bytes) -> bool:
+    """True when the JSON in `payload` cannot nest more than `MAX_DEPTH` levels: it opens no more
+    objects and arrays than that (a bracket inside a string only counts one too many). Cheaper than
+    `nested_deeper` on the parsed value; False says nothing (check the value)."""
+    return len(payload) <= MAX_DEPTH or (
+        len(payload) <= _SHALLOW_SCAN and payload.count(b"{") + payload.count(b"[") <= MAX_DEPTH
+    )
+
+
+_SHALLOW_SCAN = 1 << 16
+"""Longest payload `shallow` counts brackets in (beyond it, walking the parsed value is cheaper)."""
+
+
 def usable_id(msg: Any) -> JsonRpcId | None:
     """A message's id when an answer can carry it (a string, or an integer within `MAX_ID`), else None."""
     msg_id = msg.get("id") if isinstance(msg, dict) else None
@@ -179,16 +192,17 @@ def usable_id(msg: Any) -> JsonRpcId | None:
     return None
 
 
-def invalid(msg: Any) -> str | None:
+def invalid(msg: Any, *, shallow: bool = False) -> str | None:
     """Why one client message (not a batch) is no valid JSON-RPC message (-32600), or None.
 
     Checked: an object; `"jsonrpc": "2.0"`; a string method; a request id that is a string or
     an integer within `MAX_ID` (no null, float, boolean, object or array); a response with an
-    id; at most `MAX_DEPTH` levels of nesting.
+    id; at most `MAX_DEPTH` levels of nesting (not walked when `shallow`: the caller knows, see
+    `shallow()`).
     """
     if not isinstance(msg, dict):
         return f"Invalid Request: a message must be a JSON object, not {_json_type(msg)}"
-    if nested_deeper(msg):
+    if not shallow and nested_deeper(msg):
         return (
             f"Invalid Request: the message nests more than {MAX_DEPTH} levels of objects and arrays"
         )

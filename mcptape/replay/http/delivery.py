@@ -24,7 +24,6 @@ from http import HTTPStatus
 from typing import Any
 
 import anyio
-import orjson
 
 from mcptape.wire import sse
 from mcptape.wire.jsonrpc import NOT_JSON, decode, id_key
@@ -103,7 +102,7 @@ class Router:
         due = self._due(one, 0.0)
         if due > 0:
             await anyio.sleep(due)
-        body = one.raw if one.raw is not None else orjson.dumps(one.send.msg)
+        body = one.raw if one.raw is not None else one.send.encoded()
         await respond(
             send, json_status(one.send, head, modern), body, [("content-type", JSON), *extra]
         )
@@ -183,7 +182,7 @@ class Router:
         return now + recorded + step.delay
 
     def _put(self, outbox: Outbox, step: Deliver, now: float, *, end_on_final: bool) -> None:
-        data = step.raw if step.raw is not None else orjson.dumps(step.send.msg)
+        data = step.raw if step.raw is not None else step.send.encoded()
         due = self._due(step, now)
         if step.fault == "truncate":
             outbox.put(
