@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,6 +21,13 @@ ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 DEMO_SERVER = [PY, str(ROOT / "examples" / "demo_server.py")]
 TRIVIAL_SERVER = [PY, str(ROOT / "bench" / "trivial_server.py")]
+
+
+def scratch() -> Path:
+    """A temporary directory for one suite's cassettes and scripts, removed when the bench exits."""
+    tmp = Path(tempfile.mkdtemp(prefix="mcptape-bench-"))
+    atexit.register(shutil.rmtree, tmp, True)
+    return tmp
 
 
 def mcptape(*args: str) -> list[str]:

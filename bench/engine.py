@@ -12,14 +12,13 @@ from __future__ import annotations
 import gc
 import os
 import statistics
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from .common import Row, pick, spread
+from .common import Row, pick, scratch, spread
 from .replay import call, cassette
 
 GOAL_US = 20.0
@@ -56,7 +55,7 @@ def cpu_per_request(cassette_: Any, requests: Path, n: int) -> float:
 
 
 def engine_suite(level: int) -> list[Row]:
-    tmp = Path(tempfile.mkdtemp(prefix="mcptape-bench-"))
+    tmp = scratch()
     n, runs = pick(level, (300, 1), (5_000, 3), (20_000, 5))
     from mcptape.cassette import load
 

@@ -6,7 +6,6 @@ import re
 import signal
 import socket
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ from typing import Any
 import httpx
 import orjson
 
-from .common import DEMO_SERVER, Row, interleaved, mcptape, pick
+from .common import DEMO_SERVER, Row, interleaved, mcptape, pick, scratch
 
 
 def _free_port() -> int:
@@ -96,7 +95,7 @@ def _rps(url: str, n: int) -> float:
 
 def http_suite(level: int) -> list[Row]:
     n, runs = pick(level, (20, 1), (200, 3), (500, 5))
-    tmp = Path(tempfile.mkdtemp(prefix="mcptape-bench-"))
+    tmp = scratch()
     port, proxy = _free_port(), _free_port()
     server = subprocess.Popen(
         [*DEMO_SERVER, "http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import statistics
-import tempfile
 import time
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from .common import (
     pick,
     round_trips,
     rps,
+    scratch,
 )
 
 PASSTHROUGH = ROOT / "bench" / "passthrough.py"
@@ -40,7 +40,7 @@ def _rt_rps(cmd: list[str], n: int, handshake: bool, sink: list[list[float]]) ->
 
 def recorder_overhead(level: int) -> list[Row]:
     n, runs = pick(level, (20, 1), (200, 3), (1000, 5))
-    tmp = Path(tempfile.mkdtemp(prefix="mcptape-bench-"))
+    tmp = scratch()
     rows = []
     for label, server, handshake, goal in (
         ("SDK server", DEMO_SERVER, True, 0.95),

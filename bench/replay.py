@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import statistics
 import subprocess
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -12,7 +11,18 @@ from typing import Any
 
 import orjson
 
-from .common import PY, TRIVIAL_SERVER, Row, StdioPeer, interleaved, mcptape, pick, rps, spread
+from .common import (
+    PY,
+    TRIVIAL_SERVER,
+    Row,
+    StdioPeer,
+    interleaved,
+    mcptape,
+    pick,
+    rps,
+    scratch,
+    spread,
+)
 from .diff_scale import build
 
 NOTE = "lorem ipsum " * 4
@@ -78,7 +88,7 @@ def _startup(cmd: list[str]) -> float:
 
 
 def replay_stdio(level: int) -> list[Row]:
-    tmp = Path(tempfile.mkdtemp(prefix="mcptape-bench-"))
+    tmp = scratch()
     n, runs = pick(level, (50, 1), (500, 3), (2000, 5))
     cas = cassette(tmp, n)
     replay = mcptape("replay", "-q", str(cas))
@@ -154,7 +164,7 @@ def _parse_only(path: Path) -> float:
 
 
 def scaling(level: int) -> list[Row]:
-    tmp = Path(tempfile.mkdtemp(prefix="mcptape-bench-"))
+    tmp = scratch()
     big_n = pick(level, 2_000, 20_000, 100_000)
     small, large = cassette(tmp, 1_000), cassette(tmp, big_n)
     runs = pick(level, 1, 2, 3)
@@ -204,7 +214,7 @@ def in_process(level: int) -> list[Row]:
         "        print(n / (time.perf_counter() - t0))\n"
         "anyio.run(main)\n"
     )
-    tmp = Path(tempfile.mkdtemp(prefix="mcptape-bench-"))
+    tmp = scratch()
     cas = tmp / "echo.jsonl"
     from .common import DEMO_SERVER
 
@@ -238,7 +248,7 @@ def diff(level: int) -> list[Row]:
     from mcptape.cassette import load
     from mcptape.diff.engine import diff_cassettes
 
-    tmp = Path(tempfile.mkdtemp(prefix="mcptape-bench-"))
+    tmp = scratch()
     pa, pb = tmp / "a.jsonl", tmp / "b.jsonl"
     n = pick(level, 500, 10_000, 10_000)
     pa.write_bytes(build(n, 40, False))

@@ -13,12 +13,11 @@ from __future__ import annotations
 import shutil
 import statistics
 import subprocess
-import tempfile
 from pathlib import Path
 
 import orjson
 
-from .common import PY, Row, pick, spread
+from .common import PY, Row, pick, scratch, spread
 from .replay import cassette
 
 _MEASURE = (
@@ -48,7 +47,7 @@ def _unformatted(src: Path, dst: Path) -> Path:
 
 
 def streaming_suite(level: int) -> list[Row]:
-    tmp = Path(tempfile.mkdtemp(prefix="mcptape-bench-"))
+    tmp = scratch()
     runs = pick(level, 1, 2, 3)
     rows = []
     # check validates every line against the JSON Schema (about 1 ms a line on these machines):
