@@ -213,3 +213,20 @@ def test_each_line_is_one_json_object(tmp_path: Path) -> None:
     assert len(lines) == 1 + len(sample_events())
     for line in lines:
         assert isinstance(orjson.loads(line), dict)
+
+
+def test_line_of_names_the_real_file_line_with_blank_lines_and_repeated_seqs() -> None:
+    head, *events = dumps_plain().splitlines()
+    # a blank line after event 2 moves the later events down one line
+    spaced = loads(b"\n".join([head, *events[:2], b"", *events[2:]]))
+    assert [spaced.line_of(seq) for seq in range(1, 7)] == [2, 3, 5, 6, 7, 8]
+    # seq 2 again (hand-edited): each seq names its first line, the later ones their own
+    again = loads(b"\n".join([head, events[0], events[1], events[1], *events[2:]]))
+    assert [again.line_of(seq) for seq in range(1, 7)] == [2, 3, 5, 6, 7, 8]
+    plain = loads(b"\n".join([head, *events]))
+    assert [plain.line_of(seq) for seq in range(1, 7)] == [2, 3, 4, 5, 6, 7]
+
+
+def dumps_plain() -> bytes:
+    header = new_header(Transport.STDIO, {"command": ["srv"]}, {"enabled": True})
+    return dumps(Cassette(header, sample_events()))
