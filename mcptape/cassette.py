@@ -518,7 +518,10 @@ class CassetteWriter:
             ) from None
         if fresh:
             self.path = self.partial.with_name(self.partial.name.removesuffix(PARTIAL))
-        self._before = _identity(self.path)
+        # a fresh name replaces nothing: a cassette another recorder committed there after
+        # `_open_sibling` looked (it had taken `path` while its recording was still partial) is
+        # kept, and this one goes to the next free name at `commit()`
+        self._before = None if fresh else _identity(self.path)
         self._closed = False
         self.replaced = self._before is not None
         """`commit()` replaced an existing cassette."""

@@ -206,6 +206,32 @@ def test_fresh_names_are_numbered_and_reserved(tmp_path: Path) -> None:
     assert p.read_bytes() == b"taken\n"
 
 
+def test_a_fresh_name_never_replaces_a_cassette_committed_there_while_it_was_taken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two recorders started in the same second: the first commits its cassette just after the
+    second found the name free and took its `.partial` (the first's had just been renamed away).
+    The second then goes to the next free name; it replaced the first's cassette before (twenty
+    recorders in parallel left nineteen files)."""
+    import mcptape.cassette as cassette_module
+
+    p = tmp_path / "s-20260101-000000.jsonl"
+    took = cassette_module._open_sibling
+
+    def first_commits_meanwhile(path: Path, fresh: bool) -> tuple[Path, int]:
+        opened = took(path, fresh)
+        p.write_bytes(b"the first recorder's cassette\n")
+        return opened
+
+    monkeypatch.setattr(cassette_module, "_open_sibling", first_commits_meanwhile)
+    second = CassetteWriter(p, new_header(Transport.STDIO, {}, {}), fresh=True)
+    assert second.path == p and not second.replaced
+    second.write(sample_events()[0])
+    assert second.commit() == tmp_path / "s-20260101-000000-2.jsonl"
+    assert p.read_bytes() == b"the first recorder's cassette\n"
+    assert load(tmp_path / "s-20260101-000000-2.jsonl").events == sample_events()[:1]
+
+
 def test_each_line_is_one_json_object(tmp_path: Path) -> None:
     p = tmp_path / "c.jsonl"
     write(p, sample_events())
