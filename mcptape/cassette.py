@@ -78,13 +78,32 @@ def load(path: str | os.PathLike[str]) -> Cassette:
     p = Path(path)
     try:
         data = p.read_bytes()
-    except FileNotFoundError:
-        raise CassetteNotFoundError(f"{p.absolute()}: no such cassette") from None
-    except IsADirectoryError:
-        raise CassetteError(f"{p}: is a directory, not a cassette") from None
     except OSError as exc:
-        raise CassetteError(f"{p}: cannot read: {exc.strerror}") from None
+        raise _unreadable(p, exc) from None
     return loads(data, name=str(p), path=p)
+
+
+def _unreadable(p: Path, exc: OSError) -> CassetteError:
+    """The one-line error for a cassette file that cannot be opened or read."""
+    if isinstance(exc, FileNotFoundError):
+        return CassetteNotFoundError(f"{p.absolute()}: no such cassette")
+    if isinstance(exc, IsADirectoryError):
+        return CassetteError(f"{p}: is a directory, not a cassette")
+    return CassetteError(f"{p}: cannot read: {exc.strerror}")
+
+
+def _header(line: bytes, name: str) -> dict[str, Any]:
+    """Line 1 of a cassette, checked: JSON, the header marker, a format this mcptape reads."""
+    try:
+        head = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        raise CassetteError(f"{name}:1: not an mcptape cassette (line 1 is not JSON)") from None
+    if not isinstance(head, dict) or HEADER_MARKER not in head:
+        raise CassetteError(
+            f"{name}:1: not an mcptape cassette (no {HEADER_MARKER!r} header on line 1)"
+        )
+    check_version(head, f"{name}:1")
+    return head
 
 
 def loads(data: bytes, name: str = "<memory>", path: Path | None = None) -> Cassette:
@@ -98,15 +117,7 @@ def loads(data: bytes, name: str = "<memory>", path: Path | None = None) -> Cass
             f"{name}: empty file, not an mcptape cassette (record one with `mcptape record`)"
         )
     warnings: list[str] = []
-    try:
-        head = orjson.loads(lines[0])
-    except orjson.JSONDecodeError:
-        raise CassetteError(f"{name}:1: not an mcptape cassette (line 1 is not JSON)") from None
-    if not isinstance(head, dict) or HEADER_MARKER not in head:
-        raise CassetteError(
-            f"{name}:1: not an mcptape cassette (no {HEADER_MARKER!r} header on line 1)"
-        )
-    check_version(head, f"{name}:1")
+    head = _header(lines[0], name)
     with paused_gc():
         return _parse_events(lines, head, complete, name, path, warnings)
 
@@ -234,12 +245,8 @@ def stream(
     name = str(p)
     try:
         f = open(p, "rb")  # noqa: SIM115 (closed by the events' generator)
-    except FileNotFoundError:
-        raise CassetteNotFoundError(f"{p.absolute()}: no such cassette") from None
-    except IsADirectoryError:
-        raise CassetteError(f"{p}: is a directory, not a cassette") from None
     except OSError as exc:
-        raise CassetteError(f"{p}: cannot read: {exc.strerror}") from None
+        raise _unreadable(p, exc) from None
     try:
         size = os.fstat(f.fileno()).st_size
         first = f.readline()
@@ -247,15 +254,7 @@ def stream(
             raise CassetteError(
                 f"{name}: empty file, not an mcptape cassette (record one with `mcptape record`)"
             )
-        try:
-            head = orjson.loads(first)
-        except orjson.JSONDecodeError:
-            raise CassetteError(f"{name}:1: not an mcptape cassette (line 1 is not JSON)") from None
-        if not isinstance(head, dict) or HEADER_MARKER not in head:
-            raise CassetteError(
-                f"{name}:1: not an mcptape cassette (no {HEADER_MARKER!r} header on line 1)"
-            )
-        check_version(head, f"{name}:1")
+        head = _header(first, name)
     except OSError as exc:
         f.close()
         raise CassetteError(f"{p}: cannot read: {exc.strerror}") from None
