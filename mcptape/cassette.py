@@ -177,10 +177,10 @@ def _parse_events(
                 f"{name}:{lineno}: malformed event: {exc}; fix or delete that line"
             ) from None
     warnings.extend(cut_short(name, events))
-    return Cassette(header, events, path, warnings, truncated, _lines_apart(linenos, events))
+    return Cassette(header, events, path, warnings, truncated, lines_apart(linenos, events))
 
 
-def _lines_apart(linenos: list[int], events: list[Event]) -> dict[int, int]:
+def lines_apart(linenos: list[int], events: list[Event]) -> dict[int, int]:
     """`Cassette.lines`: the file line of each seq that is not on line `seq + 1`, where a cassette
     written in one go has every event (a dict of every line was 7 MB per 100k events)."""
     apart: dict[int, int] = {}

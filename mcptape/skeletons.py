@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from mcptape.cassette import Cassette, cut_short, stream
+from mcptape.cassette import Cassette, cut_short, lines_apart, stream
 from mcptape.model import Event, Header
 from mcptape.pairing import skeleton_event
 
@@ -26,10 +26,11 @@ def load_skeletons(path: str | os.PathLike[str], tolerate_truncated: bool = Fals
     """
     src = stream(path, tolerate_truncated=tolerate_truncated)
     events: list[Event] = []
-    lines: dict[int, int] = {}
+    linenos: list[int] = []
     for el in src.events:
         events.append(skeleton_event(el.event))
-        lines.setdefault(el.event.seq, el.lineno)
+        linenos.append(el.lineno)
     warnings = [*src.warnings, *cut_short(src.name, events)]
     truncated = src.warnings[0] if src.warnings else None
-    return Cassette(Header.from_json(src.head), events, src.path, warnings, truncated, lines)
+    head = Header.from_json(src.head)
+    return Cassette(head, events, src.path, warnings, truncated, lines_apart(linenos, events))
