@@ -35,7 +35,6 @@ from mcptape.model import HEADER_MARKER, Event, Kind
 from mcptape.pairing import Exchange, pair
 from mcptape.redact import DEFAULT_KEYS, DEFAULT_PATTERNS, RedactConfig, Redactor
 from mcptape.replay.report import UnplayedReport
-from mcptape.skeletons import load_skeletons
 
 ALWAYS_KEPT: frozenset[str] = frozenset({"initialize", "server/discover"})
 """Methods `prune --keep` never drops: the handshake and discovery every client starts with."""
@@ -261,18 +260,12 @@ def events_of(cassette: Cassette, drop: Sequence[Exchange]) -> set[int]:
     return gone
 
 
-def skeletons(path: str | os.PathLike[str]) -> Cassette:
-    """What `unused_exchanges`, `not_kept` and `events_of` need of the cassette, read line by line
-    (`mcptape.skeletons.load_skeletons`; a truncated or corrupt line is an error, as with `read`)."""
-    return load_skeletons(path)
-
-
 def prune(
     cassette: Cassette, drop: Sequence[Exchange], output: str | os.PathLike[str] | None = None
 ) -> int:
     """Writes the cassette at `cassette.path` without the events of `drop` (to `output`, or in
     place), `seq` renumbered, reading it again line by line; returns how many events went.
-    `cassette` may hold `skeletons`."""
+    `cassette` may hold skeletons (`mcptape.skeletons.load_skeletons`)."""
     assert cassette.path is not None
     gone = events_of(cassette, drop)
     src = stream(cassette.path)

@@ -44,10 +44,11 @@ def prune(
         mcptape prune cassettes/demo.jsonl --keep tools/list --keep add --keep 'demo://*' -o small.jsonl
     """
     from mcptape import maintain
+    from mcptape.skeletons import load_skeletons
 
     if (run_log is None) == (not keep):
         raise click.UsageError("give either --unused-from RUN_LOG or --keep (one or more)")
-    tape = maintain.skeletons(cassette)
+    tape = load_skeletons(cassette)
     if run_log is not None:
         reports = maintain.parse_run_log(run_log.read_text(encoding="utf-8", errors="replace"))
         drop = maintain.unused_exchanges(tape, reports)
