@@ -17,7 +17,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -155,18 +155,11 @@ class StdioReplayServer:
         )
         print(text, file=sys.stderr, flush=True)
 
-    def _emit(
-        self, steps: Sequence[Step | Send], arrived: float, scheduler: _Scheduler | None
-    ) -> None:
+    def _emit(self, steps: list[Step], arrived: float, scheduler: _Scheduler | None) -> None:
         """Carries out one chunk's steps: at once (one write, or one more before each response that
         follows progress: see pacing.py), or through the scheduler when timed."""
         lines: list[tuple[bytes, Kind]] = []
         for step in steps:
-            if isinstance(step, Send):  # plain delivery (no fault rules)
-                if scheduler is None:
-                    lines.append((_line(step), kind_of(step.msg)))
-                    continue
-                step = Deliver(step)
             if isinstance(step, Note):
                 self._note(step)
             elif isinstance(step, Deliver):
@@ -212,7 +205,7 @@ class StdioReplayServer:
                 if not chunk:
                     break
                 arrived = time.monotonic()
-                steps: list[Step | Send] = []
+                steps: list[Step] = []
                 for line in framer.feed(chunk):
                     steps.extend(self._receive(line))
                 self._emit(steps, arrived, scheduler)  # one write for every line of the chunk
@@ -237,9 +230,8 @@ class StdioReplayServer:
                 return 1
         return 0
 
-    def _receive(self, line: bytes | object) -> Sequence[Step | Send]:
-        """One client line through the engine and the fault plan (without rules: the engine's
-        outputs as they are, a `Send` being delivered at once)."""
+    def _receive(self, line: bytes | object) -> list[Step]:
+        """One client line through the engine and the fault plan."""
         if not isinstance(line, bytes):  # an oversize line: not kept, so not parseable
             return plain(
                 [
@@ -253,10 +245,9 @@ class StdioReplayServer:
         if value is NOT_JSON:
             return self.faults.apply(value, self.engine.receive_bytes(line))
         kind = classify(value) if isinstance(value, dict) else None  # once, for both
-        outputs = self.engine.receive(value, kind, shallow=shallow(line))
-        if not self.faults.rules:
-            return outputs
-        return self.faults.apply(value, outputs, kind)
+        return self.faults.apply(
+            value, self.engine.receive(value, kind, shallow=shallow(line)), kind
+        )
 
 
 def _line(out: Send) -> bytes:
