@@ -38,6 +38,7 @@ from mcptape.migrate import check_version
 from mcptape.model import HEADER_MARKER, Event, Kind, Source
 from mcptape.pairing import Exchange, Item, Session, pair, skeleton_event
 from mcptape.pointer import escape
+from mcptape.schema.plain import plain
 from mcptape.secrets import MARKER, PEM_NAME, PemLines, Scanner, Strength
 from mcptape.wire.jsonrpc import MessageType, classify
 
@@ -184,7 +185,7 @@ class _Lines:
 
     def check(self, lineno: int, obj: Any) -> None:
         _, schema, _, protocol, secrets, detected = self.reports
-        if self.validators is not None:
+        if self.validators is not None and (lineno == 1 or not plain(obj)):
             _schema(self.validators, lineno, obj, schema)
         if self.scan is not None:
             self.scan.one(lineno, obj, secrets)
