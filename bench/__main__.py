@@ -68,11 +68,19 @@ def main() -> None:
         help="also run the same benchmarks on git revision REV, alternately, and compare (bench/against.py)",
     )
     ap.add_argument(
+        "--new",
+        metavar="REV",
+        help="with --against: compare with git revision REV's package instead of this tree's "
+        "(what one commit range changed, measured with today's benchmarks)",
+    )
+    ap.add_argument(
         "--keep-going", action="store_true", help="skip a suite that fails (--against sets it)"
     )
     ap.add_argument("--rounds", type=int, default=3, help="with --against: rounds of each tree")
     ap.add_argument("-o", "--output", default=str(DEFAULT_OUTPUT))
     args = ap.parse_args()
+    if args.new and not args.against:
+        ap.error("--new needs --against (the revision to compare it with)")
     level = SMOKE if args.smoke else QUICK if args.quick else FULL
     if args.against:
         from .against import compare
@@ -85,7 +93,7 @@ def main() -> None:
         out = Path(args.output)
         if out == DEFAULT_OUTPUT:
             out = out.with_name("against.json")
-        sys.exit(compare(args.against, flags, args.rounds, out))
+        sys.exit(compare(args.against, flags, args.rounds, out, new=args.new))
     rows: list[Row] = []
     started = time.time()
     for name, target in SUITES.items():

@@ -75,8 +75,11 @@ def judge(old: list[float], new: list[float], unit: str) -> tuple[float, float, 
     return change, noise, "same" if abs(change) <= noise else "better" if better else "WORSE"
 
 
-def compare(rev: str, flags: list[str], rounds: int, output: Path) -> int:
-    """Runs both trees `rounds` times each, alternately; prints the comparison. Exit 0."""
+def compare(rev: str, flags: list[str], rounds: int, output: Path, new: str | None = None) -> int:
+    """Runs both trees `rounds` times each, alternately; prints the comparison. Exit 0.
+
+    `new`: a revision whose package stands on the new side instead of this tree's (`--new`).
+    """
     runs: dict[str, dict[str, list[float]]] = {"old": {}, "new": {}}
     units: dict[str, str] = {}
     order: list[str] = []
@@ -84,8 +87,13 @@ def compare(rev: str, flags: list[str], rounds: int, output: Path) -> int:
         old = Path(tmp) / "old"
         old.mkdir()
         _extract(rev, old)
+        fresh = ROOT
+        if new is not None:
+            fresh = Path(tmp) / "new"
+            fresh.mkdir()
+            _extract(new, fresh)
         for n in range(rounds):
-            for name, tree in (("old", old), ("new", ROOT)):
+            for name, tree in (("old", old), ("new", fresh)):
                 print(
                     f"bench: round {n + 1}/{rounds}, {name} tree ...", file=sys.stderr, flush=True
                 )
@@ -105,8 +113,9 @@ def compare(rev: str, flags: list[str], rounds: int, output: Path) -> int:
         table.append([target, f"{ma:.3g}", f"{mb:.3g}", f"{change:+.0%}", f"{noise:.0%}", verdict])
         doc.append({"target": target, "unit": units[target], "old": a, "new": b, "change": change,
                     "noise": noise, "verdict": verdict})  # fmt: skip
-    print(f"bench: {rev} (old) against this tree (new), {rounds} rounds each, alternately")
+    side = f"{new} (new)" if new is not None else "this tree (new)"
+    print(f"bench: {rev} (old) against {side}, {rounds} rounds each, alternately")
     print(tabulate(table, headers=["target", "old", "new", "change", "noise +-", "verdict"]))
-    output.write_bytes(orjson.dumps({"against": rev, "rounds": rounds, "rows": doc},
+    output.write_bytes(orjson.dumps({"against": rev, "new": new, "rounds": rounds, "rows": doc},
                                     option=orjson.OPT_INDENT_2) + b"\n")  # fmt: skip
     return 0

@@ -93,3 +93,22 @@ def test_against_an_unknown_revision_is_a_one_line_error(tmp_path: Path) -> None
     assert proc.returncode != 0
     assert "cannot read revision 'no-such-rev'" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_against_with_new_compares_two_revisions_packages(tmp_path: Path) -> None:
+    out = tmp_path / "against.json"
+    proc = subprocess.run([sys.executable, "-m", "bench", "--smoke", "--only", "diff", "--against", "HEAD",
+                           "--new", "HEAD", "--rounds", "1", "-o", str(out)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "HEAD (old) against HEAD (new)" in proc.stdout
+    doc = json.loads(out.read_text())
+    assert doc["against"] == doc["new"] == "HEAD"
+    assert doc["rows"][0]["target"].startswith("diff:")
+
+
+def test_new_without_against_is_a_usage_error() -> None:
+    proc = subprocess.run([sys.executable, "-m", "bench", "--new", "HEAD"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert proc.returncode == 2
+    assert "--new needs --against" in proc.stderr
