@@ -59,8 +59,14 @@ from mcptape.eras import (
 )
 from mcptape.model import Kind, Source
 from mcptape.pairing import Exchange, Item
+from mcptape.versions import (
+    META_CLIENT_CAPABILITIES,
+    META_PROTOCOL_VERSION,
+    META_SERVER_INFO,
+    MODERN,
+    is_modern,
+)
 from mcptape.versions import META_LOG_LEVEL as META_LOG_LEVEL_KEY
-from mcptape.versions import META_SERVER_INFO, MODERN, is_modern
 from mcptape.wire.jsonrpc import (
     EMPTY_BATCH,
     JSONRPC_INVALID_PARAMS,
@@ -86,7 +92,7 @@ from mcptape.wire.jsonrpc import (
     shallow as shallow_json,
 )
 
-from .encoded import PROGRESS, Templates, rewrite, rewrite_kind
+from .encoded import Templates, rewrite, rewrite_kind
 from .index import Miss, Pass, ReplayIndex, declared, declared_of, only_who
 from .matcher import describe, explain_diffs
 from .outputs import Note, Output, ReplayConfig, Send
@@ -167,6 +173,9 @@ class ReplayEngine:
         self._bridged: set[Any] = set()
         """Listen streams answered from a legacy cassette's subscriptions (open until cancelled)."""
         self._noted: set[str] = set()
+        self._told: tuple[Any, ...] | None = None
+        """The declaration differences last explained (the pass hands the same tuple while they
+        stay the same: explaining them again would only find the note said)."""
         self._notified: dict[str, int] = {}
         """Client notifications received so far, by method (the n-th plays what the n-th recorded one triggered)."""
 
@@ -266,8 +275,15 @@ class ReplayEngine:
             return self._initialize(request)
         if method == "ping":
             return self._ping(msg)
-        own = declared_of(msg)
         params = request_params(msg)
+        meta = params.get("_meta")
+        # (most requests carry no `_meta` declaration: asked without building the view)
+        own = (
+            declared_of(msg)
+            if isinstance(meta, dict)
+            and (META_PROTOCOL_VERSION in meta or META_CLIENT_CAPABILITIES in meta)
+            else None
+        )
         if own is not None:
             self._era = MODERN_ERA
         elif method == "logging/setLevel":
@@ -308,17 +324,23 @@ class ReplayEngine:
             )
             return [Send(error, request_id=msg["id"], final=True), Note(text, "error")]
         out: list[Output] = []
-        if self.pass_.differs and only_who(self.pass_.differs):
-            what = explain_diffs(self.pass_.differs)
+        differs = self.pass_.differs
+        if not differs or differs is self._told:
+            return self._start(found.exchange, request)  # (what it would say was said: a note once)
+        self._told = differs
+        if only_who(differs):
+            what = explain_diffs(differs)
             text = (
                 f"playing recordings made by another client: {what} (no recording by this client)"
             )
             out.extend(self._note(text, "info", key=what))
-        elif self.pass_.differs:
-            what = explain_diffs(self.pass_.differs)
+        else:
+            what = explain_diffs(differs)
             text = (f"{describe(subject)}: no recording by a client that declared the same; playing line {self.index.cassette.line_of(found.seq)}, "
                     f"recorded by one that declared otherwise: {what} (--strict refuses this)")  # fmt: skip
             out.extend(self._note(text, key=what))
+        if not out:
+            return self._start(found.exchange, request)
         return out + self._start(found.exchange, request)
 
     def _declared(self) -> dict[str, Any]:
@@ -659,9 +681,9 @@ class ReplayEngine:
                 self._waiting[id_key(fresh)] = (play, item)
                 out.append(Send({**item.msg, "id": fresh}, item.event, ex, cid, after))
                 return out
+            if token is None and method == "notifications/progress" and _has_token(item.msg):
+                continue  # this client asked for no progress (`rewrite_kind` would say PROGRESS)
             kind = rewrite_kind(item.msg)
-            if kind == PROGRESS and token is None:
-                continue  # this client asked for no progress
             msg = rewrite(item.msg, kind, cid, token)
             assert msg is not None
             send = Send(msg, item.event, ex, cid, max(0.0, item.event.t - play.since))
@@ -950,3 +972,9 @@ def _invalid_request(value: Any, problem: str) -> list[Output]:
         Send(error_response(msg_id, JSONRPC_INVALID_REQUEST, problem), final=True),
         Note(f"a client message is not valid JSON-RPC ({problem}); answered -32600"),
     ]
+
+
+def _has_token(msg: dict[str, Any]) -> bool:
+    """A progress notification that names a token (what `rewrite_kind` calls `PROGRESS`)."""
+    params = msg.get("params")
+    return isinstance(params, dict) and "progressToken" in params

@@ -103,7 +103,14 @@ Step = Deliver | Hangup | Status | Note
 
 def plain(outputs: list[Output]) -> list[Step]:
     """The steps that deliver `outputs` as they are: what a plan without rules (or a batch) gets."""
-    return [o if isinstance(o, Note) else Deliver(o) for o in outputs]
+    # (`Deliver(o)` with its defaults, built as the tuple it is: the named tuple's own
+    # `__new__` is a Python function, and every message of every replay comes through here)
+    return [
+        o if o.__class__ is Note else _tuple_new(Deliver, (o, 0.0, None, None)) for o in outputs
+    ]
+
+
+_tuple_new = tuple.__new__
 
 
 class _Decision(NamedTuple):

@@ -392,12 +392,14 @@ class _Compared:
     """How a recorded declaration differs from the client's, remembered for the last pair compared:
     one client declares the same on every request, and consecutive recordings mostly too."""
 
-    __slots__ = ("diffs", "incoming", "recorded")
+    __slots__ = ("diffs", "incoming", "rank", "recorded")
 
     def __init__(self) -> None:
         self.recorded: dict[str, Any] | None = None
         self.incoming: dict[str, Any] | None = None
         self.diffs: tuple[FieldDiff, ...] = ()
+        self.rank = (0, 0)
+        """Of the last differences returned: how many change answers (not `clientInfo`), how many in all."""
 
     def __call__(self, recorded: dict[str, Any], incoming: dict[str, Any]) -> tuple[FieldDiff, ...]:
         """The differences (empty: it fits), who the client is last (said after what changes answers)."""
@@ -410,6 +412,7 @@ class _Compared:
             () if rec == inc else tuple(sorted(field_diff(rec, inc), key=lambda d: only_who([d])))
         )
         self.recorded, self.incoming, self.diffs = recorded, incoming, diffs
+        self.rank = (sum(1 for d in diffs if not only_who([d])), len(diffs))
         return diffs
 
 
@@ -426,7 +429,7 @@ def _best(
         diffs = compare(entry.declared, declared)
         if not diffs:
             return entry, ()
-        rank = (sum(1 for d in diffs if not only_who([d])), len(diffs))
+        rank = compare.rank
         if best is None or rank < best[0]:
             best = (rank, entry, diffs)
     return (best[1], best[2]) if best is not None else (None, ())

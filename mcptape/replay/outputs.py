@@ -67,6 +67,13 @@ class Send:
         enc = self._encoding
         return enc[0].fill(enc[1], enc[2]) if enc is not None else orjson.dumps(self.msg)
 
+    def line(self) -> bytes:
+        """`encoded()` and a newline, as a stdio client reads it (one copy fewer than adding it)."""
+        enc = self._encoding
+        if enc is not None:
+            return enc[0].fill(enc[1], enc[2]) + b"\n"
+        return orjson.dumps(self.msg, option=orjson.OPT_APPEND_NEWLINE)
+
     @property
     def t(self) -> float | None:
         """The recorded time offset (seconds since the recording started) of the replayed message."""

@@ -160,16 +160,18 @@ class StdioReplayServer:
         follows progress: see pacing.py), or through the scheduler when timed."""
         lines: list[tuple[bytes, Kind]] = []
         for step in steps:
-            if isinstance(step, Note):
-                self._note(step)
-            elif isinstance(step, Deliver):
-                line = step.raw + b"\n" if step.raw is not None else _line(step.send)
-                kind = kind_of(step.send.msg)
+            if step.__class__ is Deliver:
+                assert isinstance(step, Deliver)
+                send = step.send
+                line = step.raw + b"\n" if step.raw is not None else send.line()
                 if scheduler is None:
-                    lines.append((line, kind))
+                    lines.append((line, kind_of(send.msg)))
                     continue
+                kind = kind_of(send.msg)
                 recorded = step.send.after / self.speed if self.speed is not None else 0.0
                 scheduler.put(arrived + recorded + step.delay, line, kind)
+            elif isinstance(step, Note):
+                self._note(step)
             elif isinstance(
                 step, Hangup
             ):  # only fault rules hang up, and with rules there is a scheduler
@@ -248,10 +250,6 @@ class StdioReplayServer:
         return self.faults.apply(
             value, self.engine.receive(value, kind, shallow=shallow(line)), kind
         )
-
-
-def _line(out: Send) -> bytes:
-    return out.encoded() + b"\n"
 
 
 def _append_report(path: Path, report: dict[str, object]) -> None:
