@@ -101,13 +101,13 @@ def _http(http: Any) -> bool:
         headers = http["headers"]
         if type(headers) is not dict or any(type(v) is not str for v in headers.values()):
             return False
-    if "sse" in http:
-        sse = http["sse"]
-        if type(sse) is not dict:
+    return "sse" not in http or _sse(http["sse"])
+
+
+def _sse(sse: Any) -> bool:
+    if type(sse) is not dict:
+        return False
+    for name in _SSE_STRINGS:
+        if name in sse and type(sse[name]) is not str:
             return False
-        for name in _SSE_STRINGS:
-            if name in sse and type(sse[name]) is not str:
-                return False
-        if "retry" in sse and type(sse["retry"]) is not int:
-            return False
-    return True
+    return "retry" not in sse or type(sse["retry"]) is int
