@@ -59,14 +59,8 @@ from mcptape.eras import (
 )
 from mcptape.model import Kind, Source
 from mcptape.pairing import Exchange, Item
-from mcptape.versions import (
-    META_CLIENT_CAPABILITIES,
-    META_PROTOCOL_VERSION,
-    META_SERVER_INFO,
-    MODERN,
-    is_modern,
-)
 from mcptape.versions import META_LOG_LEVEL as META_LOG_LEVEL_KEY
+from mcptape.versions import META_SERVER_INFO, MODERN, is_modern
 from mcptape.wire.jsonrpc import (
     EMPTY_BATCH,
     JSONRPC_INVALID_PARAMS,
@@ -92,8 +86,8 @@ from mcptape.wire.jsonrpc import (
     shallow as shallow_json,
 )
 
-from .encoded import Templates, rewrite, rewrite_kind
-from .index import Miss, Pass, ReplayIndex, declared, declared_of, only_who
+from .encoded import PROGRESS, Templates, rewrite, rewrite_kind
+from .index import Miss, Pass, ReplayIndex, declared, declared_in, only_who
 from .matcher import describe, explain_diffs
 from .outputs import Note, Output, ReplayConfig, Send
 from .report import NO_MATCH, no_match
@@ -277,13 +271,7 @@ class ReplayEngine:
             return self._ping(msg)
         params = request_params(msg)
         meta = params.get("_meta")
-        # (most requests carry no `_meta` declaration: asked without building the view)
-        own = (
-            declared_of(msg)
-            if isinstance(meta, dict)
-            and (META_PROTOCOL_VERSION in meta or META_CLIENT_CAPABILITIES in meta)
-            else None
-        )
+        own = declared_in(meta) if isinstance(meta, dict) else None
         if own is not None:
             self._era = MODERN_ERA
         elif method == "logging/setLevel":
@@ -323,25 +311,21 @@ class ReplayEngine:
                 self.index, self.pass_, subject, found, msg["id"], self.config.hints
             )
             return [Send(error, request_id=msg["id"], final=True), Note(text, "error")]
-        out: list[Output] = []
         differs = self.pass_.differs
         if not differs or differs is self._told:
             return self._start(found.exchange, request)  # (what it would say was said: a note once)
         self._told = differs
+        what = explain_diffs(differs)
         if only_who(differs):
-            what = explain_diffs(differs)
             text = (
                 f"playing recordings made by another client: {what} (no recording by this client)"
             )
-            out.extend(self._note(text, "info", key=what))
+            notes = self._note(text, "info", key=what)
         else:
-            what = explain_diffs(differs)
             text = (f"{describe(subject)}: no recording by a client that declared the same; playing line {self.index.cassette.line_of(found.seq)}, "
                     f"recorded by one that declared otherwise: {what} (--strict refuses this)")  # fmt: skip
-            out.extend(self._note(text, key=what))
-        if not out:
-            return self._start(found.exchange, request)
-        return out + self._start(found.exchange, request)
+            notes = self._note(text, key=what)
+        return notes + self._start(found.exchange, request)
 
     def _declared(self) -> dict[str, Any]:
         """What the legacy client declared (by handshake and `logging/setLevel`), made again only
@@ -681,9 +665,9 @@ class ReplayEngine:
                 self._waiting[id_key(fresh)] = (play, item)
                 out.append(Send({**item.msg, "id": fresh}, item.event, ex, cid, after))
                 return out
-            if token is None and method == "notifications/progress" and _has_token(item.msg):
-                continue  # this client asked for no progress (`rewrite_kind` would say PROGRESS)
             kind = rewrite_kind(item.msg)
+            if kind == PROGRESS and token is None:
+                continue  # this client asked for no progress
             msg = rewrite(item.msg, kind, cid, token)
             assert msg is not None
             send = Send(msg, item.event, ex, cid, max(0.0, item.event.t - play.since))
@@ -972,9 +956,3 @@ def _invalid_request(value: Any, problem: str) -> list[Output]:
         Send(error_response(msg_id, JSONRPC_INVALID_REQUEST, problem), final=True),
         Note(f"a client message is not valid JSON-RPC ({problem}); answered -32600"),
     ]
-
-
-def _has_token(msg: dict[str, Any]) -> bool:
-    """A progress notification that names a token (what `rewrite_kind` calls `PROGRESS`)."""
-    params = msg.get("params")
-    return isinstance(params, dict) and "progressToken" in params

@@ -73,7 +73,11 @@ reason to refuse (`--strict` still plays it: every other SDK, or SDK version, di
 
 def declared_of(msg: dict[str, Any]) -> dict[str, Any] | None:
     """What a 2026-07-28 request declares in its `_meta`; None for a request without the envelope."""
-    meta = request_meta(msg)
+    return declared_in(request_meta(msg))
+
+
+def declared_in(meta: dict[str, Any]) -> dict[str, Any] | None:
+    """`declared_of` for a request whose `_meta` the caller has in hand."""
     if META_PROTOCOL_VERSION not in meta and META_CLIENT_CAPABILITIES not in meta:
         return None
     return declared(
