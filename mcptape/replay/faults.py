@@ -105,12 +105,12 @@ def plain(outputs: list[Output]) -> list[Step]:
     """The steps that deliver `outputs` as they are: what a plan without rules (or a batch) gets."""
     # (`Deliver(o)` with its defaults, built as the tuple it is: the named tuple's own
     # `__new__` is a Python function, and every message of every replay comes through here)
-    return [
-        o if o.__class__ is Note else _tuple_new(Deliver, (o, 0.0, None, None)) for o in outputs
-    ]
+    return [o if o.__class__ is Note else _tuple_new(Deliver, (o, *_AS_IS)) for o in outputs]
 
 
 _tuple_new = tuple.__new__
+_AS_IS = tuple(Deliver._field_defaults[name] for name in Deliver._fields[1:])
+"""Every member of a `Deliver` but `send`, as its defaults say."""
 
 
 class _Decision(NamedTuple):

@@ -160,15 +160,14 @@ class StdioReplayServer:
         follows progress: see pacing.py), or through the scheduler when timed."""
         lines: list[tuple[bytes, Kind]] = []
         for step in steps:
-            if step.__class__ is Deliver:
-                assert isinstance(step, Deliver)
+            if isinstance(step, Deliver):
                 send = step.send
                 line = step.raw + b"\n" if step.raw is not None else send.line()
-                if scheduler is None:
-                    lines.append((line, kind_of(send.msg)))
-                    continue
                 kind = kind_of(send.msg)
-                recorded = step.send.after / self.speed if self.speed is not None else 0.0
+                if scheduler is None:
+                    lines.append((line, kind))
+                    continue
+                recorded = send.after / self.speed if self.speed is not None else 0.0
                 scheduler.put(arrived + recorded + step.delay, line, kind)
             elif isinstance(step, Note):
                 self._note(step)
