@@ -14,11 +14,15 @@ from __future__ import annotations
 
 from typing import Any
 
-_KINDS = frozenset(("message", "raw", "stderr", "exit", "eof", "http", "end"))
-_SOURCES = frozenset(("client", "server"))
+from . import cassette_schema
+
+_EVENT = cassette_schema()["$defs"]["event"]["properties"]
+_KINDS = frozenset(_EVENT["kind"]["enum"])
+_SOURCES = frozenset(_EVENT["from"]["enum"])
+_STREAMS = frozenset(_EVENT["http"]["properties"]["stream"]["enum"])
+_PHASES = frozenset(_EVENT["http"]["properties"]["phase"]["enum"])
+"""The schema's own enumerations (read from it, so that the two cannot drift apart)."""
 _NEEDS_SOURCE = frozenset(("message", "raw", "stderr", "eof"))
-_STREAMS = frozenset(("post", "get"))
-_PHASES = frozenset(("request", "response", "sse", "end", "disconnect", "error"))
 _HTTP_STRINGS = ("method", "path")
 _NULLABLE_STRINGS = ("content_type", "session")
 _SSE_STRINGS = ("id", "event", "comment", "data")
