@@ -142,20 +142,11 @@ def _parse_events(
             obj = loads_(line)
         except orjson.JSONDecodeError:
             if lineno == last and not complete:
-                truncated = f"{name}:{lineno}: last line is truncated (the recorder was stopped mid-write); read {len(raw)} events before it"
+                truncated = _truncated(name, lineno, len(raw))
                 warnings.append(truncated)
                 break
-            raise CassetteError(
-                f"{name}:{lineno}: corrupt line (not JSON); fix or delete that line"
-            ) from None
-        if not isinstance(obj, dict) or "kind" not in obj or "seq" not in obj:
-            raise CassetteError(f"{name}:{lineno}: not a cassette event (needs 'seq' and 'kind')")
-        problem = event_problem(obj)
-        if problem is not None:
-            raise CassetteError(
-                f"{name}:{lineno}: malformed event: {problem}; fix or delete that line"
-            )
-        raw.append(obj)
+            raise _corrupt(name, lineno) from None
+        raw.append(_checked(obj, name, lineno))
         linenos.append(lineno)
     problem = header_problem(head)
     if problem is not None:
@@ -173,11 +164,35 @@ def _parse_events(
             ValueError,
             TypeError,
         ) as exc:  # what `event_problem` does not know (a newer field)
-            raise CassetteError(
-                f"{name}:{lineno}: malformed event: {exc}; fix or delete that line"
-            ) from None
+            raise _malformed(name, lineno, str(exc)) from None
     warnings.extend(cut_short(name, events))
     return Cassette(header, events, path, warnings, truncated, lines_apart(linenos, events))
+
+
+def _checked(obj: Any, name: str, lineno: int) -> dict[str, Any]:
+    """A parsed event line, checked as every reader checks it (`load` and `stream` alike)."""
+    if not isinstance(obj, dict) or "kind" not in obj or "seq" not in obj:
+        raise CassetteError(f"{name}:{lineno}: not a cassette event (needs 'seq' and 'kind')")
+    problem = event_problem(obj)
+    if problem is not None:
+        raise _malformed(name, lineno, problem)
+    return obj
+
+
+def _malformed(name: str, lineno: int, problem: str) -> CassetteError:
+    return CassetteError(f"{name}:{lineno}: malformed event: {problem}; fix or delete that line")
+
+
+def _corrupt(name: str, lineno: int) -> CassetteError:
+    return CassetteError(f"{name}:{lineno}: corrupt line (not JSON); fix or delete that line")
+
+
+def _truncated(name: str, lineno: int, read: int) -> str:
+    """The warning (or, for a rewrite, the start of the error) about a truncated last line."""
+    return (
+        f"{name}:{lineno}: last line is truncated (the recorder was stopped mid-write); "
+        f"read {read} events before it"
+    )
 
 
 def lines_apart(linenos: list[int], events: list[Event]) -> dict[int, int]:
@@ -306,33 +321,18 @@ def _stream_events(
                     obj = loads_(line)
                 except orjson.JSONDecodeError:
                     if not line.endswith(b"\n"):
-                        truncated = (
-                            f"{name}:{lineno}: last line is truncated (the recorder was stopped "
-                            f"mid-write); read {count} events before it"
-                        )
+                        truncated = _truncated(name, lineno, count)
                         if tolerate_truncated:
                             warnings.append(truncated)
                             break
                         raise CassetteError(
                             f"{truncated}: {action} would drop it; fix or delete that line first"
                         ) from None
-                    raise CassetteError(
-                        f"{name}:{lineno}: corrupt line (not JSON); fix or delete that line"
-                    ) from None
-                if not isinstance(obj, dict) or "kind" not in obj or "seq" not in obj:
-                    raise CassetteError(
-                        f"{name}:{lineno}: not a cassette event (needs 'seq' and 'kind')"
-                    )
-                problem = event_problem(obj)
-                if problem is None:
-                    try:
-                        event = from_json(obj)
-                    except (KeyError, ValueError, TypeError) as exc:  # (see `_parse_events`)
-                        problem = str(exc)
-                if problem is not None:
-                    raise CassetteError(
-                        f"{name}:{lineno}: malformed event: {problem}; fix or delete that line"
-                    )
+                    raise _corrupt(name, lineno) from None
+                try:
+                    event = from_json(_checked(obj, name, lineno))
+                except (KeyError, ValueError, TypeError) as exc:  # (see `_parse_events`)
+                    raise _malformed(name, lineno, str(exc)) from None
                 count += 1
                 yield EventLine(lineno, start, line, obj, event)
         except OSError as exc:
