@@ -29,7 +29,6 @@ from mcptape.wire.jsonrpc import MessageType, classify, decode, encode, id_key
 from mcptape.wire.ndjson import LineFramer
 
 from .engine import ReplayEngine, Send
-from .faults import plain
 from .memory import ReplayTransport
 from .report import EXHAUSTED, NO_MATCH
 
@@ -64,7 +63,7 @@ class EpisodesTransport(ReplayTransport):
                 if _unmatched(outputs) and classify(value) is MessageType.REQUEST:
                     await self._forward(value, outbox, tg)
                     continue
-                await self._deliver(plain(outputs), outbox, 0.0, engine)  # new episodes: no faults
+                await self._deliver(outputs, outbox, 0.0, engine)  # new episodes: no faults
         finally:
             with anyio.CancelScope(shield=True):
                 await self._finish()

@@ -10,15 +10,17 @@ what happens to the recorded answer:
 
 `FaultPlan` holds one client session's counters. A shell passes it each client message with
 the engine's outputs for it (`plan.apply(value, outputs)`) and carries out the `Step`s that
-come back: `Deliver` (a message or raw bytes, after a delay), `Hangup` (close the
-connection, or reset it over HTTP), `Status` (an HTTP error status instead of the answer)
-and `Note` (stderr). Delays are seconds after the client message arrived, on top of any
-recorded timing. Everything is deterministic: random choices come from a seeded RNG per rule.
+come back: `Send` (a message, or the raw bytes a fault put in its place, after its delay),
+`Hangup` (close the connection, or reset it over HTTP), `Status` (an HTTP error status instead
+of the answer) and `Note` (stderr). Without rules the steps are the outputs as they are: the
+engine's `Send`s and `Note`s are steps already. Delays are seconds after the client message
+arrived, on top of any recorded timing. Everything is deterministic: random choices come from a seeded RNG per rule.
 Reading and checking the rules themselves is `fault_rules`' job.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -52,7 +54,6 @@ __all__ = [
     "ACTIONS",
     "HANDSHAKE",
     "HTTP_ONLY",
-    "Deliver",
     "FaultPlan",
     "FaultRule",
     "Hangup",
@@ -61,22 +62,10 @@ __all__ = [
     "dry_run",
     "load_rules",
     "parse_rules",
-    "plain",
     "rules_from_options",
 ]
 
 # -- what the shells carry out -----------------------------------------------------------------
-
-
-class Deliver(NamedTuple):
-    """Send this message (or these raw bytes, one line / one SSE data field) `delay` seconds after the trigger."""
-
-    send: Send
-    delay: float = 0.0
-    raw: bytes | None = None
-    """Bytes to write instead of `send.msg` (no newline): a malformed, invalid or truncated answer."""
-    fault: str | None = None
-    """The action that made it (`truncate` tells the HTTP shell to cut the SSE event and close)."""
 
 
 class Hangup(NamedTuple):
@@ -98,19 +87,9 @@ class Status(NamedTuple):
     delay: float = 0.0
 
 
-Step = Deliver | Hangup | Status | Note
-
-
-def plain(outputs: list[Output]) -> list[Step]:
-    """The steps that deliver `outputs` as they are: what a plan without rules (or a batch) gets."""
-    # (`Deliver(o)` with its defaults, built as the tuple it is: the named tuple's own
-    # `__new__` is a Python function, and every message of every replay comes through here)
-    return [o if o.__class__ is Note else _tuple_new(Deliver, (o, *_AS_IS)) for o in outputs]
-
-
-_tuple_new = tuple.__new__
-_AS_IS = tuple(Deliver._field_defaults[name] for name in Deliver._fields[1:])
-"""Every member of a `Deliver` but `send`, as its defaults say."""
+Step = Send | Hangup | Status | Note
+"""What a shell carries out. A `Send` is delivered after its `delay` (its `raw` bytes, if a
+fault set them); the engine's outputs are steps as they are."""
 
 
 class _Decision(NamedTuple):
@@ -203,14 +182,15 @@ class FaultPlan:
             self._pending.pop(id_key(request_params(msg).get("requestId")), None)
 
     def apply(
-        self, value: Any, outputs: list[Output], kind: MessageType | None = None
-    ) -> list[Step]:
+        self, value: Any, outputs: Sequence[Output], kind: MessageType | None = None
+    ) -> Sequence[Step]:
         """The steps that carry out `outputs` (the engine's answer to client message `value`) with the faults.
 
-        Without rules, plain delivery. `kind`: what `value` is, when the shell has classified it already.
+        Without rules, the outputs themselves (delivered as they are). `kind`: what `value` is,
+        when the shell has classified it already.
         """
         if not self.rules:
-            return plain(outputs)
+            return outputs
         for msg in value if isinstance(value, list) else [value]:
             self._count(msg, kind if kind is not None and msg is value else classify(msg))
         steps: list[Step] = []
@@ -225,7 +205,7 @@ class FaultPlan:
                 else None
             )
             if decision is None:
-                steps.append(Deliver(out, floor) if floor else Deliver(out))
+                steps.append(replace(out, delay=floor) if floor else out)
                 continue
             floor = max(floor, decision.delay)
             steps.extend(_carry_out(out, decision, floor))
@@ -239,7 +219,7 @@ def _carry_out(out: Send, d: _Decision, delay: float) -> list[Step]:
     what = d.what
     if rule is None:
         return [
-            Deliver(out, delay),
+            replace(out, delay=delay),
             Note(f"fault: answer to {what} (id {out.request_id!r}) delayed {delay:.3f}s", "info"),
         ]
     note = Note(
@@ -248,14 +228,8 @@ def _carry_out(out: Send, d: _Decision, delay: float) -> list[Step]:
     rid = out.request_id
     act = rule.action
     if act == "error":
-        return [
-            Deliver(
-                replace(out, msg=error_response(rid, rule.code, rule.message, rule.data)),
-                delay,
-                fault=act,
-            ),
-            note,
-        ]
+        error = error_response(rid, rule.code, rule.message, rule.data)
+        return [replace(out, msg=error, delay=delay, fault=act), note]
     if act == "tool_error":
         recorded = out.msg.get("result") if isinstance(out.msg, dict) else None
         base = {
@@ -266,12 +240,8 @@ def _carry_out(out: Send, d: _Decision, delay: float) -> list[Step]:
         result = {**base, "content": [{"type": "text", "text": rule.text}], "isError": True}
         if d.modern:
             result.setdefault("resultType", "complete")
-        return [
-            Deliver(
-                replace(out, msg={"jsonrpc": "2.0", "id": rid, "result": result}), delay, fault=act
-            ),
-            note,
-        ]
+        answer = {"jsonrpc": "2.0", "id": rid, "result": result}
+        return [replace(out, msg=answer, delay=delay, fault=act), note]
     if act in ("malformed", "invalid"):
         if act == "malformed":
             raw = rule.line.encode()
@@ -282,13 +252,13 @@ def _carry_out(out: Send, d: _Decision, delay: float) -> list[Step]:
                 else {k: v for k, v in out.msg.items() if k != "jsonrpc"}
             )
         return [
-            Deliver(out, delay, raw, act),
-            *([Deliver(out, delay)] if rule.keep_answer else []),
+            replace(out, delay=delay, raw=raw, fault=act),
+            *([replace(out, delay=delay)] if rule.keep_answer else []),
             note,
         ]
     if act == "truncate":
         whole = encode(out.msg)
-        return [Deliver(out, delay, whole[: max(1, len(whole) // 2)], act), note]
+        return [replace(out, delay=delay, raw=whole[: max(1, len(whole) // 2)], fault=act), note]
     if act == "drop":
         return [note]
     if act in ("disconnect", "reset"):

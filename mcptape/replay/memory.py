@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import os
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from types import TracebackType
 from typing import Any
@@ -37,7 +37,7 @@ from mcptape.cassette import Cassette, load
 from mcptape.errors import McpTapeError
 
 from .engine import Note, ReplayConfig, ReplayEngine, Send
-from .faults import Deliver, FaultPlan, FaultRule, Hangup, Step, parse_rules
+from .faults import FaultPlan, FaultRule, Hangup, Step, parse_rules
 from .index import ReplayIndex
 from .matcher import DEFAULT_MATCHERS, Matcher, MatchPolicy
 from .report import CLI_HINTS, Hints, UnplayedReport
@@ -127,7 +127,7 @@ class ReplayTransport:
             if any(isinstance(s, Hangup) for s in steps):
                 await self._deliver(steps, outbox, anyio.current_time(), engine)
                 return  # the connection is gone: nothing more is read or answered
-            if self.timing is None and not any(isinstance(s, Deliver) and s.delay for s in steps):
+            if self.timing is None and not any(isinstance(s, Send) and s.delay for s in steps):
                 await self._deliver(steps, outbox, 0.0, engine)
             else:
                 tg.start_soon(self._deliver, steps, outbox, anyio.current_time(), engine)
@@ -138,7 +138,7 @@ class ReplayTransport:
 
     async def _deliver(
         self,
-        steps: list[Step],
+        steps: Sequence[Step],
         outbox: MemoryObjectSendStream[SessionMessage | Exception],
         start: float,
         engine: ReplayEngine,
@@ -149,11 +149,11 @@ class ReplayTransport:
             if isinstance(step, Note):
                 self._note(step)
                 continue
-            if not isinstance(step, (Deliver, Hangup)):
+            if not isinstance(step, (Send, Hangup)):
                 continue  # Status is HTTP-only: a non-HTTP FaultPlan never makes one
             recorded = (
-                step.send.after / self.timing
-                if isinstance(step, Deliver) and self.timing is not None
+                step.after / self.timing
+                if isinstance(step, Send) and self.timing is not None
                 else 0.0
             )
             delay = start + recorded + step.delay - anyio.current_time()
@@ -162,10 +162,10 @@ class ReplayTransport:
             if isinstance(step, Hangup):
                 outbox.close()  # the client's read stream ends: its pending requests fail as closed
                 return
-            if delay > 0 and engine.cancelled(step.send.request_id):
+            if delay > 0 and engine.cancelled(step.request_id):
                 continue
             items: list[SessionMessage | Exception] = [_parsed(step.raw)] if step.raw is not None else [
-                SessionMessage(jsonrpc_message_adapter.validate_python(m, by_name=False)) for m in _messages(step.send)]  # fmt: skip
+                SessionMessage(jsonrpc_message_adapter.validate_python(m, by_name=False)) for m in _messages(step)]  # fmt: skip
             for item in items:
                 try:
                     await outbox.send(item)

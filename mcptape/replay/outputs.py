@@ -34,7 +34,8 @@ class ReplayConfig:
 
 @dataclass(slots=True)
 class Send:
-    """A message for the client, and where it comes from in the cassette.
+    """A message for the client, where it comes from in the cassette, and how it is delivered
+    (as it is, unless a fault rule says otherwise: `delay`, `raw`, `fault`).
 
     Not frozen (a frozen dataclass's `__init__` costs twice as much, and the engine makes one per
     message it plays); treat it as a value all the same: `dataclasses.replace` for another.
@@ -51,6 +52,12 @@ class Send:
     """Recorded seconds between the client message that triggered this and this message."""
     final: bool = False
     """True for the response that completes its request."""
+    delay: float = 0.0
+    """Seconds after the client message that triggered it, on top of `after`: a fault rule's delay."""
+    raw: bytes | None = None
+    """Bytes to write instead of `msg` (no newline): a fault's malformed, invalid or truncated answer."""
+    fault: str | None = None
+    """The fault action that changed it (`truncate` tells the HTTP shell to cut the SSE event and close)."""
     _encoding: tuple[Template, Any, Any] | None = field(
         default=None, init=False, repr=False, compare=False
     )
@@ -63,12 +70,17 @@ class Send:
         return self
 
     def encoded(self) -> bytes:
-        """`msg` as compact JSON (no newline): `orjson.dumps(msg)`, spliced when the engine could."""
+        """What the client gets (no newline): `raw` when a fault set it, else `msg` as compact
+        JSON (`orjson.dumps(msg)`), spliced when the engine could."""
+        if self.raw is not None:
+            return self.raw
         enc = self._encoding
         return enc[0].fill(enc[1], enc[2]) if enc is not None else orjson.dumps(self.msg)
 
     def line(self) -> bytes:
         """`encoded()` and a newline, as a stdio client reads it (one copy fewer than adding it)."""
+        if self.raw is not None:
+            return self.raw + b"\n"
         enc = self._encoding
         if enc is not None:
             return enc[0].fill(enc[1], enc[2]) + b"\n"

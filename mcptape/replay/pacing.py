@@ -19,7 +19,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -94,19 +94,23 @@ class Pacer:
     _gave_up: bool = field(default=False)
     """The last wait ran out: the client is not reading; no more waits until it catches up."""
 
-    def send(self, lines: list[tuple[bytes, Kind]]) -> bool:
-        """Writes `lines` in as few writes as the order allows; False when the client's end is closed."""
-        batch: list[bytes] = []
-        for line, kind in lines:
-            if kind == "response" and self._pending and self.unread is not None:
-                if batch and not self.write(b"".join(batch)):
+    def send(self, lines: list[bytes], messages: Sequence[object]) -> bool:
+        """Writes `lines` (`messages[i]` is what line i carries) in as few writes as the order
+        allows; False when the client's end is closed. An end that cannot say what is unread
+        gets one write, and the messages are not looked at."""
+        if self.unread is None:
+            return not lines or self.write(lines[0] if len(lines) == 1 else b"".join(lines))
+        start = 0
+        for i, msg in enumerate(messages):
+            kind = kind_of(msg)
+            if kind == "response" and self._pending:
+                if i > start and not self.write(b"".join(lines[start:i])):
                     return False
-                batch = []
+                start = i
                 self._wait()
-            batch.append(line)
             if kind != "other":
                 self._pending = kind == "progress"
-        return not batch or self.write(b"".join(batch))
+        return start == len(lines) or self.write(b"".join(lines[start:]))
 
     def _wait(self) -> None:
         self._pending = False

@@ -17,9 +17,10 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -36,9 +37,9 @@ from mcptape.wire.jsonrpc import (
 from mcptape.wire.ndjson import DEFAULT_MAX_LINE, LineFramer
 
 from .engine import Note, ReplayConfig, ReplayEngine, Send
-from .faults import Deliver, FaultPlan, FaultRule, Hangup, Step, plain
+from .faults import FaultPlan, FaultRule, Hangup, Step
 from .index import ReplayIndex
-from .pacing import Kind, Pacer, kind_of, unread_probe
+from .pacing import Pacer, unread_probe
 from .report import UnplayedReport
 
 CHUNK = 1 << 16
@@ -60,9 +61,9 @@ def _write_all(fd: int, data: bytes) -> bool:
 class _Scheduler:
     """Sends lines at their due times, in due order (ties in arrival order)."""
 
-    write: Callable[[bytes, Kind], bool]
-    """Writes one line; False once the client's end is closed."""
-    _heap: list[tuple[float, int, bytes, Kind]] = field(default_factory=list)
+    write: Callable[[bytes, Any], bool]
+    """Writes one line (and the message it carries, for pacing); False once the client's end is closed."""
+    _heap: list[tuple[float, int, bytes, Any]] = field(default_factory=list)
     _cv: threading.Condition = field(default_factory=threading.Condition)
     _seq: int = 0
     _closing: bool = False
@@ -71,10 +72,10 @@ class _Scheduler:
         self._thread = threading.Thread(target=self._run, name="replay-timing", daemon=True)
         self._thread.start()
 
-    def put(self, due: float, line: bytes, kind: Kind = "other") -> None:
+    def put(self, due: float, line: bytes, msg: Any = None) -> None:
         with self._cv:
             self._seq += 1
-            heapq.heappush(self._heap, (due, self._seq, line, kind))
+            heapq.heappush(self._heap, (due, self._seq, line, msg))
             self._cv.notify()
 
     def _run(self) -> None:
@@ -84,14 +85,14 @@ class _Scheduler:
                     if self._heap:
                         wait = self._heap[0][0] - time.monotonic()
                         if wait <= 0:
-                            _, _, line, kind = heapq.heappop(self._heap)
+                            _, _, line, msg = heapq.heappop(self._heap)
                             break
                         self._cv.wait(wait)
                     elif self._closing:
                         return
                     else:
                         self._cv.wait()
-            if not self.write(line, kind):
+            if not self.write(line, msg):
                 return
 
     def close(self) -> None:
@@ -133,9 +134,9 @@ class StdioReplayServer:
             self._out_open = _write_all(self.stdout_fd, data)
         return self._out_open
 
-    def _write_or_hangup(self, data: bytes, kind: Kind = "other") -> bool:
+    def _write_or_hangup(self, data: bytes, msg: Any = None) -> bool:
         if data != _HANGUP:
-            return self._pacer.send([(data, kind)])
+            return self._pacer.send([data], [msg])
         if (
             self._out_open
         ):  # the client sees end of file; fd 1's number stays valid for serve_stdio's close
@@ -155,34 +156,32 @@ class StdioReplayServer:
         )
         print(text, file=sys.stderr, flush=True)
 
-    def _emit(self, steps: list[Step], arrived: float, scheduler: _Scheduler | None) -> None:
+    def _emit(self, steps: Sequence[Step], arrived: float, scheduler: _Scheduler | None) -> None:
         """Carries out one chunk's steps: at once (one write, or one more before each response that
         follows progress: see pacing.py), or through the scheduler when timed."""
-        lines: list[tuple[bytes, Kind]] = []
+        lines: list[bytes] = []
+        messages: list[Any] = []  # what each line carries, for pacing
         for step in steps:
-            if isinstance(step, Deliver):
-                send = step.send
-                line = step.raw + b"\n" if step.raw is not None else send.line()
-                kind = kind_of(send.msg)
+            if isinstance(step, Send):
                 if scheduler is None:
-                    lines.append((line, kind))
+                    lines.append(step.line())
+                    messages.append(step.msg)
                     continue
-                recorded = send.after / self.speed if self.speed is not None else 0.0
-                scheduler.put(arrived + recorded + step.delay, line, kind)
+                recorded = step.after / self.speed if self.speed is not None else 0.0
+                scheduler.put(arrived + recorded + step.delay, step.line(), step.msg)
             elif isinstance(step, Note):
                 self._note(step)
-            elif isinstance(
-                step, Hangup
-            ):  # only fault rules hang up, and with rules there is a scheduler
+            elif isinstance(step, Hangup):
+                # only fault rules hang up, and with rules there is a scheduler
                 if scheduler is not None:
                     scheduler.put(arrived + step.delay, _HANGUP)
                 else:
-                    self._pacer.send(lines)
-                    lines = []
+                    self._pacer.send(lines, messages)
+                    lines, messages = [], []
                     self._write_or_hangup(_HANGUP)
             # Status is HTTP-only: a stdio FaultPlan never makes one
         if lines:
-            self._pacer.send(lines)
+            self._pacer.send(lines, messages)
 
     def run(self) -> int:
         """Serves until stdin ends; returns the exit code (1: strict and exchanges left unplayed)."""
@@ -231,15 +230,13 @@ class StdioReplayServer:
                 return 1
         return 0
 
-    def _receive(self, line: bytes | object) -> list[Step]:
+    def _receive(self, line: bytes | object) -> Sequence[Step]:
         """One client line through the engine and the fault plan."""
         if not isinstance(line, bytes):  # an oversize line: not kept, so not parseable
-            return plain(
-                [
-                    Send(error_response(None, JSONRPC_PARSE_ERROR, "Parse error: line too long")),
-                    Note("a client line was too long; answered -32700"),
-                ]
-            )
+            return [
+                Send(error_response(None, JSONRPC_PARSE_ERROR, "Parse error: line too long")),
+                Note("a client line was too long; answered -32700"),
+            ]
         if not line.strip():
             return []
         value = decode(line)

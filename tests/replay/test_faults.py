@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,6 @@ import pytest
 from mcptape.errors import ConfigError
 from mcptape.replay import Note, ReplayConfig, ReplayEngine, Send
 from mcptape.replay.faults import (
-    Deliver,
     FaultPlan,
     FaultRule,
     Hangup,
@@ -54,15 +54,15 @@ def run(
     requests: list[dict[str, Any]],
     *,
     http: bool = False,
-) -> list[list[Step]]:
+) -> list[Sequence[Step]]:
     """Replays `requests` on a cassette of `steps_` with the rules: the steps for each request."""
     engine = ReplayEngine.from_cassette(tape(*steps_), ReplayConfig(allow_repeats=True))
     plan = FaultPlan(parse_rules(rules), http)
     return [plan.apply(r, engine.receive(r)) for r in requests]
 
 
-def delivered(steps: list[Step]) -> list[Any]:
-    return [s.raw if s.raw is not None else s.send.msg for s in steps if isinstance(s, Deliver)]
+def delivered(steps: Sequence[Step]) -> list[Any]:
+    return [s.raw if s.raw is not None else s.msg for s in steps if isinstance(s, Send)]
 
 
 def answers(rules: list[dict[str, Any]], n: int = 4) -> list[str]:
@@ -231,7 +231,7 @@ def test_counters_are_per_plan_and_rules_count_independently() -> None:
 
 def one(
     rule: dict[str, Any], *, http: bool = False, request: dict[str, Any] | None = None
-) -> list[Step]:
+) -> Sequence[Step]:
     [steps] = run(
         ADD,
         [rule],
@@ -294,9 +294,7 @@ def test_a_plan_without_rules_delivers_every_answer_as_the_engine_made_it() -> N
     engine = ReplayEngine.from_cassette(tape(*ADD), ReplayConfig(allow_repeats=True))
     outputs = engine.receive(call(3, "add", {"a": 1}, _meta={"progressToken": 3}))
     steps = FaultPlan(()).apply(call(3, "add", {"a": 1}), outputs)
-    assert (
-        steps == [Deliver(o) for o in outputs] and len(steps) == 2
-    )  # the progress notification, the answer
+    assert list(steps) == outputs and len(steps) == 2  # the progress notification, the answer
 
 
 def test_disconnect_and_reset_hang_up_after_what_came_before() -> None:
@@ -323,15 +321,15 @@ def test_delays_add_up_and_the_first_other_rule_wins() -> None:
         {"action": "drop"},
     ]
     [steps] = run(ADD, rules, [call("c1", "add", {"a": 1})])
-    [answer] = [s for s in steps if isinstance(s, Deliver)]
-    assert answer.delay == 1.5 and answer.send.msg["error"]["code"] == 1
+    [answer] = [s for s in steps if isinstance(s, Send)]
+    assert answer.delay == 1.5 and answer.msg["error"]["code"] == 1
 
 
 def test_jitter_is_seeded_within_its_range() -> None:
     def delays(seed: int) -> list[float]:
         rules = [{"action": "delay", "seconds": [0.2, 0.4], "seed": seed}]
         return [
-            next(s.delay for s in steps if isinstance(s, Deliver))
+            next(s.delay for s in steps if isinstance(s, Send))
             for steps in run(CALLS, rules, [call(i, "add", {"a": 1}) for i in range(4)])
         ]
 
@@ -343,9 +341,10 @@ def test_jitter_is_seeded_within_its_range() -> None:
 def test_a_delayed_answer_holds_back_what_follows_it() -> None:
     cassette = [*CALLS[:2], ("s", note("notifications/tools/list_changed"))]
     [steps] = run(cassette, [{"action": "delay", "seconds": 2}], [call(1, "add", {"a": 1})])
-    assert [
-        (s.send.msg.get("method", "answer"), s.delay) for s in steps if isinstance(s, Deliver)
-    ] == [("answer", 2), ("notifications/tools/list_changed", 2)]
+    assert [(s.msg.get("method", "answer"), s.delay) for s in steps if isinstance(s, Send)] == [
+        ("answer", 2),
+        ("notifications/tools/list_changed", 2),
+    ]
 
 
 def test_the_fault_waits_for_the_answer_across_server_requests() -> None:
@@ -367,7 +366,7 @@ def test_a_cancelled_request_forgets_its_fault() -> None:
     plan.apply(call(1, "add"), [])
     plan.apply(note("notifications/cancelled", {"requestId": 1}), [])
     answer = Send(ok(1, {}), request_id=1, final=True)
-    assert plan.apply(ok(99, {}), [answer]) == [Deliver(answer)]
+    assert plan.apply(ok(99, {}), [answer]) == [answer]
 
 
 def test_notes_name_the_rule_and_the_request() -> None:

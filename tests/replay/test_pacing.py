@@ -10,9 +10,10 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import orjson
 import pytest
 
-from mcptape.replay.pacing import Kind, Pacer, kind_of, unread_probe
+from mcptape.replay.pacing import Pacer, kind_of, unread_probe
 
 NOTE = b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}\n'
 LOG = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"x"}}\n'
@@ -36,6 +37,11 @@ def ends(request: pytest.FixtureRequest) -> Iterator[Ends]:
         server.close()
 
 
+def send(pacer: Pacer, *lines: bytes) -> bool:
+    """`lines` through the pacer, each with the message it carries."""
+    return pacer.send(list(lines), [orjson.loads(line) for line in lines])
+
+
 def writer(fd: int, writes: list[bytes]) -> Callable[[bytes], bool]:
     def write(data: bytes) -> bool:
         writes.append(data)
@@ -52,9 +58,7 @@ def test_a_response_after_progress_comes_in_a_later_read(ends: Ends) -> None:
     read, fd = ends
     writes: list[bytes] = []
     pacer = Pacer(writer(fd, writes), unread_probe(fd), limit=30.0)  # never runs out in this test
-    sending = threading.Thread(
-        target=pacer.send, args=([(NOTE, "progress"), (NOTE, "progress"), (ANSWER, "response")],)
-    )
+    sending = threading.Thread(target=send, args=(pacer, NOTE, NOTE, ANSWER))
     sending.start()
     first = read(1 << 16)
     while len(first) < 2 * len(NOTE):  # the notifications may come in pieces, never with the answer
@@ -69,8 +73,7 @@ def test_responses_without_progress_before_them_go_in_one_write(ends: Ends) -> N
     read, fd = ends
     writes: list[bytes] = []
     pacer = Pacer(writer(fd, writes), unread_probe(fd), limit=30.0)
-    lines: list[tuple[bytes, Kind]] = [(ANSWER, "response"), (LOG, "other"), (ANSWER, "response")]
-    assert pacer.send([*lines, (NOTE, "progress")])
+    assert send(pacer, ANSWER, LOG, ANSWER, NOTE)
     assert writes == [ANSWER + LOG + ANSWER + NOTE]
 
 
@@ -92,9 +95,9 @@ def test_a_client_that_does_not_read_gets_the_response_after_the_limit_and_no_mo
     read, fd = ends
     writes: list[bytes] = []
     pacer = Pacer(writer(fd, writes), unread_probe(fd), limit=0.01)
-    assert pacer.send([(NOTE, "progress"), (ANSWER, "response")])  # nobody reads: the wait runs out
+    assert send(pacer, NOTE, ANSWER)  # nobody reads: the wait runs out
     assert writes == [NOTE, ANSWER]
-    assert pacer.send([(NOTE, "progress"), (ANSWER, "response")])  # still unread: no second wait
+    assert send(pacer, NOTE, ANSWER)  # still unread: no second wait
     assert writes[2:] == [NOTE, ANSWER]
     got = b""
     while len(got) < 2 * len(NOTE + ANSWER):
@@ -107,10 +110,10 @@ def test_a_client_that_closed_its_end_is_not_waited_for() -> None:
     try:
         writes: list[bytes] = []
         pacer = Pacer(writer(w, writes), unread_probe(w), limit=30.0)
-        assert pacer.send([(NOTE, "progress")])
+        assert send(pacer, NOTE)
         os.close(r)  # the client goes away without reading
         started = time.monotonic()
-        assert not pacer.send([(ANSWER, "response")])  # the write fails at once: EPIPE
+        assert not send(pacer, ANSWER)  # the write fails at once: EPIPE
         assert time.monotonic() - started < 10  # not the 30 s limit
         assert writes == [NOTE, ANSWER]
     finally:
@@ -121,8 +124,6 @@ def test_a_file_cannot_say_what_was_read_so_nothing_waits(tmp_path: Path) -> Non
     with (tmp_path / "out").open("wb") as f:
         assert unread_probe(f.fileno()) is None
         writes: list[bytes] = []
-        assert Pacer(writer(f.fileno(), writes), None).send(
-            [(NOTE, "progress"), (ANSWER, "response")]
-        )
+        assert send(Pacer(writer(f.fileno(), writes), None), NOTE, ANSWER)
     assert (tmp_path / "out").read_bytes() == NOTE + ANSWER
     assert writes == [NOTE + ANSWER]

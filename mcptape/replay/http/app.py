@@ -51,7 +51,7 @@ from mcptape.wire.jsonrpc import (
 )
 
 from ..engine import Note, Output, ReplayConfig, ReplayEngine, Send
-from ..faults import Deliver, FaultPlan, parse_rules, plain
+from ..faults import FaultPlan, parse_rules
 from ..index import ReplayIndex
 from ..report import UnplayedReport
 from .asgi import (
@@ -257,12 +257,11 @@ class HttpReplayApp:
         if isinstance(
             value, list
         ):  # a 2025-03-26 batch: its answers as one JSON array, faults left out
-            steps = plain(outputs)
-            answers = [s for s in steps if isinstance(s, Deliver) and isinstance(s.send.msg, list)]
-            self.router.route([s for s in steps if s not in answers], session)
+            answers = [s for s in outputs if isinstance(s, Send) and isinstance(s.msg, list)]
+            self.router.route([s for s in outputs if s not in answers], session)
             if answers:
                 return await respond(
-                    send, 200, orjson.dumps(answers[0].send.msg), [("content-type", JSON)]
+                    send, 200, orjson.dumps(answers[0].msg), [("content-type", JSON)]
                 )
             return await self._accepted(send)
         steps = session.faults.apply(value, outputs, kind)

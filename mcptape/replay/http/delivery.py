@@ -2,7 +2,7 @@
 
 `Router.answer` answers one request from its steps; `Router.route` puts every other step on
 its stream (its request's event stream, else the session's GET stream). Without faults the
-steps are plain deliveries: JSON when one recorded JSON response is all there is, else an
+steps are the engine's `Send`s as they are: JSON when one recorded JSON response is all there is, else an
 event stream, as recorded. With faults:
 
 - `status`: the request is answered with that status (and `Retry-After`) before anything
@@ -28,8 +28,8 @@ import anyio
 from mcptape.wire import sse
 from mcptape.wire.jsonrpc import NOT_JSON, decode, id_key
 
-from ..faults import Deliver, Hangup, Status, Step
-from ..outputs import Note
+from ..faults import Hangup, Status, Step
+from ..outputs import Note, Send
 from .asgi import JSON, Outbox, Receive, SendFn, respond, stream_sse
 from .plan import Head, HttpPlan, json_status
 from .reset import reset as reset_connection
@@ -65,7 +65,7 @@ class Router:
         return self._stopping
 
     async def answer(
-        self, steps: list[Step], rid: Any, session: ClientSession | None, receive: Receive, send: SendFn, *, modern: bool,
+        self, steps: Sequence[Step], rid: Any, session: ClientSession | None, receive: Receive, send: SendFn, *, modern: bool,
     ) -> None:  # fmt: skip
         """Answers request `rid` from its steps; the other steps go on their streams first."""
         key = id_key(rid)
@@ -75,8 +75,8 @@ class Router:
         hangup = next((s for s in mine if isinstance(s, Hangup)), None)
         if await self._refuse(mine, hangup, send, extra):
             return
-        delivers = [s for s in mine if isinstance(s, Deliver)]
-        head = self.plan.head(delivers[0].send) if delivers else None
+        delivers = [s for s in mine if isinstance(s, Send)]
+        head = self.plan.head(delivers[0]) if delivers else None
         if _as_json(delivers, hangup, head):
             return await self._json(delivers[0], head, send, extra, modern=modern)
         outbox = Outbox()
@@ -92,7 +92,7 @@ class Router:
 
     async def _json(
         self,
-        one: Deliver,
+        one: Send,
         head: Head | None,
         send: SendFn,
         extra: list[tuple[str, str]],
@@ -102,9 +102,8 @@ class Router:
         due = self._due(one, 0.0)
         if due > 0:
             await anyio.sleep(due)
-        body = one.raw if one.raw is not None else one.send.encoded()
         await respond(
-            send, json_status(one.send, head, modern), body, [("content-type", JSON), *extra]
+            send, json_status(one, head, modern), one.encoded(), [("content-type", JSON), *extra]
         )
 
     async def _refuse(
@@ -129,7 +128,7 @@ class Router:
     def _fill(
         self,
         outbox: Outbox,
-        delivers: list[Deliver],
+        delivers: list[Send],
         hangup: Hangup | None,
         recorded_end: str | None,
     ) -> None:
@@ -137,7 +136,7 @@ class Router:
         now = anyio.current_time()
         for step in delivers:
             self._put(outbox, step, now, end_on_final=True)
-        last = delivers[-1].send if delivers else None
+        last = delivers[-1] if delivers else None
         if last is not None and last.final:
             outbox.close()  # the answer, or the garbage that stands for it, is the stream's last event
         elif (
@@ -153,7 +152,7 @@ class Router:
             )  # nothing to write: only the time the stream ends at
             outbox.close()
 
-    def route(self, steps: list[Step], session: ClientSession | None) -> None:
+    def route(self, steps: Sequence[Step], session: ClientSession | None) -> None:
         """Puts each step on its stream: its request's, else the session's GET stream."""
         now = anyio.current_time()
         for step in steps:
@@ -168,7 +167,7 @@ class Router:
             )
             if target is None:
                 continue  # its stream is gone (the client closed it)
-            if isinstance(step, Deliver):
+            if isinstance(step, Send):
                 self._put(target, step, now, end_on_final=target is not session.get)
                 continue
             # too late for a status or a reset: the request's stream is already open, so end it
@@ -177,12 +176,12 @@ class Router:
             if target is not session.get:
                 target.close()
 
-    def _due(self, step: Deliver, now: float) -> float:
-        recorded = step.send.after / self.speed if self.speed is not None else 0.0
+    def _due(self, step: Send, now: float) -> float:
+        recorded = step.after / self.speed if self.speed is not None else 0.0
         return now + recorded + step.delay
 
-    def _put(self, outbox: Outbox, step: Deliver, now: float, *, end_on_final: bool) -> None:
-        data = step.raw if step.raw is not None else step.send.encoded()
+    def _put(self, outbox: Outbox, step: Send, now: float, *, end_on_final: bool) -> None:
+        data = step.encoded()
         due = self._due(step, now)
         if step.fault == "truncate":
             outbox.put(
@@ -191,21 +190,23 @@ class Router:
             outbox.close()
             return
         outbox.put(sse.encode(data, "message"), due)
-        if end_on_final and step.send.final and step.raw is None:
+        if end_on_final and step.final and step.raw is None:
             outbox.close()
 
 
-def _as_json(delivers: list[Deliver], hangup: Hangup | None, head: Head | None) -> bool:
+def _as_json(delivers: list[Send], hangup: Hangup | None, head: Head | None) -> bool:
     """A request is answered with a JSON body when one final answer is all there is and it was recorded so."""
     if len(delivers) != 1 or hangup is not None or (head is not None and head.sse):
         return False
-    return delivers[0].send.final and delivers[0].fault != "truncate"
+    return delivers[0].final and delivers[0].fault != "truncate"
 
 
 def _request_of(step: Step) -> Any:
     if isinstance(step, Hangup):
         return id_key(step.request_id) if step.request_id is not None else None
-    if isinstance(step, (Deliver, Status)):
+    if isinstance(step, Send):
+        return id_key(step.request_id) if step.request_id is not None else None
+    if isinstance(step, Status):
         return id_key(step.send.request_id) if step.send.request_id is not None else None
     return None
 

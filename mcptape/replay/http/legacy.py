@@ -24,7 +24,6 @@ from mcptape.wire.jsonrpc import (
     usable_id,
 )
 
-from ..faults import plain
 from .asgi import JSON, Receive, Scope, SendFn, read_body, respond, rpc_error, stream_sse
 from .delivery import Router
 from .sessions import SessionTable
@@ -91,6 +90,6 @@ class LegacyServer:
         if problem is not None:  # the -32600 error as the body: nothing goes on the stream
             error = rpc_error(JSONRPC_INVALID_REQUEST, problem, usable_id(value))
             return await respond(send, 400, error, [("content-type", JSON)])
-        self.router.route(plain(session.engine.receive(value)), session)
+        self.router.route(session.engine.receive(value), session)
         status, ctype, text = self.plan.accepted
         await respond(send, status, text, [("content-type", ctype)] if ctype else [])
