@@ -258,7 +258,7 @@ class HttpReplayApp:
             value, list
         ):  # a 2025-03-26 batch: its answers as one JSON array, faults left out
             answers = [s for s in outputs if isinstance(s, Send) and isinstance(s.msg, list)]
-            self.router.route([s for s in outputs if s not in answers], session)
+            self.router.route([s for s in outputs if not any(s is a for a in answers)], session)
             if answers:
                 return await respond(
                     send, 200, orjson.dumps(answers[0].msg), [("content-type", JSON)]
