@@ -39,7 +39,7 @@ from mcptape.wire.ndjson import DEFAULT_MAX_LINE, LineFramer
 from .engine import Note, ReplayConfig, ReplayEngine, Send
 from .faults import FaultPlan, FaultRule, Hangup, Step
 from .index import ReplayIndex
-from .pacing import Pacer, unread_probe
+from .pacing import Pacer
 from .report import UnplayedReport
 
 CHUNK = 1 << 16
@@ -123,7 +123,7 @@ class StdioReplayServer:
         self.report = report
         """Where to append a JSON line listing the unplayed exchanges at disconnect (`--report`)."""
         self._out_open = True
-        self._pacer = Pacer(self._write, unread_probe(stdout_fd))
+        self._pacer = Pacer.on(stdout_fd, self._write)
         """Holds a response back until the client has read the progress before it (pacing.py)."""
         self.faults = FaultPlan(faults)
         """The steps each line's answers make (no rules: plain delivery). With rules, every line goes

@@ -49,6 +49,17 @@ def unread_probe(fd: int) -> Callable[[], int] | None:
     return unread
 
 
+def reads_take_later_writes(fd: int) -> bool:
+    """Whether a read by `fd`'s peer can take what was written while it ran, after the kernel
+    counted the earlier bytes read: a stream socket's read goes on to whatever is queued by then;
+    a pipe's read holds the pipe's lock throughout, and a writer waits for it (so does FIONREAD).
+    True when it cannot tell."""
+    try:
+        return not stat.S_ISFIFO(os.fstat(fd).st_mode)
+    except OSError:
+        return True
+
+
 def unread_input(fd: int) -> int:
     """Bytes waiting to be read on `fd` (0 when it cannot say: a closed fd, a terminal gone)."""
     try:
