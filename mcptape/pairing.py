@@ -16,7 +16,7 @@ from typing import Any
 
 from mcptape.model import Event, Kind, Source
 from mcptape.versions import META_PROTOCOL_VERSION, META_SUBSCRIPTION_ID
-from mcptape.wire.jsonrpc import MessageType, classify, id_key, request_meta, request_params
+from mcptape.wire.jsonrpc import MessageType, classify, id_key, request_params
 
 
 @dataclass(slots=True)
@@ -114,12 +114,15 @@ class _Pairer:
         self.input_required: dict[tuple[str, str, str | None], Exchange] = {}
 
     def run(self, events: list[Event]) -> Session:
+        one, others = self.one, self.s.others
         for ev in events:
             if ev.kind is not Kind.MESSAGE or ev.src is None:
-                self.s.others.append(ev)
-                continue
-            for m in ev.msg if isinstance(ev.msg, list) else [ev.msg]:
-                self.one(ev, m)
+                others.append(ev)
+            elif isinstance(ev.msg, list):  # a batch
+                for m in ev.msg:
+                    one(ev, m)
+            else:
+                one(ev, ev.msg)
         return self.s
 
     def _session_of(self, ev: Event) -> str:
@@ -142,18 +145,22 @@ class _Pairer:
 
     def client(self, item: Item) -> None:
         m, ev = item.msg, item.event
-        if item.type is MessageType.REQUEST and m.get("method") == "initialize" and not ev.http:
+        method = m.get("method")
+        if item.type is MessageType.REQUEST and method == "initialize" and not ev.http:
             self.sessions_seen += 1
             self.session = str(self.sessions_seen - 1)
-        sess = self._session_of(ev)
+        sess = self._session_of(ev) if ev.http else self.session
         if item.type in (MessageType.REQUEST, MessageType.NOTIFICATION):
             ex = Exchange(len(self.s.exchanges), item, session=sess)
             ex.http_exchange = ev.http.get("exchange") if ev.http else None
-            meta = request_meta(m)
+            params = request_params(m)
+            meta = params.get("_meta")
+            if not isinstance(meta, dict):
+                meta = {}
             ver = meta.get(META_PROTOCOL_VERSION)
             ex.protocol_version = ver if isinstance(ver, str) else self.version.get(sess)
-            if m.get("method") == "initialize":
-                ex.protocol_version = request_params(m).get("protocolVersion")
+            if method == "initialize":
+                ex.protocol_version = params.get("protocolVersion")
             self.s.exchanges.append(ex)
             if ex.http_exchange is not None:
                 self.by_http[ex.http_exchange] = ex
@@ -162,9 +169,10 @@ class _Pairer:
                 token = meta.get("progressToken")
                 if token is not None:
                     self.progress[(sess, *id_key(token))] = ex
-                self._link_retry(ex)
-            elif m.get("method") == "notifications/cancelled":
-                rid = request_params(m).get("requestId")
+                if "inputResponses" in params or "requestState" in params:
+                    self._link_retry(ex)
+            elif method == "notifications/cancelled":
+                rid = params.get("requestId")
                 target = self.inflight.get((sess, *id_key(rid)))
                 if target is not None:
                     target.items.append(item)
@@ -180,7 +188,7 @@ class _Pairer:
 
     def server(self, item: Item) -> None:
         m, ev = item.msg, item.event
-        sess = self._session_of(ev)
+        sess = self._session_of(ev) if ev.http else self.session
         if item.type in (MessageType.RESULT, MessageType.ERROR):
             ex = self.inflight.pop((sess, *id_key(m.get("id"))), None)
             if ex is None and ev.http and ev.http.get("exchange") is not None:
@@ -189,13 +197,15 @@ class _Pairer:
                 self.s.orphans.append(item)
                 return
             ex.response = item
-            if ex.method == "initialize" and isinstance(ex.result, dict):
-                ver = ex.result.get("protocolVersion")
+            result = m.get("result")  # (ex.result)
+            if not isinstance(result, dict):
+                return
+            if ex.request.msg.get("method") == "initialize":
+                ver = result.get("protocolVersion")
                 if isinstance(ver, str):
                     self.version[sess] = ver
                     ex.protocol_version = ver
-            result = ex.result
-            if isinstance(result, dict) and result.get("resultType") == "input_required":
+            if result.get("resultType") == "input_required":
                 self.input_required[(sess, ex.method, ex.name)] = ex
             return
         owner = self._owner(item, sess)
@@ -213,8 +223,8 @@ class _Pairer:
             ex = self.by_http.get(ev.http["exchange"])
             if ex is not None:
                 return ex
-        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
-        sub = meta.get(META_SUBSCRIPTION_ID) if meta else None
+        meta = params.get("_meta")
+        sub = meta.get(META_SUBSCRIPTION_ID) if isinstance(meta, dict) else None
         if sub is not None:
             return self.inflight.get((sess, *id_key(sub)))
         if m.get("method") == "notifications/progress" and "progressToken" in params:
@@ -223,12 +233,11 @@ class _Pairer:
             return self.inflight.get((sess, *id_key(params.get("requestId"))))
         if ev.http and not ev.http.get("legacy"):
             return None  # on HTTP, a message outside a request's stream is unsolicited (GET stream)
-        live = [
-            ex
-            for (s, *_), ex in self.inflight.items()
-            if s == sess and ex.method != "subscriptions/listen"
-        ]
-        return live[-1] if live else None
+        live = None  # the latest request of this session in flight (a listen stream aside)
+        for key, ex in self.inflight.items():
+            if key[0] == sess and ex.request.msg.get("method") != "subscriptions/listen":
+                live = ex
+        return live
 
     def _minted(self, http_exchange: Any, rid: Any, is_error: bool = False) -> Exchange | None:
         """The request answered in HTTP exchange `http_exchange` when its response carries a session
@@ -246,11 +255,10 @@ class _Pairer:
         return ex
 
     def _link_retry(self, ex: Exchange) -> None:
-        params = request_params(ex.msg)
-        if "inputResponses" in params or "requestState" in params:
-            first = self.input_required.get((ex.session, ex.method, ex.name))
-            if first is not None:
-                ex.retry_of = first.retry_of if first.retry_of is not None else first.index
+        """Links a request that carries `inputResponses` or `requestState` to the chain it retries."""
+        first = self.input_required.get((ex.session, ex.method, ex.name))
+        if first is not None:
+            ex.retry_of = first.retry_of if first.retry_of is not None else first.index
 
 
 _PARAMS_READ = ("name", "uri", "protocolVersion", "requestId", "progressToken", "_meta")

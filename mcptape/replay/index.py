@@ -38,7 +38,7 @@ from mcptape.versions import (
     META_PROTOCOL_VERSION,
     is_modern,
 )
-from mcptape.wire.jsonrpc import MessageType, request_meta, request_params
+from mcptape.wire.jsonrpc import MessageType, request_meta
 
 from .encoded import Encodings
 from .matcher import FieldDiff, MatchPolicy, Subject, field_diff
@@ -97,46 +97,55 @@ def recorded_declarations(session: Session) -> dict[int, dict[str, Any]]:
     (a legacy server logs at its own default): its entries leave the level out of the comparison
     (`LEVEL_UNKNOWN`), so a client of either era that asks for one still fits.
     """
-    leveled = any(ex.method == "logging/setLevel" for ex in session.exchanges)
     caps: dict[str, Any] = {}
     infos: dict[str, Any] = {}
     levels: dict[str, Any] = {}
+    leveled = False
     out: dict[int, dict[str, Any]] = {}
     # one dict for the requests that declared the same objects (read only; a dict each was 4%
     # of a legacy cassette's index)
     same: dict[tuple[int, ...], dict[str, Any]] = {}
     last: Any = None
     last_info: Any = None
-    for ex in session.exchanges:
-        if ex.method == "initialize":
-            last = request_params(ex.msg).get("capabilities")
-            last_info = request_params(ex.msg).get("clientInfo")
+    for ex in session.exchanges:  # (a hot loop: each message read once, no properties)
+        msg, sess = ex.request.msg, ex.session
+        params = msg.get("params")
+        if not isinstance(params, dict):
+            params = {}
+        method = msg.get("method")
+        if method == "initialize":
+            last = params.get("capabilities")
+            last_info = params.get("clientInfo")
             minted = (
                 ex.response.event.http.get("session")
                 if ex.response is not None and ex.response.event.http
                 else None
             )
-            for sess in {ex.session, str(minted) if minted is not None else ex.session}:
-                caps[sess] = last  # over HTTP the session id comes with the answer
-                infos[sess] = last_info
-                levels.pop(sess, None)
-        elif ex.method == "logging/setLevel":
-            levels[ex.session] = request_params(ex.msg).get("level")
-        own = declared_of(ex.msg)
+            for each in {sess, str(minted) if minted is not None else sess}:
+                caps[each] = last  # over HTTP the session id comes with the answer
+                infos[each] = last_info
+                levels.pop(each, None)
+        elif method == "logging/setLevel":
+            leveled = True
+            levels[sess] = params.get("level")
+        meta = params.get("_meta")
+        own = declared_in(meta) if isinstance(meta, dict) and meta else None
         if own is not None:
             out[ex.index] = own
             continue
-        said = (
-            caps.get(ex.session, last),
-            levels.get(ex.session),
-            infos.get(ex.session, last_info),
-        )
-        shared = same.get(tuple(map(id, said)))  # the objects live in the session's messages
+        said = (caps.get(sess, last), levels.get(sess), infos.get(sess, last_info))
+        which = (
+            id(said[0]),
+            id(said[1]),
+            id(said[2]),
+        )  # the objects live in the session's messages
+        shared = same.get(which)
         if shared is None:
-            shared = same[tuple(map(id, said))] = declared(*said)
-            if not leveled:
-                shared[LEVEL_UNKNOWN] = True
+            shared = same[which] = declared(*said)
         out[ex.index] = shared
+    if not leveled:
+        for shared in same.values():
+            shared[LEVEL_UNKNOWN] = True
     return out
 
 
@@ -246,14 +255,15 @@ class ReplayIndex:
         for ex in session.exchanges:
             if ex.is_notification:
                 continue
-            if ex.method == "initialize":
+            method = ex.method
+            if method == "initialize":
                 self.initialize.append(ex)
                 continue
-            if ex.method == "server/discover":
+            if method == "server/discover":
                 self.discover.append(ex)
-            if ex.method in UNINDEXED:
+            if method in UNINDEXED:
                 continue
-            subject = self.subject(ex.msg)
+            subject = self.subject(ex.request.msg)
             entry = Entry(ex, self.key(subject), subject, declarations.get(ex.index, {}))
             self.entries.append(entry)
             by_key.setdefault(entry.key, []).append(entry)
