@@ -124,10 +124,13 @@ class ReplayTransport:
         async for incoming in inbox:
             value = incoming.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
             steps = plan.apply(value, engine.receive(value))
-            if any(isinstance(s, Hangup) for s in steps):
+            # (only fault rules hang up or delay: without them, steps are looked at once, below)
+            if plan.rules and any(isinstance(s, Hangup) for s in steps):
                 await self._deliver(steps, outbox, anyio.current_time(), engine)
                 return  # the connection is gone: nothing more is read or answered
-            if self.timing is None and not any(isinstance(s, Send) and s.delay for s in steps):
+            if self.timing is None and not (
+                plan.rules and any(isinstance(s, Send) and s.delay for s in steps)
+            ):
                 await self._deliver(steps, outbox, 0.0, engine)
             else:
                 tg.start_soon(self._deliver, steps, outbox, anyio.current_time(), engine)
@@ -156,7 +159,8 @@ class ReplayTransport:
                 if isinstance(step, Send) and self.timing is not None
                 else 0.0
             )
-            delay = start + recorded + step.delay - anyio.current_time()
+            wait = recorded + step.delay
+            delay = start + wait - anyio.current_time() if wait > 0 else 0.0  # (start is past)
             if delay > 0:
                 await anyio.sleep(delay)
             if isinstance(step, Hangup):
