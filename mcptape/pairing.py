@@ -197,7 +197,7 @@ class _Pairer:
                 self.s.orphans.append(item)
                 return
             ex.response = item
-            result = m.get("result")  # (ex.result)
+            result = m.get("result")  # ex.result, read from the message in hand
             if not isinstance(result, dict):
                 return
             if ex.request.msg.get("method") == "initialize":
