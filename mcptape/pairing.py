@@ -149,7 +149,7 @@ class _Pairer:
         if item.type is MessageType.REQUEST and method == "initialize" and not ev.http:
             self.sessions_seen += 1
             self.session = str(self.sessions_seen - 1)
-        sess = self._session_of(ev) if ev.http else self.session
+        sess = self._session_of(ev)
         if item.type in (MessageType.REQUEST, MessageType.NOTIFICATION):
             ex = Exchange(len(self.s.exchanges), item, session=sess)
             ex.http_exchange = ev.http.get("exchange") if ev.http else None
@@ -188,7 +188,7 @@ class _Pairer:
 
     def server(self, item: Item) -> None:
         m, ev = item.msg, item.event
-        sess = self._session_of(ev) if ev.http else self.session
+        sess = self._session_of(ev)
         if item.type in (MessageType.RESULT, MessageType.ERROR):
             ex = self.inflight.pop((sess, *id_key(m.get("id"))), None)
             if ex is None and ev.http and ev.http.get("exchange") is not None:
