@@ -38,7 +38,7 @@ from mcptape.versions import (
     META_PROTOCOL_VERSION,
     is_modern,
 )
-from mcptape.wire.jsonrpc import MessageType, request_meta
+from mcptape.wire.jsonrpc import MessageType, request_meta, request_params
 
 from .encoded import Encodings
 from .matcher import FieldDiff, MatchPolicy, Subject, field_diff
@@ -109,9 +109,7 @@ def recorded_declarations(session: Session) -> dict[int, dict[str, Any]]:
     last_info: Any = None
     for ex in session.exchanges:  # (a hot loop: each message read once, no properties)
         msg, sess = ex.request.msg, ex.session
-        params = msg.get("params")
-        if not isinstance(params, dict):
-            params = {}
+        params = request_params(msg)
         method = msg.get("method")
         if method == "initialize":
             last = params.get("capabilities")
@@ -134,11 +132,8 @@ def recorded_declarations(session: Session) -> dict[int, dict[str, Any]]:
             out[ex.index] = own
             continue
         said = (caps.get(sess, last), levels.get(sess), infos.get(sess, last_info))
-        which = (
-            id(said[0]),
-            id(said[1]),
-            id(said[2]),
-        )  # the objects live in the session's messages
+        # the objects live in the session's messages
+        which = (id(said[0]), id(said[1]), id(said[2]))
         shared = same.get(which)
         if shared is None:
             shared = same[which] = declared(*said)
