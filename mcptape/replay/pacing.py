@@ -129,9 +129,8 @@ class Pacer:
                 if pieces and not self.write(b"".join(pieces)):
                     return False
                 self._wait()
-                if (
-                    self.split and len(line) > 1
-                ):  # all but the last byte, read before the last is written
+                # on a socket: all but the last byte, read before the last is written
+                if self.split and len(line) > 1:
                     if not self.write(line[:-1]):
                         return False
                     self._wait()
