@@ -202,9 +202,7 @@ def _as_json(delivers: list[Send], hangup: Hangup | None, head: Head | None) -> 
 
 
 def _request_of(step: Step) -> Any:
-    if isinstance(step, Hangup):
-        return id_key(step.request_id) if step.request_id is not None else None
-    if isinstance(step, Send):
+    if isinstance(step, (Hangup, Send)):
         return id_key(step.request_id) if step.request_id is not None else None
     if isinstance(step, Status):
         return id_key(step.send.request_id) if step.send.request_id is not None else None
