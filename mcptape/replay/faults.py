@@ -205,7 +205,7 @@ class FaultPlan:
                 else None
             )
             if decision is None:
-                steps.append(replace(out, delay=floor) if floor else out)
+                steps.append(out.later(floor) if floor else out)
                 continue
             floor = max(floor, decision.delay)
             steps.extend(_carry_out(out, decision, floor))
@@ -219,7 +219,7 @@ def _carry_out(out: Send, d: _Decision, delay: float) -> list[Step]:
     what = d.what
     if rule is None:
         return [
-            replace(out, delay=delay),
+            out.later(delay),
             Note(f"fault: answer to {what} (id {out.request_id!r}) delayed {delay:.3f}s", "info"),
         ]
     note = Note(
@@ -253,7 +253,7 @@ def _carry_out(out: Send, d: _Decision, delay: float) -> list[Step]:
             )
         return [
             replace(out, delay=delay, raw=raw, fault=act),
-            *([replace(out, delay=delay)] if rule.keep_answer else []),
+            *([out.later(delay)] if rule.keep_answer else []),
             note,
         ]
     if act == "truncate":

@@ -4,7 +4,7 @@ diagnostics; and the engine's configuration. Plain values.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 import orjson
@@ -68,6 +68,13 @@ class Send:
         """This Send, encoded by filling `template` (which must encode `msg`) rather than anew."""
         self._encoding = (template, client_id, token)
         return self
+
+    def later(self, delay: float) -> Send:
+        """This Send `delay` seconds later (a fault's delay): the same message, so it keeps its
+        encoding, which `dataclasses.replace` would drop."""
+        moved = replace(self, delay=delay)
+        moved._encoding = self._encoding
+        return moved
 
     def encoded(self) -> bytes:
         """What the client gets (no newline): `raw` when a fault set it, else `msg` as compact

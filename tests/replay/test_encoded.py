@@ -98,3 +98,17 @@ def test_every_golden_answer_replayed_again_is_the_bytes_of_its_message(path: Pa
                     assert out.encoded() == orjson.dumps(out.msg)
                     checked += 1
     assert checked > 0
+
+
+def test_a_send_delayed_by_a_fault_keeps_its_splice() -> None:
+    """A delay changes when, not what: the later Send still fills the template (a
+    `dataclasses.replace` alone would drop it and encode the message anew)."""
+    exchange = [("c", call(3, "add", {"a": 1})), ("s", ok(3, {"content": []}))]
+    engine = ReplayEngine.from_cassette(tape(*exchange), ReplayConfig(allow_repeats=True))
+    engine.receive(call(10, "add", {"a": 1}))
+    (spliced,) = [o for o in engine.receive(call(11, "add", {"a": 1})) if isinstance(o, Send)]
+    assert spliced._encoding is not None
+    later = spliced.later(0.25)
+    assert later.delay == 0.25 and spliced.delay == 0.0
+    assert later._encoding == spliced._encoding
+    assert later.encoded() == spliced.encoded() == orjson.dumps(later.msg)
