@@ -12,7 +12,9 @@ Pure, no dependencies: the rules stay in `mcptape.secrets`, which uses this to r
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 B64_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
@@ -113,6 +115,30 @@ def minimal[S: (bytes, str)](literals: Iterable[S]) -> tuple[S, ...]:
         if not any(k in lit for k in kept):
             kept.append(lit)
     return tuple(kept)
+
+
+def trie_pattern(literals: Iterable[bytes]) -> bytes:
+    """A regular expression that matches where one of `literals` does, written as their prefix
+    tree (`p(?:in|w)` for `pin` and `pw`): the regex engine tries an alternation branch by
+    branch at every position, and a tree rules out most positions at its first byte instead of
+    once per literal (for the 34 literals of the default rules, half the time of `a|b|c...`)."""
+    tree: dict[int, dict[int, Any]] = {}
+    ends: set[int] = set()
+    for lit in set(literals):
+        if not lit:
+            return b""  # the empty literal: found everywhere
+        node = tree
+        for byte in lit:
+            node = node.setdefault(byte, {})
+        ends.add(id(node))
+
+    def branch(node: dict[int, Any]) -> bytes:
+        if id(node) in ends:  # a literal ends here: what a longer one adds need not be found
+            return b""
+        alts = [re.escape(bytes([b])) + branch(sub) for b, sub in sorted(node.items())]
+        return alts[0] if len(alts) == 1 else b"(?:" + b"|".join(alts) + b")"
+
+    return branch(tree) if tree else b"(?!)"
 
 
 def holds_any[S: (bytes, str)](text: S, literals: tuple[S, ...]) -> bool:

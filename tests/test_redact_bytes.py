@@ -6,12 +6,15 @@ or characters the bytes use to spell its strings."""
 from __future__ import annotations
 
 import json
+import re
 
 import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcptape.redact import REDACTED, Redactor
+from mcptape.literals import trie_pattern
+from mcptape.redact import _OPAQUE, REDACTED, Redactor
+from mcptape.secrets import B64_MIN
 from tests.leak_corpus import SECRETS, members, texts
 
 R = Redactor()
@@ -91,3 +94,26 @@ _VALUES = st.recursive(
 @given(_VALUES)
 def test_the_bytes_never_change_what_is_redacted(value: object) -> None:
     _same(value)
+
+
+_BYTES = st.binary(max_size=200) | _STRINGS.map(lambda s: s.encode())
+
+
+@given(_BYTES)
+@settings(max_examples=400)
+def test_the_quick_byte_facts_are_the_regex_facts(raw: bytes) -> None:
+    """The prefix tree of the literals, `translate` for base64 runs and `memchr` for escapes
+    say what one alternation regex per question said, for any bytes."""
+    literals = re.compile(b"|".join(re.escape(n) for n in R._needles)).search(raw.lower())
+    runs = re.search(rb"[A-Za-z0-9+/]{%d}" % B64_MIN, raw)
+    opaque = re.search(b"|".join(re.escape(o) for o in _OPAQUE), raw)
+    facts = R._raw_facts(raw)
+    assert facts == ((True, True) if opaque else (runs is not None, literals is not None))
+
+
+@given(st.lists(st.binary(min_size=1, max_size=4), max_size=8), st.binary(max_size=60))
+def test_a_prefix_tree_finds_what_the_alternation_finds(literals: list[bytes], text: bytes) -> None:
+    tree = re.compile(trie_pattern(literals))
+    plain = re.compile(b"|".join(re.escape(n) for n in literals) or b"(?!)")
+    assert (tree.search(text) is None) == (plain.search(text) is None)
+    assert all(tree.search(n) for n in literals)
