@@ -119,8 +119,7 @@ class Recorder:
         stored exactly as it was on the wire and is not serialized again.
         """
         ticket = ticket or self.reserve()
-        if http is not None:
-            http = self._sse_fields(http)
+        http = self._sse_fields(http)
         if src is Source.SERVER:
             self.answers += 1
         if isinstance(data, Oversize):
