@@ -61,6 +61,11 @@ def test_a_spread_is_half_the_range_over_the_median() -> None:
         ([100.0, 101.0, 99.0], [80.0, 81.0, 79.0], "s", "better"),  # less time
         ([1.0, 1.01, 0.99], [1.3, 1.31, 1.29], "x", "WORSE"),  # a time ratio grew
         ([0.5], [0.505], "x", "same"),  # one round each: the 2% floor, not zero noise
+        ([0.5], [0.6], "x", "WORSE"),  # one round each: beyond the floor, nothing to overlap
+        # identical trees, measured: medians 4% apart with 4% spread, but the runs interleave
+        ([0.0166, 0.0177, 0.017], [0.0182, 0.0168, 0.0176], "s", "same"),
+        ([10.0, 10.1, 9.9, 13.0], [12.0, 12.1, 11.9], "s", "same"),  # one slow old run overlaps
+        ([10.0, 10.1, 9.9, 11.0], [12.0, 12.1, 11.9], "s", "WORSE"),  # every new run slower
     ],
 )
 def test_against_calls_a_change_only_what_exceeds_the_noise(
