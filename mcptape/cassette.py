@@ -26,7 +26,7 @@ from mcptape._version import __version__
 from mcptape.errors import CassetteError, CassetteNotFoundError
 from mcptape.migrate import check_version, migrate
 from mcptape.model import FORMAT_VERSION, HEADER_MARKER, Event, Header, Transport
-from mcptape.shape import event_problem, header_problem
+from mcptape.shape import event_problem, header_problem, plain_event
 
 
 @dataclass(slots=True)
@@ -130,7 +130,9 @@ def _parse_events(
     path: Path | None,
     warnings: list[str],
 ) -> Cassette:
+    current = type(version := head.get(HEADER_MARKER)) is int and version == FORMAT_VERSION
     raw: list[dict[str, Any]] = []
+    events: list[Event] = []
     linenos: list[int] = []
     truncated: str | None = None
     last = len(lines)
@@ -142,31 +144,40 @@ def _parse_events(
             obj = loads_(line)
         except orjson.JSONDecodeError:
             if lineno == last and not complete:
-                truncated = _truncated(name, lineno, len(raw))
+                truncated = _truncated(name, lineno, len(linenos))
                 warnings.append(truncated)
                 break
             raise _corrupt(name, lineno) from None
-        raw.append(_checked(obj, name, lineno))
+        if current:  # built as read; an older format is migrated first, as dicts
+            events.append(_event(obj, name, lineno))
+        else:
+            raw.append(_checked(obj, name, lineno))
         linenos.append(lineno)
     problem = header_problem(head)
     if problem is not None:
         raise CassetteError(f"{name}:1: malformed header: {problem}")
-    head, raw = migrate(head, raw)
-    if len(linenos) != len(raw):  # a migration added or dropped events: number them by seq
-        linenos = [int(obj.get("seq", 0)) + 1 for obj in raw]
+    if not current:
+        head, raw = migrate(head, raw)
+        if len(linenos) != len(raw):  # a migration added or dropped events: number them by seq
+            linenos = [int(obj.get("seq", 0)) + 1 for obj in raw]
+        events = [_built(obj, name, lineno) for lineno, obj in zip(linenos, raw, strict=True)]
     header = Header.from_json(head)
-    events = []
-    for lineno, obj in zip(linenos, raw, strict=True):
-        try:
-            events.append(Event.from_json(obj))
-        except (
-            KeyError,
-            ValueError,
-            TypeError,
-        ) as exc:  # what `event_problem` does not know (a newer field)
-            raise _malformed(name, lineno, str(exc)) from None
     warnings.extend(cut_short(name, events))
     return Cassette(header, events, path, warnings, truncated, lines_apart(linenos, events))
+
+
+def _event(obj: Any, name: str, lineno: int) -> Event:
+    """A parsed event line's `Event`, checked as every reader checks it (`load` and `stream`
+    alike): the fast path of `shape.plain_event`, else the full checks."""
+    event = plain_event(obj) if type(obj) is dict else None
+    return event if event is not None else _built(_checked(obj, name, lineno), name, lineno)
+
+
+def _built(obj: dict[str, Any], name: str, lineno: int) -> Event:
+    try:
+        return Event.from_json(obj)
+    except (KeyError, ValueError, TypeError) as exc:  # what `event_problem` does not know
+        raise _malformed(name, lineno, str(exc)) from None
 
 
 def _checked(obj: Any, name: str, lineno: int) -> dict[str, Any]:
@@ -305,7 +316,6 @@ def _stream_events(
     tolerate_truncated: bool,
 ) -> Iterator[EventLine]:
     loads_ = orjson.loads
-    from_json = Event.from_json
     offset = len(first)
     count = 0
     lineno = 1
@@ -329,10 +339,7 @@ def _stream_events(
                             f"{truncated}: {action} would drop it; fix or delete that line first"
                         ) from None
                     raise _corrupt(name, lineno) from None
-                try:
-                    event = from_json(_checked(obj, name, lineno))
-                except (KeyError, ValueError, TypeError) as exc:  # (see `_parse_events`)
-                    raise _malformed(name, lineno, str(exc)) from None
+                event = _event(obj, name, lineno)
                 count += 1
                 yield EventLine(lineno, start, line, obj, event)
         except OSError as exc:

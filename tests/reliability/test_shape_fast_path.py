@@ -1,6 +1,7 @@
-"""The cassette reader's fast path (`shape._plainly_valid`) never calls a line well-formed that
+"""The cassette reader's fast path (`shape.plain_event`) never calls a line well-formed that
 the full checks reject: the same verdict on every golden line and on hypothesis mutations of
-them (one value of a wrong type anywhere), and most real lines take it (else it buys nothing)."""
+them (one value of a wrong type anywhere), and most real lines take it (else it buys nothing).
+The event it builds is the one `Event.from_json` builds from the same line."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from pathlib import Path
 import orjson
 from hypothesis import HealthCheck, given, settings
 
-from mcptape.shape import _event_problem, _plainly_valid, event_problem
+from mcptape.model import Event
+from mcptape.shape import _event_problem, _plainly_valid, event_problem, plain_event
 
 from .test_mutations import LINES, mutated
 
@@ -22,6 +24,8 @@ def test_every_golden_line_gets_the_full_checks_verdict_and_most_take_the_fast_p
             assert event_problem(obj) == _event_problem(obj) is None
             total += 1
             fast += _plainly_valid(obj)
+            event = plain_event(obj)
+            assert event is None or event == Event.from_json(obj), line
     assert total > 500
     assert fast / total > 0.6, f"only {fast} of {total} golden lines take the fast path"
 
@@ -38,6 +42,9 @@ def test_a_mutated_line_is_never_passed_by_the_fast_path_when_the_checks_reject_
         return  # (an integer beyond 64 bits): the reader calls the line corrupt first
     if lineno == 1 or not isinstance(obj, dict):
         return  # the header, or not an object: the reader rejects it before these checks
-    if _plainly_valid(obj):
+    event = plain_event(obj)
+    if event is not None:
         assert _event_problem(obj) is None, obj
+        assert event == Event.from_json(obj)
+        assert type(event.t) is float
     assert event_problem(obj) == _event_problem(obj)
