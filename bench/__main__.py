@@ -18,7 +18,7 @@ from pathlib import Path
 import orjson
 from tabulate import tabulate
 
-from .common import FULL, QUICK, SMOKE, Row
+from .common import FULL, QUICK, SMOKE, Row, compile_package
 
 SUITES: dict[str, str] = {
     "recorder": "bench.recorder:recorder_overhead",
@@ -94,6 +94,9 @@ def main() -> None:
         if out == DEFAULT_OUTPUT:
             out = out.with_name("against.json")
         sys.exit(compare(args.against, flags, args.rounds, out, new=args.new))
+    import mcptape
+
+    compile_package(Path(mcptape.__file__).parent)  # the package under test, as installed
     rows: list[Row] = []
     started = time.time()
     for name, target in SUITES.items():

@@ -117,3 +117,22 @@ def test_new_without_against_is_a_usage_error() -> None:
                           capture_output=True, text=True, timeout=60)  # fmt: skip
     assert proc.returncode == 2
     assert "--new needs --against" in proc.stderr
+
+
+def test_the_package_under_test_is_timed_compiled_as_installed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bench.common import compile_package
+
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")  # as on this machine: no process writes any
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("X = 1\n")
+    (pkg / "mod.py").write_text("def f():\n    return 2\n")
+    assert compile_package(pkg) == 0
+    assert sorted(p.name.split(".")[0] for p in (pkg / "__pycache__").iterdir()) == [
+        "__init__",
+        "mod",
+    ]
+    (pkg / "broken.py").write_text("def (\n")
+    assert compile_package(pkg) == 1
