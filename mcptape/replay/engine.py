@@ -261,7 +261,7 @@ class ReplayEngine:
         return request_id is not None and id_key(request_id) in self._cancelled_ids
 
     def _request(self, request: Request) -> list[Output]:
-        msg = cast(dict[str, Any], request)  # the matcher and the helpers keep the raw message
+        msg = cast("dict[str, Any]", request)  # the matcher and the helpers keep the raw message
         method = msg["method"]
         if self._cancelled_ids:
             self._cancelled_ids.discard(id_key(msg["id"]))  # an id used again is a new request
