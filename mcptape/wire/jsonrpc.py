@@ -152,18 +152,20 @@ def id_key(msg_id: Any) -> tuple[str, Any]:
 
 
 def nested_deeper(value: Any, limit: int = MAX_DEPTH) -> bool:
-    """True when `value` nests objects and arrays more than `limit` levels (one look at each
-    container, and none below the first one too deep)."""
-    return (type(value) is dict or type(value) is list) and _deeper(value, limit)
-
-
-def _deeper(container: dict[str, Any] | list[Any], budget: int) -> bool:
-    """True when `container`, with `budget` levels left for it and what it holds, needs more."""
-    if budget < 1:
-        return True
-    for child in container.values() if type(container) is dict else container:
-        if (type(child) is dict or type(child) is list) and _deeper(child, budget - 1):
+    """True when `value` nests objects and arrays more than `limit` levels (no recursion: one
+    level at a time, so the cost is one look at each container)."""
+    level = [value] if type(value) is dict or type(value) is list else []
+    depth = 1
+    while level:
+        if depth > limit:
             return True
+        deeper = []
+        for item in level:
+            for child in item.values() if type(item) is dict else item:
+                if type(child) is dict or type(child) is list:
+                    deeper.append(child)
+        level = deeper
+        depth += 1
     return False
 
 
