@@ -18,6 +18,7 @@ from typing import Any
 
 import orjson
 
+from mcptape._perf import trimmed
 from mcptape.pointer import tokens
 from mcptape.versions import (
     META_CLIENT_CAPABILITIES,
@@ -109,7 +110,7 @@ def request_key(msg: dict[str, Any], ignore: Iterable[tuple[str, ...]] = ()) -> 
     body = {"method": msg.get("method"), "params": params if params is not None else {}}
     if body["params"] == {}:
         body["params"] = {}
-    return orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
+    return trimmed(orjson.dumps(body, option=orjson.OPT_SORT_KEYS))
 
 
 def redacted_param_paths(

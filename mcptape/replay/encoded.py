@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from mcptape._perf import trimmed
 from mcptape.versions import META_SUBSCRIPTION_ID
 
 KEEP, PROGRESS, CANCELLED, SUBSCRIPTION = range(4)
@@ -95,6 +96,8 @@ def template(msg: dict[str, Any], kind: int, response: bool) -> Template:
     rewritten = rewrite(holed, kind, CLIENT_ID, TOKEN)
     assert rewritten is not None  # (a progress notification is only filled for a client's token)
     parts = _HOLES.split(orjson.dumps(rewritten))
+    if len(parts) == 1:  # no hole: the whole of orjson's buffer, which it does not shrink
+        parts = [trimmed(parts[0])]
     return Template(tuple(parts[::2]), tuple(p == _ID_HOLE for p in parts[1::2]))
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from mcptape._perf import paused_gc
+from mcptape._perf import paused_gc, trimmed
 from mcptape.cassette import Cassette
 from mcptape.keys import batch_position, redacted_param_paths
 from mcptape.model import Kind, Source
@@ -298,8 +298,8 @@ class ReplayIndex:
         params = subject.params
         if isinstance(params, dict) and params.get("_meta") == {}:
             params = {k: v for k, v in params.items() if k != "_meta"}
-        return orjson.dumps(
-            {"method": subject.method, "params": params}, option=orjson.OPT_SORT_KEYS
+        return trimmed(
+            orjson.dumps({"method": subject.method, "params": params}, option=orjson.OPT_SORT_KEYS)
         )
 
     def played_out(self, item: Item) -> bool:

@@ -14,6 +14,8 @@ from typing import Any, NotRequired, TypedDict
 
 import orjson
 
+from mcptape._perf import trimmed
+
 JSONRPC_PARSE_ERROR = -32700
 """Invalid JSON was received."""
 JSONRPC_INVALID_REQUEST = -32600
@@ -148,7 +150,7 @@ def id_key(msg_id: Any) -> tuple[str, Any]:
         return ("int", int(msg_id)) if msg_id.is_integer() else ("float", msg_id)
     if isinstance(msg_id, str):
         return ("str", msg_id)
-    return ("other", orjson.dumps(msg_id))
+    return ("other", trimmed(orjson.dumps(msg_id)))
 
 
 def nested_deeper(value: Any, limit: int = MAX_DEPTH) -> bool:

@@ -132,3 +132,22 @@ def test_after_the_client_hung_up_answers_are_played_and_server_requests_are_not
         if isinstance(i.msg, dict) and i.msg.get("method") == "sampling/createMessage"
     ]
     assert index.played_out(late)
+
+
+def test_an_index_holds_its_keys_at_their_size() -> None:
+    """orjson hands back its whole write buffer (4 KiB for a short key): an index of 2,000
+    requests that kept those held 8 MB of keys; right-sized, well under 1 MB."""
+    import tracemalloc
+
+    steps = []
+    for i in range(2000):
+        steps += [("c", call(10 + i, "add", {"a": i})), ("s", ok(10 + i, {"n": i}))]
+    cas = tape(*LEGACY_INIT, *steps)
+    tracemalloc.start()
+    try:
+        index = ReplayIndex(cas)
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert len(index.by_key) == 2000
+    assert held < 2000 * 1500, f"{held / 2000:.0f} bytes per indexed request"
