@@ -24,6 +24,7 @@ SUITES: dict[str, str] = {
     "recorder": "bench.recorder:recorder_overhead",
     "replay": "bench.replay:replay_stdio",
     "scaling": "bench.replay:scaling",
+    "from-index": "bench.replay:from_index",
     "engine": "bench.engine:engine_suite",
     "in-process": "bench.replay:in_process",
     "diff": "bench.replay:diff",

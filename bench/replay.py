@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import threading
@@ -161,6 +162,74 @@ def _parse_only(path: Path) -> float:
             [PY, "-c", code, str(path)], capture_output=True, text=True, check=True
         ).stdout
     )
+
+
+def results_cassette(tmp: Path, n: int) -> Path:
+    """`n` tools/call exchanges whose results are a text of about 800 bytes (a file read, a
+    page fetched): a cassette that is mostly server messages, as long agent sessions are."""
+    path = tmp / f"results-{n}.jsonl"
+    head = {"mcptape_cassette": 1, "mcptape_version": "0.1.0", "transport": "stdio", "target": {"command": ["bench"]},
+            "recorded_at": "2026-01-01T00:00:00Z", "redaction": {}}  # fmt: skip
+    init = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "b", "version": "1"},
+    }
+    msgs = [("client", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}),
+            ("server", {"jsonrpc": "2.0", "id": 0, "result": {**init, "serverInfo": {"name": "b", "version": "1"}}})]  # fmt: skip
+    for i in range(1, n + 1):
+        msgs.append(
+            ("client", {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": call(i)})
+        )
+        text = f"file {i}: " + "lorem ipsum dolor " * 40
+        msgs.append(("server", {"jsonrpc": "2.0", "id": i, "result": {"content": [{"type": "text", "text": text}]}}))  # fmt: skip
+    lines = [orjson.dumps(head)]
+    lines += [orjson.dumps({"seq": k, "t": k / 1000, "kind": "message", "from": src, "msg": m})
+              for k, (src, m) in enumerate(msgs, start=1)]  # fmt: skip
+    lines.append(orjson.dumps({"seq": len(msgs) + 1, "t": 1.0, "kind": "end"}))
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path
+
+
+def _open_and_index(path: Path, cache: str) -> tuple[float, int]:
+    """`_load_and_index` as a replay opens the cassette (`mcptape.sidecar`, where the tree has
+    it), its index cache in `cache` (`off`: none)."""
+    code = (
+        "import sys, time\n"
+        "try:\n    from mcptape.sidecar import open_for_replay\n"
+        "except ImportError:\n    from mcptape.cassette import load as open_for_replay\n"
+        "from mcptape.replay.index import ReplayIndex\n"
+        "def rss():\n"
+        "    return next(int(l.split()[1]) * 1024 for l in open('/proc/self/status') if l.startswith('VmRSS:'))\n"
+        "r0 = rss()\n"
+        "t0 = time.perf_counter(); index = ReplayIndex(open_for_replay(sys.argv[1])); dt = time.perf_counter() - t0\n"
+        "print(dt, rss() - r0)\n"
+    )
+    env = {**os.environ, "MCPTAPE_CACHE_DIR": cache}
+    out = subprocess.run(
+        [PY, "-c", code, str(path)], capture_output=True, text=True, check=True, env=env
+    ).stdout.split()
+    return float(out[0]), int(out[1])
+
+
+def from_index(level: int) -> list[Row]:
+    tmp = scratch()
+    n = pick(level, 6_000, 20_000, 100_000)
+    path = results_cassette(tmp, n)
+    cache = str(tmp / "cache")
+    _open_and_index(path, cache)  # the first replay: read whole, its index file written
+    runs = pick(level, 1, 3, 3)
+    res = interleaved(runs, {"whole": lambda: _open_and_index(path, "off")[0], "index": lambda: _open_and_index(path, cache)[0]})  # fmt: skip
+    rss = statistics.median(_open_and_index(path, cache)[1] for _ in range(runs))
+    size = path.stat().st_size
+    limit = 1.5 * n / 100_000
+    return [
+        Row(f"replay from its index file: open + index {n // 1000}k exchanges of 800-byte results", res["index"], res["whole"], "s",
+            f"<= {limit:.2g} s", res["index"] <= limit, res["index"] / res["whole"],
+            f"{size / 1e6:.0f} MB; baseline: the same cassette read whole (MCPTAPE_CACHE_DIR=off)", spread=res.spread("index", "whole")),
+        Row("replay from its index file: resident memory / cassette size", rss / size, None, "x", "<= 2x", rss / size <= 2,
+            note=f"{rss / 1e6:.0f} MB for a {size / 1e6:.0f} MB cassette"),
+    ]  # fmt: skip
 
 
 def scaling(level: int) -> list[Row]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcptape.lazy import LazyEvent
 from mcptape.model import Event, Kind, Source
 from mcptape.versions import META_PROTOCOL_VERSION, META_SUBSCRIPTION_ID
 from mcptape.wire.jsonrpc import MessageType, classify, id_key, request_params
@@ -27,6 +28,36 @@ class Item:
     msg: dict[str, Any]
     event: Event
     type: MessageType
+
+
+_ITEM_MSG = Item.__dict__["msg"]
+
+
+class LazyItem(Item):
+    """An `Item` of a `LazyEvent`: its `msg` is read from the event's line on first access.
+    Until then the slot holds the message's skeleton, which is what pairing reads
+    (`_Pairer` passes it along rather than reading `msg`)."""
+
+    __slots__ = ("_pos",)
+
+    _pos: int
+    """The message's place in its batch (-1: the event's message is not a batch)."""
+
+    @property
+    def msg(self) -> dict[str, Any]:
+        whole: dict[str, Any] | list[dict[str, Any]] = self.event.msg
+        return whole[self._pos] if isinstance(whole, list) else whole
+
+    @msg.setter
+    def msg(self, value: dict[str, Any]) -> None:
+        _ITEM_MSG.__set__(self, value)
+
+
+def _lazy_item(src: Source, skel: dict[str, Any], ev: Event, typ: MessageType, pos: int) -> Item:
+    out = LazyItem.__new__(LazyItem)
+    out.src, out.event, out.type, out._pos = src, ev, typ, pos
+    _ITEM_MSG.__set__(out, skel)
+    return out
 
 
 @dataclass(slots=True)
@@ -118,6 +149,13 @@ class _Pairer:
         for ev in events:
             if ev.kind is not Kind.MESSAGE or ev.src is None:
                 others.append(ev)
+            elif type(ev) is LazyEvent:  # pairs its skeleton; the message is read when played
+                skel = ev.skel
+                if isinstance(skel, list):
+                    for pos, m in enumerate(skel):
+                        one(ev, m, pos)
+                else:
+                    one(ev, skel, -1)
             elif isinstance(ev.msg, list):  # a batch
                 for m in ev.msg:
                     one(ev, m)
@@ -132,19 +170,24 @@ class _Pairer:
                 return str(sid)
         return self.session
 
-    def one(self, ev: Event, m: Any) -> None:
+    def one(self, ev: Event, m: Any, lazy: int | None = None) -> None:
+        """Files message `m` of `ev` (with `lazy`, the skeleton of the message at that place in
+        a `LazyEvent`'s batch, -1 for no batch)."""
         typ = classify(m)
         if typ is MessageType.INVALID:
             self.s.orphans.append(Item(ev.src, m if isinstance(m, dict) else {"value": m}, ev, typ))  # type: ignore[arg-type]
             return
-        item = Item(ev.src, m, ev, typ)  # type: ignore[arg-type]
-        if ev.src is Source.CLIENT:
-            self.client(item)
+        if lazy is None:
+            item = Item(ev.src, m, ev, typ)  # type: ignore[arg-type]
         else:
-            self.server(item)
+            item = _lazy_item(ev.src, m, ev, typ, lazy)  # type: ignore[arg-type]
+        if ev.src is Source.CLIENT:
+            self.client(item, m)
+        else:
+            self.server(item, m)
 
-    def client(self, item: Item) -> None:
-        m, ev = item.msg, item.event
+    def client(self, item: Item, m: dict[str, Any]) -> None:
+        ev = item.event
         method = m.get("method")
         if item.type is MessageType.REQUEST and method == "initialize" and not ev.http:
             self.sessions_seen += 1
@@ -186,8 +229,8 @@ class _Pairer:
         else:
             self.s.orphans.append(item)
 
-    def server(self, item: Item) -> None:
-        m, ev = item.msg, item.event
+    def server(self, item: Item, m: dict[str, Any]) -> None:
+        ev = item.event
         sess = self._session_of(ev)
         if item.type in (MessageType.RESULT, MessageType.ERROR):
             ex = self.inflight.pop((sess, *id_key(m.get("id"))), None)
@@ -208,7 +251,7 @@ class _Pairer:
             if result.get("resultType") == "input_required":
                 self.input_required[(sess, ex.method, ex.name)] = ex
             return
-        owner = self._owner(item, sess)
+        owner = self._owner(item, m, sess)
         if item.type is MessageType.REQUEST:
             self.server_pending[(sess, *id_key(m["id"]))] = owner if owner is not None else item
         if owner is not None:
@@ -216,8 +259,8 @@ class _Pairer:
         else:
             self.s.unsolicited.append((len(self.s.exchanges), item))
 
-    def _owner(self, item: Item, sess: str) -> Exchange | None:
-        m, ev = item.msg, item.event
+    def _owner(self, item: Item, m: dict[str, Any], sess: str) -> Exchange | None:
+        ev = item.event
         params = request_params(m)
         if ev.http and ev.http.get("exchange") is not None:
             ex = self.by_http.get(ev.http["exchange"])

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
 import socket
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -11,6 +15,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 DEMO_SERVER = EXAMPLES / "demo_server.py"
+
+# replays of big cassettes cache their index files (`mcptape.sidecar`): here, not in ~/.cache
+# (the mcptape processes the tests start, and pytest-xdist's workers, inherit it)
+if "MCPTAPE_CACHE_DIR" not in os.environ:
+    os.environ["MCPTAPE_CACHE_DIR"] = tempfile.mkdtemp(prefix="mcptape-cache-")
+    atexit.register(shutil.rmtree, os.environ["MCPTAPE_CACHE_DIR"], ignore_errors=True)
 
 
 def demo_server_cmd(*args: str) -> list[str]:

@@ -38,10 +38,12 @@ FLOORS: dict[str, int] = {
     "mcptape.migrate": STORAGE,
     "mcptape.cassette": STORAGE,
     "mcptape.shape": STORAGE,
+    "mcptape.lazy": STORAGE,
     # core: sans-IO logic over messages and cassettes
     "mcptape.keys": CORE,
     "mcptape.pairing": CORE,
     "mcptape.skeletons": CORE,
+    "mcptape.sidecar": CORE,
     "mcptape.redact": CORE,
     "mcptape.diff": CORE,
     "mcptape.replay": CORE,

@@ -73,6 +73,7 @@ def run_replay(
     from mcptape.cassette import load
     from mcptape.replay.faults import rules_from_options
     from mcptape.replay.server_stdio import serve_stdio
+    from mcptape.sidecar import open_for_replay
 
     faults = rules_from_options(faults_file, fault_rules)
     if dry_run:
@@ -85,7 +86,7 @@ def run_replay(
     config = replay_config(match_on, ignore, allow_repeats, same_era, strict)
     sys.exit(
         serve_stdio(
-            load(cassette),
+            open_for_replay(cassette),
             config,
             strict=strict,
             speed=speed,

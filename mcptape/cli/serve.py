@@ -75,12 +75,12 @@ def serve(
     With the mcp SDK:
         Client("http://127.0.0.1:8000/mcp")
     """
-    from mcptape.cassette import load
     from mcptape.replay.faults import rules_from_options
     from mcptape.replay.http.run import serve_http
+    from mcptape.sidecar import open_for_replay
 
     faults = rules_from_options(faults_file, fault_rules)
     config = replay_config(match_on, ignore, allow_repeats, same_era, strict)
-    code = serve_http(load(cassette), config, name=str(cassette), host=host, port=port, strict=strict, speed=speed, quiet=quiet, max_body=max_body,
+    code = serve_http(open_for_replay(cassette), config, name=str(cassette), host=host, port=port, strict=strict, speed=speed, quiet=quiet, max_body=max_body,
                       faults=faults, allowed_hosts=allowed_hosts)  # fmt: skip
     sys.exit(code)

@@ -33,8 +33,9 @@ except ImportError as exc:  # pragma: no cover - the SDK is an optional extra
         f"the in-process replay transport needs the mcp SDK: pip install 'mcptape[sdk]' ({exc})"
     ) from exc
 
-from mcptape.cassette import Cassette, load
+from mcptape.cassette import Cassette
 from mcptape.errors import McpTapeError
+from mcptape.sidecar import open_for_replay
 
 from .engine import Note, ReplayConfig, ReplayEngine, Send
 from .faults import FaultPlan, FaultRule, Hangup, Step, parse_rules
@@ -80,7 +81,7 @@ class ReplayTransport:
     ) -> None:
         self.faults: tuple[FaultRule, ...] = parse_rules(faults)
         """Fault rules (`mcptape.replay.faults`), applied afresh in each session."""
-        self.cassette = cassette if isinstance(cassette, Cassette) else load(cassette)
+        self.cassette = cassette if isinstance(cassette, Cassette) else open_for_replay(cassette)
         self.config = config or ReplayConfig()
         self.index = ReplayIndex(self.cassette, self.config.match)
         self.strict = strict

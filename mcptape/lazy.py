@@ -1,0 +1,143 @@
+"""Events whose message is parsed from the cassette file when first read, not when loaded.
+
+A replay of a big cassette plays a few of its messages; parsing every one of them up front was
+most of its startup (`mcptape.sidecar` says when it is done). A `LazyEvent` holds what pairing
+reads of its message (its skeleton, `mcptape.pairing.skeleton`) and where its line is in the
+file; reading `msg` reads that line, parses it, and keeps the message. Every other field is
+there from the start. `parsed_lines()` counts the lines read so (the tests count on it).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+import orjson
+
+from mcptape.errors import CassetteError
+from mcptape.model import Event
+
+_MSG = Event.__dict__["msg"]
+"""The slot `Event.msg` is stored in (a `LazyEvent` puts a property in front of it)."""
+
+_parsed = 0
+
+
+def parsed_lines() -> int:
+    """How many lazy events have read and parsed their line, in this process."""
+    return _parsed
+
+
+class LineSource:
+    """An open cassette file that lazy events read their lines from, by offset.
+
+    It keeps the file it was opened on: a recorder that replaces the cassette meanwhile moves a
+    new file into place, and this one still reads the old. A file changed in place (an editor's
+    save) is caught when a line no longer holds its event (`LazyEvent.msg` raises).
+    """
+
+    def __init__(self, fd: int, name: str) -> None:
+        self.fd = fd
+        self.name = name
+        self._lock = threading.Lock()
+
+    def read(self, offset: int, length: int) -> bytes:
+        with self._lock:
+            if self.fd < 0:
+                raise CassetteError(f"{self.name}: closed")
+            return os.pread(self.fd, length, offset)
+
+    def close(self) -> None:
+        with self._lock:
+            if self.fd >= 0:
+                os.close(self.fd)
+                self.fd = -1
+
+    def __del__(self) -> None:
+        self.close()
+
+
+class LazyEvent(Event):
+    """An `Event` whose `msg` is read from its line in the file on first access (and kept).
+
+    `skel` is what pairing reads of the message, there from the start. Assigning `msg` sets it
+    as for any event. `_replace` gives a plain `Event`.
+    """
+
+    __slots__ = ("_length", "_lineno", "_offset", "_source", "skel")
+
+    _source: LineSource | None
+    _offset: int
+    _length: int
+    _lineno: int
+    skel: Any
+
+    @property
+    def msg(self) -> Any:
+        source = self._source
+        if source is None:
+            return _MSG.__get__(self)
+        line = source.read(self._offset, self._length)
+        msg = _message_of(line, self, source.name)
+        _MSG.__set__(self, msg)
+        self._source = None
+        global _parsed
+        _parsed += 1
+        return msg
+
+    @msg.setter
+    def msg(self, value: Any) -> None:
+        _MSG.__set__(self, value)
+        self._source = None
+
+    def _replace(self, **changes: Any) -> Event:
+        fields = {
+            "seq": self.seq,
+            "t": self.t,
+            "kind": self.kind,
+            "src": self.src,
+            "msg": self.msg,
+            "text": self.text,
+            "b64": self.b64,
+            "size": self.size,
+            "http": self.http,
+            "info": self.info,
+            "redacted": self.redacted,
+        }
+        fields.update(changes)
+        return Event(**fields)
+
+
+def lazy_event(
+    fields: tuple[Any, ...], source: LineSource, offset: int, length: int, lineno: int
+) -> LazyEvent:
+    """The `LazyEvent` of `Event(*fields)`, whose `msg` field is the message's skeleton, read
+    from the line at `offset` (`length` bytes, file line `lineno`) of `source`."""
+    out = LazyEvent(*fields)
+    out.skel = fields[4]
+    out._source = source
+    out._offset = offset
+    out._length = length
+    out._lineno = lineno
+    return out
+
+
+def _message_of(line: bytes, event: LazyEvent, name: str) -> Any:
+    """The message of `event`'s line, which must still be that event's line."""
+    try:
+        obj = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        obj = None
+    if (
+        type(obj) is not dict
+        or obj.get("seq") != event.seq
+        or obj.get("kind") != event.kind
+        or obj.get("from") != event.src
+        or "msg" not in obj
+    ):
+        raise CassetteError(
+            f"{name}:{event._lineno}: the cassette changed on disk while it was replayed "
+            "(this line no longer holds the event read); restart the replay"
+        )
+    return obj["msg"]

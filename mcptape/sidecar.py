@@ -1,0 +1,269 @@
+"""A big cassette opened for replay from its index file: the server's messages parsed when played.
+
+A replay needs every client request (the index keys them) but only the server messages it
+plays, and a big cassette is mostly server messages. The first replay of a cassette of at least
+`MIN_BYTES` reads it whole, as `load` does, and writes an index file beside mcptape's cache:
+every event as read, but each server message cut down to its skeleton (what pairing reads,
+`mcptape.pairing.skeleton`) with where its line is. Later replays of the same bytes read the
+index instead, and each server message is read from the cassette, by offset, when it is first
+played (`mcptape.lazy`).
+
+The index file is named by the cassette's SHA-1 and size, so an edited cassette never meets an
+old index (a copy of it, under any name, finds its own), and it says which mcptape wrote it. It
+lives in `$MCPTAPE_CACHE_DIR` (`off` turns the cache off), else `$XDG_CACHE_HOME/mcptape`, else
+`~/.cache/mcptape`; the newest `KEEP` are kept. Failing to read or write it is never an error:
+the replay reads the cassette as `load` does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from mcptape._perf import paused_gc
+from mcptape._version import __version__
+from mcptape.cassette import (
+    Cassette,
+    _truncated,
+    _unreadable,
+    cut_short,
+    lines_apart,
+    loads,
+)
+from mcptape.lazy import LineSource, lazy_event
+from mcptape.model import FORMAT_VERSION, HEADER_MARKER, Event, Header, Kind, Source
+from mcptape.pairing import skeleton
+
+MIN_BYTES = 4 << 20
+"""Smaller cassettes are read whole every time: that takes a tenth of a second or less."""
+
+LAZY_LINE = 512
+"""A server message on a line of at least this many bytes is read when played; a shorter one
+is kept whole in the index file (its skeleton would be nearly as big)."""
+
+WORTH = 0.5
+"""The share of the cassette's bytes that must be on lazy lines for an index to pay: with
+fewer, the index file says so, and the cassette is read whole."""
+
+KEEP = 16
+"""Index files kept in the cache, the most recently used."""
+
+LAYOUT = 1
+"""The index file's own layout (with the mcptape version that wrote it, both must match)."""
+
+
+def cache_dir() -> Path | None:
+    """Where index files go; None when `MCPTAPE_CACHE_DIR` is `off` (or empty)."""
+    env = os.environ.get("MCPTAPE_CACHE_DIR")
+    if env is not None:
+        return None if env.strip() in ("", "off") else Path(env) / "index"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".cache"
+    return base / "mcptape" / "index"
+
+
+def open_for_replay(path: str | os.PathLike[str]) -> Cassette:
+    """The cassette at `path`, for a replay: as `load` reads it, but for a big one whose index
+    is cached, each server message is read from the file when first played.
+
+    Raises:
+        CassetteError: as `load` does.
+        CassetteVersionError: as `load` does.
+    """
+    p = Path(path)
+    cache = cache_dir()
+    try:
+        fd = os.open(p, os.O_RDONLY)
+    except OSError as exc:
+        raise _unreadable(p, exc) from None
+    source = LineSource(fd, str(p))  # closes the file when no lazy event needs it any more
+    served = False
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError
+        if cache is None or st.st_size < MIN_BYTES:
+            return loads(_read_all(fd), name=str(p), path=p)
+        index = cache / _index_name(fd)  # hashed a piece at a time: not held
+        cached = _from_index(index, p, source)
+        if isinstance(cached, Cassette):
+            served = True
+            return cached
+        os.lseek(fd, 0, os.SEEK_SET)
+        data = _read_all(fd)
+    except OSError as exc:
+        raise _unreadable(p, exc) from None
+    finally:
+        if not served:
+            source.close()
+    cas = loads(data, name=str(p), path=p)
+    if cached is None:  # named by what was read now (the file may have changed since)
+        with paused_gc():
+            _write_index(cache / _index_name(data), data, cas)
+    return cas
+
+
+def _index_name(content: int | bytes) -> str:
+    """The index file's name for the cassette open as file descriptor `content` (read to its end),
+    or with these bytes: their SHA-1 and size."""
+    import hashlib  # (here: 4 ms of every replay's startup otherwise)
+
+    digest = hashlib.sha1(usedforsecurity=False)
+    if isinstance(content, bytes):
+        digest.update(content)
+        return f"{digest.hexdigest()}-{len(content)}.idx"
+    size = 0
+    while chunk := os.read(content, 1 << 20):
+        digest.update(chunk)
+        size += len(chunk)
+    return f"{digest.hexdigest()}-{size}.idx"
+
+
+def _read_all(fd: int) -> bytes:
+    """The rest of the file open as `fd` (left open), read in one buffer of its size."""
+    with os.fdopen(os.dup(fd), "rb") as f:
+        return f.read()
+
+
+def _from_index(index: Path, path: Path, source: LineSource) -> Cassette | bool | None:
+    """The cassette from its index file, its server messages lazy; False when the index says
+    the cassette is best read whole; None when there is none fit to use (none yet, unreadable,
+    corrupt, another layout or mcptape)."""
+    try:
+        doc = orjson.loads(index.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    if (
+        not isinstance(doc, dict)
+        or doc.get("layout") != LAYOUT
+        or doc.get("mcptape") != __version__
+    ):
+        return None
+    with contextlib.suppress(OSError):
+        os.utime(index)  # used: kept longer
+    if doc.get("events") is None:  # not worth an index: read whole
+        return False
+    try:
+        with paused_gc():
+            return _cassette_of(doc, path, source)
+    except (KeyError, ValueError, TypeError, IndexError):
+        return None
+
+
+def _cassette_of(doc: dict[str, Any], path: Path, source: LineSource) -> Cassette:
+    """The cassette of an index file's rows (written by `_rows` from lines `load` checked, and
+    named by the bytes they were read from: not checked again)."""
+    name = str(path)
+    events: list[Event] = []
+    linenos: list[int] = []
+    append, number = events.append, linenos.append
+    kinds, sources = _KINDS, _SOURCES
+    for lineno, offset, length, lazy, seq, t, kind, src, msg, text, b64, size, http, info, redacted in doc["events"]:  # fmt: skip
+        fields = (
+            seq,
+            t,
+            kinds[kind],
+            sources[src],
+            msg,
+            text,
+            b64,
+            size,
+            http,
+            info,
+            tuple(redacted),
+        )
+        if lazy:
+            append(lazy_event(fields, source, offset, length, lineno))
+        else:
+            append(Event(*fields))
+        number(lineno)
+    cut = doc["truncated"]
+    truncated = _truncated(name, cut[0], cut[1]) if cut else None
+    warnings = [truncated] if truncated else []
+    warnings.extend(cut_short(name, events))
+    header = Header.from_json(doc["header"])
+    return Cassette(header, events, path, warnings, truncated, lines_apart(linenos, events))
+
+
+_KINDS: dict[str, Kind] = {k.value: k for k in Kind}
+_SOURCES: dict[str | None, Source | None] = {s.value: s for s in Source} | {None: None}
+
+
+def _write_index(index: Path, data: bytes, cas: Cassette) -> None:
+    """Writes the index file of a cassette read whole (`data`, read as `cas`); nothing when the
+    cassette was migrated from an older format (its lines are not its events) or cannot be."""
+    first = data.find(b"\n")
+    try:
+        head = orjson.loads(data[:first])
+    except orjson.JSONDecodeError:
+        return
+    if head.get(HEADER_MARKER) != FORMAT_VERSION or first < 0:
+        return
+    rows = _rows(data, first + 1, cas.events)
+    if rows is None:
+        return
+    lazy_bytes = sum(row[2] for row in rows if row[3])
+    # a truncated last line is the file's last (the reader dropped it, with a warning)
+    cut = None if cas.truncated is None else [data.count(b"\n") + 1, len(cas.events)]
+    doc = {
+        "layout": LAYOUT,
+        "mcptape": __version__,
+        "size": len(data),
+        "header": cas.header.to_json(),
+        "truncated": cut,
+        "events": rows if lazy_bytes >= WORTH * len(data) else None,
+    }
+    try:
+        blob = orjson.dumps(doc)
+        index.parent.mkdir(parents=True, exist_ok=True)
+        tmp = index.with_name(f".{index.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(blob)
+        os.replace(tmp, index)
+        _prune(index.parent)
+    except (OSError, TypeError, orjson.JSONEncodeError):
+        with contextlib.suppress(OSError, UnboundLocalError):
+            tmp.unlink(missing_ok=True)
+
+
+def _rows(data: bytes, start: int, events: list[Event]) -> list[list[Any]] | None:
+    """[file line, offset, length, lazy, event] for each event of `events`, which were read from
+    `data`'s lines after the header (blank lines skipped, a truncated last line dropped); None
+    when they do not line up."""
+    rows: list[list[Any]] = []
+    offset, lineno, n = start, 1, len(events)
+    find = data.find
+    server, message = Source.SERVER, Kind.MESSAGE
+    for ev in events:
+        while True:
+            lineno += 1
+            end = find(b"\n", offset)
+            stop = len(data) if end < 0 else end
+            if data[offset:stop].strip() or end < 0:
+                break
+            offset = end + 1
+        line = data[offset:stop]
+        if not line.strip():
+            return None
+        lazy = ev.kind is message and ev.src is server and stop - offset >= LAZY_LINE
+        rows.append([lineno, offset, stop - offset, int(lazy), ev.seq, ev.t, ev.kind, ev.src,
+                     skeleton(ev.msg) if lazy else ev.msg, ev.text, ev.b64, ev.size, ev.http,
+                     ev.info, ev.redacted])  # fmt: skip
+        offset = stop + 1
+    return rows if len(rows) == n else None
+
+
+def _prune(directory: Path) -> None:
+    """Deletes all but the `KEEP` most recently used index files."""
+    files = []
+    for f in directory.glob("*.idx"):
+        with contextlib.suppress(OSError):
+            files.append((f.stat().st_mtime_ns, f))
+    files.sort(reverse=True)
+    for _, f in files[KEEP:]:
+        with contextlib.suppress(OSError):
+            f.unlink()

@@ -1,0 +1,227 @@
+"""Big cassettes replayed from their index file: the server's messages read when played, and
+everything else as `load` reads it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from mcptape import cassette as cassette_module
+from mcptape import lazy, sidecar
+from mcptape.cassette import load
+from mcptape.errors import CassetteError
+from mcptape.lazy import LazyEvent
+from mcptape.pairing import pair
+from mcptape.replay.engine import ReplayEngine, Send
+from mcptape.replay.index import ReplayIndex
+from mcptape.sidecar import open_for_replay
+from tests.conftest import ROOT, mcptape_cmd
+
+HEADER = {"mcptape_cassette": 1, "mcptape_version": "0.1.0", "transport": "stdio",
+          "target": {"command": ["srv"]}, "recorded_at": "2026-01-01T00:00:00Z", "redaction": {}}  # fmt: skip
+INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}  # fmt: skip
+TEXT = "lorem ipsum dolor " * 40  # a result line of about 800 bytes: read when played
+
+
+def call(i: int) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "read", "arguments": {"i": i}}}  # fmt: skip
+
+
+def result(i: int, text: str = TEXT) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": i, "result": {"content": [{"type": "text", "text": f"{i}: {text}"}]}}  # fmt: skip
+
+
+def write_cassette(path: Path, n: int, text: str = TEXT, end: bool = True) -> Path:
+    lines = [orjson.dumps(HEADER)]
+    seq = 0
+
+    def event(src: str, msg: Any) -> None:
+        nonlocal seq
+        seq += 1
+        lines.append(orjson.dumps({"seq": seq, "t": seq / 1000, "kind": "message", "from": src, "msg": msg}))  # fmt: skip
+
+    event("client", INIT)
+    event("server", {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                                                           "serverInfo": {"name": "srv", "version": "1"}}})  # fmt: skip
+    event("client", {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    for i in range(1, n + 1):
+        event("client", call(i))
+        event("server", result(i, text))
+    if end:
+        lines.append(orjson.dumps({"seq": seq + 1, "t": seq / 1000, "kind": "end"}))
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path
+
+
+def index_files() -> list[Path]:
+    directory = sidecar.cache_dir()
+    assert directory is not None
+    return sorted(directory.glob("*.idx")) if directory.exists() else []
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MCPTAPE_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def answers(index: ReplayIndex, *requests: dict[str, Any]) -> list[Any]:
+    engine = ReplayEngine(index)
+    out = []
+    for request in requests:
+        out += [o.msg for o in engine.receive(request) if isinstance(o, Send)]
+    return out
+
+
+def test_a_100k_exchange_cassette_plays_its_first_answer_parsing_one_server_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write_cassette(tmp_path / "big.jsonl", 100_000)
+    first = open_for_replay(path)  # read whole, as `load` reads it; its index file is written
+    assert not any(type(e) is LazyEvent for e in first.events)
+    assert len(index_files()) == 1
+    del first
+
+    def no_whole_read(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the cassette was parsed whole")
+
+    monkeypatch.setattr(sidecar, "loads", no_whole_read)
+    monkeypatch.setattr(cassette_module, "loads", no_whole_read)
+    before = lazy.parsed_lines()
+    cas = open_for_replay(path)
+    assert sum(type(e) is LazyEvent for e in cas.events) == 100_000  # every result line
+    index = ReplayIndex(cas)
+    assert lazy.parsed_lines() == before  # indexing read none of them
+    got = answers(index, INIT, call(7))
+    assert got[1] == result(7)
+    assert lazy.parsed_lines() == before + 1  # the one answer played
+
+
+def test_the_cassette_opened_from_its_index_is_the_cassette_load_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every bundled cassette (batches, HTTP metadata, stderr, redactions, both eras), with every
+    server message lazy: the same events, the same exchanges, the same answers."""
+    monkeypatch.setattr(sidecar, "MIN_BYTES", 0)
+    monkeypatch.setattr(sidecar, "LAZY_LINE", 0)
+    monkeypatch.setattr(sidecar, "WORTH", 0)
+    paths = sorted((ROOT / "cassettes").rglob("*.jsonl"))
+    assert len(paths) >= 10
+    for path in paths:
+        whole = load(path)
+        open_for_replay(path)
+        cas = open_for_replay(path)
+        lazies = [e for e in cas.events if type(e) is LazyEvent]
+        assert lazies, path
+        exchanges = pair(cas.events).exchanges  # from the skeletons
+        assert [(x.method, x.index, x.session, x.protocol_version, x.retry_of) for x in exchanges] == [
+            (x.method, x.index, x.session, x.protocol_version, x.retry_of)
+            for x in pair(whole.events).exchanges
+        ], path  # fmt: skip
+        assert [[i.msg for i in x.items] + [x.response and x.response.msg] for x in exchanges] == [
+            [i.msg for i in x.items] + [x.response and x.response.msg]
+            for x in pair(whole.events).exchanges
+        ], path  # fmt: skip
+        assert [e.to_json() for e in cas.events] == [e.to_json() for e in whole.events], path
+        assert (cas.header, cas.warnings, cas.lines) == (whole.header, whole.warnings, whole.lines)
+
+
+def test_an_edited_cassette_never_meets_its_old_index(tmp_path: Path) -> None:
+    path = write_cassette(tmp_path / "c.jsonl", 6_000)
+    open_for_replay(path)
+    data = path.read_bytes()
+    path.write_bytes(data.replace(b'"1: lorem', b'"1: LOREM', 1))  # same size, same second
+    cas = open_for_replay(path)
+    got = answers(ReplayIndex(cas), INIT, call(1))
+    assert got[1]["result"]["content"][0]["text"].startswith("1: LOREM")
+    cas = open_for_replay(path)  # now from the edited cassette's own index
+    assert any(type(e) is LazyEvent for e in cas.events)
+    assert answers(ReplayIndex(cas), INIT, call(1))[1] == got[1]
+    assert len(index_files()) == 2
+
+
+def test_a_line_changed_in_place_while_replaying_is_an_error_naming_it(tmp_path: Path) -> None:
+    path = write_cassette(tmp_path / "c.jsonl", 6_000)
+    open_for_replay(path)
+    cas = open_for_replay(path)
+    index = ReplayIndex(cas)
+    data = bytearray(path.read_bytes())
+    at = data.index(b'{"seq":5,')
+    data[at : at + 9] = b'{"seq":6,'
+    with open(path, "r+b") as f:  # in place, as some editors save
+        f.write(data)
+    with pytest.raises(CassetteError, match=rf"{path}:6: the cassette changed on disk"):
+        answers(index, INIT, call(1))
+
+
+def test_a_corrupt_or_foreign_index_file_is_read_past_and_rewritten(tmp_path: Path) -> None:
+    path = write_cassette(tmp_path / "c.jsonl", 6_000)
+    open_for_replay(path)
+    (idx,) = index_files()
+    for junk in (b"not json", orjson.dumps({"layout": 99}), idx.read_bytes()[:1000]):
+        idx.write_bytes(junk)
+        cas = open_for_replay(path)
+        assert not any(type(e) is LazyEvent for e in cas.events)
+        assert answers(ReplayIndex(cas), INIT, call(3))[1] == result(3)
+    assert any(type(e) is LazyEvent for e in open_for_replay(path).events)
+
+
+def test_small_cassettes_and_short_lines_are_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    small = write_cassette(tmp_path / "small.jsonl", 100)
+    for _ in range(2):
+        assert not any(type(e) is LazyEvent for e in open_for_replay(small).events)
+    assert index_files() == []
+    short = write_cassette(tmp_path / "short.jsonl", 20_000, text="x")  # 6 MB of short lines
+    for _ in range(2):
+        assert not any(type(e) is LazyEvent for e in open_for_replay(short).events)
+    (idx,) = index_files()
+    assert idx.stat().st_size < 1000  # "read it whole", not a copy of the cassette
+    monkeypatch.setenv("MCPTAPE_CACHE_DIR", "off")
+    assert sidecar.cache_dir() is None
+    big = write_cassette(tmp_path / "big.jsonl", 6_000)
+    for _ in range(2):
+        assert not any(type(e) is LazyEvent for e in open_for_replay(big).events)
+
+
+def test_a_cut_short_cassette_warns_the_same_from_its_index(tmp_path: Path) -> None:
+    path = write_cassette(tmp_path / "c.jsonl", 6_000, end=False)
+    with open(path, "ab") as f:
+        f.write(b'{"seq": 99999, "t": 1.0, "kind": "mess')
+    whole = load(path)
+    open_for_replay(path)
+    cas = open_for_replay(path)
+    assert any(type(e) is LazyEvent for e in cas.events)
+    assert cas.warnings == whole.warnings and len(cas.warnings) == 2
+    assert cas.truncated == whole.truncated
+
+
+def test_index_files_beyond_the_newest_are_deleted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sidecar, "KEEP", 2)
+    for n in range(4):
+        path = write_cassette(tmp_path / f"c{n}.jsonl", 6_000 + n)
+        open_for_replay(path)
+        open_for_replay(path)
+    assert len(index_files()) == 2
+
+
+def test_mcptape_replay_answers_the_same_from_the_index(tmp_path: Path) -> None:
+    """The CLI, twice on a 5 MB cassette: the second run is served from the index file."""
+    path = write_cassette(tmp_path / "c.jsonl", 6_000)
+    lines = b"".join(orjson.dumps(m) + b"\n" for m in (INIT, call(11), call(12)))
+    env = {**os.environ, "MCPTAPE_CACHE_DIR": str(tmp_path / "cache")}
+    cmd = mcptape_cmd("replay", "-q", str(path))
+    run = {"input": lines, "capture_output": True, "env": env, "timeout": 120, "check": True}
+    runs = [subprocess.run(cmd, **run) for _ in range(2)]  # type: ignore[call-overload]
+    assert len(index_files()) == 1
+    assert runs[0].stdout == runs[1].stdout
+    out = [orjson.loads(line) for line in runs[1].stdout.splitlines()]
+    assert out[1:] == [result(11), result(12)]
