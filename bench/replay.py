@@ -213,23 +213,31 @@ def _open_and_index(path: Path, cache: str) -> tuple[float, int]:
 
 
 def from_index(level: int) -> list[Row]:
+    """A replay's open + index of a big cassette from its index file (`mcptape.sidecar`), against
+    the same cassette read whole, for the results cassette and for the scaling one."""
     tmp = scratch()
     n = pick(level, 6_000, 20_000, 100_000)
-    path = results_cassette(tmp, n)
-    cache = str(tmp / "cache")
-    _open_and_index(path, cache)  # the first replay: read whole, its index file written
     runs = pick(level, 1, 3, 3)
-    res = interleaved(runs, {"whole": lambda: _open_and_index(path, "off")[0], "index": lambda: _open_and_index(path, cache)[0]})  # fmt: skip
-    rss = statistics.median(_open_and_index(path, cache)[1] for _ in range(runs))
-    size = path.stat().st_size
     limit = 1.5 * n / 100_000
-    return [
-        Row(f"replay from its index file: open + index {n // 1000}k exchanges of 800-byte results", res["index"], res["whole"], "s",
-            f"<= {limit:.2g} s", res["index"] <= limit, res["index"] / res["whole"],
-            f"{size / 1e6:.0f} MB; baseline: the same cassette read whole (MCPTAPE_CACHE_DIR=off)", spread=res.spread("index", "whole")),
-        Row("replay from its index file: resident memory / cassette size", rss / size, None, "x", "<= 2x", rss / size <= 2,
-            note=f"{rss / 1e6:.0f} MB for a {size / 1e6:.0f} MB cassette"),
-    ]  # fmt: skip
+    rows = []
+    for what, path in (
+        ("800-byte results", results_cassette(tmp, n)),
+        ("the scaling cassette", cassette(tmp, n)),
+    ):
+        cache = str(tmp / f"cache-{path.stem}")
+        _open_and_index(path, cache)  # the first replay: read whole, its index file written
+        res = interleaved(runs, {"whole": lambda p=path: _open_and_index(p, "off")[0],
+                                 "index": lambda p=path, c=cache: _open_and_index(p, c)[0]})  # fmt: skip
+        rss = statistics.median(_open_and_index(path, cache)[1] for _ in range(runs))
+        size = path.stat().st_size
+        rows += [
+            Row(f"replay from its index file: open + index {n // 1000}k exchanges, {what}", res["index"], res["whole"], "s",
+                f"<= {limit:.2g} s", res["index"] <= limit, res["index"] / res["whole"],
+                f"{size / 1e6:.0f} MB; baseline: the same cassette read whole (MCPTAPE_CACHE_DIR=off)", spread=res.spread("index", "whole")),
+            Row(f"replay from its index file: resident memory / cassette size, {what}", rss / size, None, "x", "<= 2x", rss / size <= 2,
+                note=f"{rss / 1e6:.0f} MB for a {size / 1e6:.0f} MB cassette"),
+        ]  # fmt: skip
+    return rows
 
 
 def scaling(level: int) -> list[Row]:

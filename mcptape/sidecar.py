@@ -42,9 +42,10 @@ from mcptape.pairing import skeleton
 MIN_BYTES = 4 << 20
 """Smaller cassettes are read whole every time: that takes a tenth of a second or less."""
 
-LAZY_LINE = 512
+LAZY_LINE = 0
 """A server message on a line of at least this many bytes is read when played; a shorter one
-is kept whole in the index file (its skeleton would be nearly as big)."""
+is kept whole in the index file. 0: every one (measured: even for the bench's lines of 150-200
+bytes, a skeleton and an offset are cheaper to read and to hold than the message)."""
 
 WORTH = 0.5
 """The share of the cassette's bytes that must be on lazy lines for an index to pay: with
@@ -53,8 +54,9 @@ fewer, the index file says so, and the cassette is read whole."""
 KEEP = 16
 """Index files kept in the cache, the most recently used."""
 
-LAYOUT = 1
-"""The index file's own layout (with the mcptape version that wrote it, both must match)."""
+LAYOUT = 2
+"""The index file's own layout (with the mcptape version that wrote it, both must match): a
+line of what it is about, then one line per event."""
 
 
 def cache_dir() -> Path | None:
@@ -133,60 +135,52 @@ def _read_all(fd: int) -> bytes:
 def _from_index(index: Path, path: Path, source: LineSource) -> Cassette | bool | None:
     """The cassette from its index file, its server messages lazy; False when the index says
     the cassette is best read whole; None when there is none fit to use (none yet, unreadable,
-    corrupt, another layout or mcptape)."""
+    corrupt, cut short, another layout or mcptape)."""
     try:
-        doc = orjson.loads(index.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return None
-    if (
-        not isinstance(doc, dict)
-        or doc.get("layout") != LAYOUT
-        or doc.get("mcptape") != __version__
-    ):
-        return None
-    with contextlib.suppress(OSError):
-        os.utime(index)  # used: kept longer
-    if doc.get("events") is None:  # not worth an index: read whole
-        return False
-    try:
-        with paused_gc():
-            return _cassette_of(doc, path, source)
-    except (KeyError, ValueError, TypeError, IndexError):
+        with open(index, "rb") as f:
+            meta = orjson.loads(f.readline())
+            if (
+                not isinstance(meta, dict)
+                or meta.get("layout") != LAYOUT
+                or meta.get("mcptape") != __version__
+            ):
+                return None
+            with contextlib.suppress(OSError):
+                os.utime(index)  # used: kept longer
+            if meta.get("events") is None:  # not worth an index: read whole
+                return False
+            with paused_gc():
+                return _cassette_of(meta, f, path, source)
+    except (OSError, orjson.JSONDecodeError, KeyError, ValueError, TypeError, IndexError):
         return None
 
 
-def _cassette_of(doc: dict[str, Any], path: Path, source: LineSource) -> Cassette:
-    """The cassette of an index file's rows (written by `_rows` from lines `load` checked, and
-    named by the bytes they were read from: not checked again)."""
+def _cassette_of(
+    meta: dict[str, Any], rows: Any, path: Path, source: LineSource
+) -> Cassette | None:
+    """The cassette of an index file's rows, one a line (written by `_rows` from lines `load`
+    checked, and named by the bytes they were read from: not checked again); None when there
+    are not as many as the first line says."""
     name = str(path)
     events: list[Event] = []
     linenos: list[int] = []
-    append, number = events.append, linenos.append
+    append, number, loads_ = events.append, linenos.append, orjson.loads
     kinds, sources = _KINDS, _SOURCES
-    for lineno, offset, length, lazy, seq, t, kind, src, msg, text, b64, size, http, info, redacted in doc["events"]:  # fmt: skip
-        fields = (
-            seq,
-            t,
-            kinds[kind],
-            sources[src],
-            msg,
-            text,
-            b64,
-            size,
-            http,
-            info,
-            tuple(redacted),
-        )
+    for row in rows:  # one at a time: the rows are never all in memory with the events
+        lineno, offset, length, lazy, seq, t, kind, src, msg, text, b64, size, http, info, redacted = loads_(row)  # fmt: skip
+        fields = (seq, t, kinds[kind], sources[src], msg, text, b64, size, http, info, tuple(redacted))  # fmt: skip
         if lazy:
             append(lazy_event(fields, source, offset, length, lineno))
         else:
             append(Event(*fields))
         number(lineno)
-    cut = doc["truncated"]
+    if len(events) != meta["events"]:
+        return None
+    cut = meta["truncated"]
     truncated = _truncated(name, cut[0], cut[1]) if cut else None
     warnings = [truncated] if truncated else []
     warnings.extend(cut_short(name, events))
-    header = Header.from_json(doc["header"])
+    header = Header.from_json(meta["header"])
     return Cassette(header, events, path, warnings, truncated, lines_apart(linenos, events))
 
 
@@ -210,19 +204,24 @@ def _write_index(index: Path, data: bytes, cas: Cassette) -> None:
     lazy_bytes = sum(row[2] for row in rows if row[3])
     # a truncated last line is the file's last (the reader dropped it, with a warning)
     cut = None if cas.truncated is None else [data.count(b"\n") + 1, len(cas.events)]
-    doc = {
+    worth = lazy_bytes >= WORTH * len(data)
+    meta = {
         "layout": LAYOUT,
         "mcptape": __version__,
         "size": len(data),
         "header": cas.header.to_json(),
         "truncated": cut,
-        "events": rows if lazy_bytes >= WORTH * len(data) else None,
+        "events": len(rows) if worth else None,
     }
     try:
-        blob = orjson.dumps(doc)
         index.parent.mkdir(parents=True, exist_ok=True)
         tmp = index.with_name(f".{index.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(blob)
+        with open(tmp, "wb") as f:
+            newline = orjson.OPT_APPEND_NEWLINE
+            f.write(orjson.dumps(meta, option=newline))
+            # each written as made: orjson's buffer (4 KiB a row, see `_perf.trimmed`) reused
+            for row in rows if worth else ():
+                f.write(orjson.dumps(row, option=newline))
         os.replace(tmp, index)
         _prune(index.parent)
     except (OSError, TypeError, orjson.JSONEncodeError):
