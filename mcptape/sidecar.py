@@ -1,12 +1,12 @@
 """A big cassette opened for replay from its index file: the server's messages parsed when played.
 
 A replay needs every client request (the index keys them) but only the server messages it
-plays, and a big cassette is mostly server messages. The first replay of a cassette of at least
-`MIN_BYTES` reads it whole, as `load` does, and writes an index file beside mcptape's cache:
-every event as read, but each server message cut down to its skeleton (what pairing reads,
-`mcptape.pairing.skeleton`) with where its line is. Later replays of the same bytes read the
-index instead, and each server message is read from the cassette, by offset, when it is first
-played (`mcptape.lazy`).
+plays, and a big cassette is mostly server messages. A replay of a cassette of at least
+`MIN_BYTES` reads it whole, as `load` does, the first two times; the second writes an index
+file into mcptape's cache: every event as read, but each server message cut down to its
+skeleton (what pairing reads, `mcptape.pairing.skeleton`) with where its line is. Later
+replays of the same bytes read the index instead, and each server message is read from the
+cassette, by offset, when it is first played (`mcptape.lazy`).
 
 The index file is named by the cassette's SHA-1 and size, so an edited cassette never meets an
 old index (a copy of it, under any name, finds its own), and it says which mcptape wrote it. It
@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import time
 from pathlib import Path
 from typing import Any
 
@@ -105,9 +106,26 @@ def open_for_replay(path: str | os.PathLike[str]) -> Cassette:
             source.close()
     cas = loads(data, name=str(p), path=p)
     if cached is None:  # named by what was read now (the file may have changed since)
-        with paused_gc():
-            _write_index(cache / _index_name(data), data, cas)
+        _seen(cache / _index_name(data), data, cas)
     return cas
+
+
+def _seen(index: Path, data: bytes, cas: Cassette) -> None:
+    """A cassette read whole for a replay: the second time its bytes are, their index file is
+    written (writing it costs half a reading: a cassette replayed once, as in a CI job with no
+    cache kept, never pays it). The first time leaves a mark (`.seen`) instead."""
+    mark = index.with_suffix(".seen")
+    try:
+        if not mark.exists():
+            mark.parent.mkdir(parents=True, exist_ok=True)
+            mark.touch()
+            _prune(mark.parent, "*.seen")
+            return
+        mark.unlink()
+    except OSError:
+        return
+    with paused_gc():
+        _write_index(index, data, cas)
 
 
 def _index_name(content: int | bytes) -> str:
@@ -223,7 +241,7 @@ def _write_index(index: Path, data: bytes, cas: Cassette) -> None:
             for row in rows if worth else ():
                 f.write(orjson.dumps(row, option=newline))
         os.replace(tmp, index)
-        _prune(index.parent)
+        _prune(index.parent, "*.idx")
     except (OSError, TypeError, orjson.JSONEncodeError):
         with contextlib.suppress(OSError, UnboundLocalError):
             tmp.unlink(missing_ok=True)
@@ -256,10 +274,15 @@ def _rows(data: bytes, start: int, events: list[Event]) -> list[list[Any]] | Non
     return rows if len(rows) == n else None
 
 
-def _prune(directory: Path) -> None:
-    """Deletes all but the `KEEP` most recently used index files."""
+def _prune(directory: Path, pattern: str) -> None:
+    """Deletes all but the `KEEP` most recently used files of `pattern` (index files, marks),
+    and what writers killed mid-write left an hour ago or more."""
+    for f in directory.glob(".*.tmp"):
+        with contextlib.suppress(OSError):
+            if f.stat().st_mtime < time.time() - 3600:
+                f.unlink()
     files = []
-    for f in directory.glob("*.idx"):
+    for f in directory.glob(pattern):
         with contextlib.suppress(OSError):
             files.append((f.stat().st_mtime_ns, f))
     files.sort(reverse=True)

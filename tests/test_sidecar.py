@@ -60,6 +60,12 @@ def write_cassette(path: Path, n: int, text: str = TEXT, end: bool = True, note:
     return path
 
 
+def replayed_twice(path: Path) -> None:
+    """The first two replays read a cassette whole; the second writes its index file."""
+    for _ in range(2):
+        assert not any(type(e) is LazyEvent for e in open_for_replay(path).events)
+
+
 def index_files() -> list[Path]:
     directory = sidecar.cache_dir()
     assert directory is not None
@@ -83,10 +89,10 @@ def test_a_100k_exchange_cassette_plays_its_first_answer_parsing_two_server_mess
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = write_cassette(tmp_path / "big.jsonl", 100_000)
-    first = open_for_replay(path)  # read whole, as `load` reads it; its index file is written
-    assert not any(type(e) is LazyEvent for e in first.events)
+    open_for_replay(path)  # read whole, as `load` reads it
+    assert index_files() == []  # (a cassette replayed once never pays for an index)
+    open_for_replay(path)  # read whole again, and its index file written
     assert len(index_files()) == 1
-    del first
 
     def no_whole_read(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the cassette was parsed whole")
@@ -115,7 +121,7 @@ def test_the_cassette_opened_from_its_index_is_the_cassette_load_reads(
     assert len(paths) >= 10
     for path in paths:
         whole = load(path)
-        open_for_replay(path)
+        replayed_twice(path)
         cas = open_for_replay(path)
         lazies = [e for e in cas.events if type(e) is LazyEvent]
         assert lazies, path
@@ -134,12 +140,13 @@ def test_the_cassette_opened_from_its_index_is_the_cassette_load_reads(
 
 def test_an_edited_cassette_never_meets_its_old_index(tmp_path: Path) -> None:
     path = write_cassette(tmp_path / "c.jsonl", 6_000)
-    open_for_replay(path)
+    replayed_twice(path)
     data = path.read_bytes()
     path.write_bytes(data.replace(b'"1: lorem', b'"1: LOREM', 1))  # same size, same second
     cas = open_for_replay(path)
     got = answers(ReplayIndex(cas), INIT, call(1))
     assert got[1]["result"]["content"][0]["text"].startswith("1: LOREM")
+    open_for_replay(path)
     cas = open_for_replay(path)  # now from the edited cassette's own index
     assert any(type(e) is LazyEvent for e in cas.events)
     assert answers(ReplayIndex(cas), INIT, call(1))[1] == got[1]
@@ -148,7 +155,7 @@ def test_an_edited_cassette_never_meets_its_old_index(tmp_path: Path) -> None:
 
 def test_a_line_changed_in_place_while_replaying_is_an_error_naming_it(tmp_path: Path) -> None:
     path = write_cassette(tmp_path / "c.jsonl", 6_000)
-    open_for_replay(path)
+    replayed_twice(path)
     cas = open_for_replay(path)
     index = ReplayIndex(cas)
     data = bytearray(path.read_bytes())
@@ -162,33 +169,35 @@ def test_a_line_changed_in_place_while_replaying_is_an_error_naming_it(tmp_path:
 
 def test_a_corrupt_or_foreign_index_file_is_read_past_and_rewritten(tmp_path: Path) -> None:
     path = write_cassette(tmp_path / "c.jsonl", 6_000)
-    open_for_replay(path)
+    replayed_twice(path)
     (idx,) = index_files()
-    for junk in (b"not json", orjson.dumps({"layout": 99}), idx.read_bytes()[:1000]):
+    whole = idx.read_bytes()
+    for junk in (b"not json", orjson.dumps({"layout": 99}), whole[:1000], whole[: len(whole) // 2]):
         idx.write_bytes(junk)
+        replayed_twice(path)  # read whole, the index file written again by the second
         cas = open_for_replay(path)
-        assert not any(type(e) is LazyEvent for e in cas.events)
+        assert any(type(e) is LazyEvent for e in cas.events)
         assert answers(ReplayIndex(cas), INIT, call(3))[1] == result(3)
-    assert any(type(e) is LazyEvent for e in open_for_replay(path).events)
+        assert idx.read_bytes() == whole
 
 
 def test_small_cassettes_and_cassettes_of_requests_are_read_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     small = write_cassette(tmp_path / "small.jsonl", 100)
-    for _ in range(2):
+    for _ in range(3):
         assert not any(type(e) is LazyEvent for e in open_for_replay(small).events)
     assert index_files() == []
     # 6 MB, mostly the client's requests: nothing to gain from an index
     asks = write_cassette(tmp_path / "asks.jsonl", 10_000, text="x", note=TEXT)
-    for _ in range(2):
+    for _ in range(3):
         assert not any(type(e) is LazyEvent for e in open_for_replay(asks).events)
     (idx,) = index_files()
     assert idx.stat().st_size < 1000  # "read it whole", not a copy of the cassette
     monkeypatch.setenv("MCPTAPE_CACHE_DIR", "off")
     assert sidecar.cache_dir() is None
     big = write_cassette(tmp_path / "big.jsonl", 6_000)
-    for _ in range(2):
+    for _ in range(3):
         assert not any(type(e) is LazyEvent for e in open_for_replay(big).events)
 
 
@@ -197,7 +206,7 @@ def test_a_cut_short_cassette_warns_the_same_from_its_index(tmp_path: Path) -> N
     with open(path, "ab") as f:
         f.write(b'{"seq": 99999, "t": 1.0, "kind": "mess')
     whole = load(path)
-    open_for_replay(path)
+    replayed_twice(path)
     cas = open_for_replay(path)
     assert any(type(e) is LazyEvent for e in cas.events)
     assert cas.warnings == whole.warnings and len(cas.warnings) == 2
@@ -210,20 +219,19 @@ def test_index_files_beyond_the_newest_are_deleted(
     monkeypatch.setattr(sidecar, "KEEP", 2)
     for n in range(4):
         path = write_cassette(tmp_path / f"c{n}.jsonl", 6_000 + n)
-        open_for_replay(path)
-        open_for_replay(path)
+        replayed_twice(path)
     assert len(index_files()) == 2
 
 
 def test_mcptape_replay_answers_the_same_from_the_index(tmp_path: Path) -> None:
-    """The CLI, twice on a 5 MB cassette: the second run is served from the index file."""
+    """The CLI, three times on a 5 MB cassette: the third run is served from the index file."""
     path = write_cassette(tmp_path / "c.jsonl", 6_000)
     lines = b"".join(orjson.dumps(m) + b"\n" for m in (INIT, call(11), call(12)))
     env = {**os.environ, "MCPTAPE_CACHE_DIR": str(tmp_path / "cache")}
     cmd = mcptape_cmd("replay", "-q", str(path))
     run = {"input": lines, "capture_output": True, "env": env, "timeout": 120, "check": True}
-    runs = [subprocess.run(cmd, **run) for _ in range(2)]  # type: ignore[call-overload]
+    runs = [subprocess.run(cmd, **run) for _ in range(3)]  # type: ignore[call-overload]
     assert len(index_files()) == 1
-    assert runs[0].stdout == runs[1].stdout
-    out = [orjson.loads(line) for line in runs[1].stdout.splitlines()]
+    assert runs[0].stdout == runs[1].stdout == runs[2].stdout
+    out = [orjson.loads(line) for line in runs[2].stdout.splitlines()]
     assert out[1:] == [result(11), result(12)]
