@@ -66,7 +66,10 @@ def cache_dir() -> Path | None:
     if env is not None:
         return None if env.strip() in ("", "off") else Path(env) / "index"
     xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg) if xdg else Path.home() / ".cache"
+    try:
+        base = Path(xdg) if xdg else Path.home() / ".cache"
+    except RuntimeError:  # no home directory to be found: no cache
+        return None
     return base / "mcptape" / "index"
 
 

@@ -201,6 +201,24 @@ def test_small_cassettes_and_cassettes_of_requests_are_read_whole(
         assert not any(type(e) is LazyEvent for e in open_for_replay(big).events)
 
 
+def test_without_a_writable_cache_a_big_cassette_is_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write_cassette(tmp_path / "c.jsonl", 6_000)
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("MCPTAPE_CACHE_DIR", str(tmp_path / "file"))  # not a directory
+    for _ in range(3):
+        cas = open_for_replay(path)
+        assert not any(type(e) is LazyEvent for e in cas.events)
+        assert answers(ReplayIndex(cas), INIT, call(2))[1] == result(2)
+    monkeypatch.delenv("MCPTAPE_CACHE_DIR")
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.delenv("HOME")
+    monkeypatch.setattr(Path, "home", lambda: (_ for _ in ()).throw(RuntimeError("no home")))
+    assert sidecar.cache_dir() is None
+    assert not any(type(e) is LazyEvent for e in open_for_replay(path).events)
+
+
 def test_a_cut_short_cassette_warns_the_same_from_its_index(tmp_path: Path) -> None:
     path = write_cassette(tmp_path / "c.jsonl", 6_000, end=False)
     with open(path, "ab") as f:
