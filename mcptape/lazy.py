@@ -9,6 +9,7 @@ there from the start. `parsed_lines()` counts the lines read so (the tests count
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 from typing import Any
@@ -92,21 +93,8 @@ class LazyEvent(Event):
         self._source = None
 
     def _replace(self, **changes: Any) -> Event:
-        fields = {
-            "seq": self.seq,
-            "t": self.t,
-            "kind": self.kind,
-            "src": self.src,
-            "msg": self.msg,
-            "text": self.text,
-            "b64": self.b64,
-            "size": self.size,
-            "http": self.http,
-            "info": self.info,
-            "redacted": self.redacted,
-        }
-        fields.update(changes)
-        return Event(**fields)
+        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(Event)}
+        return Event(**(values | changes))
 
 
 def lazy_event(

@@ -37,20 +37,26 @@ from mcptape.cassette import (
     loads,
 )
 from mcptape.lazy import LineSource, lazy_event
-from mcptape.model import FORMAT_VERSION, HEADER_MARKER, Event, Header, Kind, Source
+from mcptape.model import (
+    _KINDS,
+    _SOURCES,
+    FORMAT_VERSION,
+    HEADER_MARKER,
+    Event,
+    Header,
+    Kind,
+    Source,
+)
 from mcptape.pairing import skeleton
 
 MIN_BYTES = 4 << 20
 """Smaller cassettes are read whole every time: that takes a tenth of a second or less."""
 
-LAZY_LINE = 0
-"""A server message on a line of at least this many bytes is read when played; a shorter one
-is kept whole in the index file. 0: every one (measured: even for the bench's lines of 150-200
-bytes, a skeleton and an offset are cheaper to read and to hold than the message)."""
-
 WORTH = 0.5
-"""The share of the cassette's bytes that must be on lazy lines for an index to pay: with
-fewer, the index file says so, and the cassette is read whole."""
+"""The share of the cassette's bytes that must be on server lines for an index to pay: with
+fewer, the index file says so, and the cassette is read whole. Every server message is lazy,
+short ones too (measured: even for the bench's lines of 150-200 bytes, a skeleton and an
+offset are cheaper to read and to hold than the message)."""
 
 KEEP = 16
 """Index files kept in the cache, the most recently used."""
@@ -189,7 +195,7 @@ def _cassette_of(
     kinds, sources = _KINDS, _SOURCES
     for row in rows:  # one at a time: the rows are never all in memory with the events
         lineno, offset, length, lazy, seq, t, kind, src, msg, text, b64, size, http, info, redacted = loads_(row)  # fmt: skip
-        fields = (seq, t, kinds[kind], sources[src], msg, text, b64, size, http, info, tuple(redacted))  # fmt: skip
+        fields = (seq, t, kinds[kind], sources[src] if src is not None else None, msg, text, b64, size, http, info, tuple(redacted))  # fmt: skip
         if lazy:
             append(lazy_event(fields, source, offset, length, lineno))
         else:
@@ -205,19 +211,17 @@ def _cassette_of(
     return Cassette(header, events, path, warnings, truncated, lines_apart(linenos, events))
 
 
-_KINDS: dict[str, Kind] = {k.value: k for k in Kind}
-_SOURCES: dict[str | None, Source | None] = {s.value: s for s in Source} | {None: None}
-
-
 def _write_index(index: Path, data: bytes, cas: Cassette) -> None:
     """Writes the index file of a cassette read whole (`data`, read as `cas`); nothing when the
     cassette was migrated from an older format (its lines are not its events) or cannot be."""
     first = data.find(b"\n")
+    if first < 0:
+        return
     try:
         head = orjson.loads(data[:first])
     except orjson.JSONDecodeError:
         return
-    if head.get(HEADER_MARKER) != FORMAT_VERSION or first < 0:
+    if head.get(HEADER_MARKER) != FORMAT_VERSION:
         return
     rows = _rows(data, first + 1, cas.events)
     if rows is None:
@@ -263,13 +267,12 @@ def _rows(data: bytes, start: int, events: list[Event]) -> list[list[Any]] | Non
             lineno += 1
             end = find(b"\n", offset)
             stop = len(data) if end < 0 else end
-            if data[offset:stop].strip() or end < 0:
+            if data[offset:stop].strip():
                 break
+            if end < 0:  # no line left for this event
+                return None
             offset = end + 1
-        line = data[offset:stop]
-        if not line.strip():
-            return None
-        lazy = ev.kind is message and ev.src is server and stop - offset >= LAZY_LINE
+        lazy = ev.kind is message and ev.src is server
         rows.append([lineno, offset, stop - offset, int(lazy), ev.seq, ev.t, ev.kind, ev.src,
                      skeleton(ev.msg) if lazy else ev.msg, ev.text, ev.b64, ev.size, ev.http,
                      ev.info, ev.redacted])  # fmt: skip

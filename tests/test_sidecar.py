@@ -115,7 +115,6 @@ def test_the_cassette_opened_from_its_index_is_the_cassette_load_reads(
     """Every bundled cassette (batches, HTTP metadata, stderr, redactions, both eras), with every
     server message lazy: the same events, the same exchanges, the same answers."""
     monkeypatch.setattr(sidecar, "MIN_BYTES", 0)
-    monkeypatch.setattr(sidecar, "LAZY_LINE", 0)
     monkeypatch.setattr(sidecar, "WORTH", 0)
     paths = sorted((ROOT / "cassettes").rglob("*.jsonl"))
     assert len(paths) >= 10
