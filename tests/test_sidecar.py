@@ -158,12 +158,12 @@ def test_a_line_changed_in_place_while_replaying_is_an_error_naming_it(tmp_path:
     cas = open_for_replay(path)
     index = ReplayIndex(cas)
     data = bytearray(path.read_bytes())
-    at = data.index(b'{"seq":5,')
-    data[at : at + 9] = b'{"seq":6,'
+    at = data.index(b'{"seq":10003,')  # the answer to call 5000, on line 10004: beyond what
+    data[at : at + 13] = b'{"seq":10004,'  # reading the first lines read ahead
     with open(path, "r+b") as f:  # in place, as some editors save
         f.write(data)
-    with pytest.raises(CassetteError, match=rf"{path}:6: the cassette changed on disk"):
-        answers(index, INIT, call(1))
+    with pytest.raises(CassetteError, match=rf"{path}:10004: the cassette changed on disk"):
+        answers(index, INIT, call(5000))
 
 
 def test_a_corrupt_or_foreign_index_file_is_read_past_and_rewritten(tmp_path: Path) -> None:
@@ -252,3 +252,57 @@ def test_mcptape_replay_answers_the_same_from_the_index(tmp_path: Path) -> None:
     assert runs[0].stdout == runs[1].stdout == runs[2].stdout
     out = [orjson.loads(line) for line in runs[2].stdout.splitlines()]
     assert out[1:] == [result(11), result(12)]
+
+
+def test_lines_are_read_ahead_in_blocks_and_every_line_comes_back_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # lines of every length, some longer than a block, some across a block's end
+    lines = [b"x" * (i * 37 % 900) + b"\n" for i in range(3_000)] + [
+        b"y" * (lazy.BLOCK + 5) + b"\n"
+    ]
+    lines += [b"z" * 50 + b"\n"] * 10
+    path = tmp_path / "lines"
+    path.write_bytes(b"".join(lines))
+    reads = 0
+    real = os.pread
+
+    def counted(fd: int, n: int, offset: int) -> bytes:
+        nonlocal reads
+        reads += 1
+        return real(fd, n, offset)
+
+    monkeypatch.setattr(lazy.os, "pread", counted)
+    source = lazy.LineSource(os.open(path, os.O_RDONLY), str(path))
+    offset = 0
+    for line in lines:
+        assert source.read(offset, len(line)) == line
+        offset += len(line)
+    assert reads <= len(b"".join(lines)) // (lazy.BLOCK // 2)  # a read a block, not a read a line
+    assert source.read(0, 1000) == b"".join(lines)[:1000]  # and back: read again
+    source.close()
+    with pytest.raises(CassetteError, match="closed"):
+        source.read(offset - 10, 5)  # (though it was read ahead)
+
+
+def test_a_replay_process_takes_its_cassette_out_of_the_collectors_sight(tmp_path: Path) -> None:
+    path = write_cassette(tmp_path / "c.jsonl", 200)
+    code = (
+        "import gc, sys\n"
+        "from mcptape.cassette import load\n"
+        "from mcptape.replay.engine import ReplayConfig\n"
+        "from mcptape.replay.server_stdio import serve_stdio\n"
+        "cassette = load(sys.argv[1])\n"
+        "assert gc.get_freeze_count() == 0\n"
+        "serve_stdio(cassette, ReplayConfig(), quiet=True)\n"
+        "print(gc.get_freeze_count(), file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [*mcptape_cmd()[:1], "-c", code, str(path)],
+        input=orjson.dumps(INIT) + b"\n",
+        capture_output=True,
+        cwd=ROOT,
+        check=True,
+    )
+    assert orjson.loads(done.stdout)["result"]["protocolVersion"] == "2025-11-25"
+    assert int(done.stderr.decode().split()[-1]) > 5 * 400  # every event's objects, at least

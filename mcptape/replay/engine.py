@@ -654,25 +654,26 @@ class ReplayEngine:
             play.pos += 1
             if item.src is Source.CLIENT or (hangup is not None and index.played_out(item)):
                 continue  # the live client sends its own answers and cancellations
-            method = item.msg.get("method")
+            m = item.msg  # (once: a lazy item reads it through two properties)
+            method = m.get("method")
             if play.modern_out and method in CHANGE_NOTIFICATIONS:
                 continue  # 2026-07-28 sends these only on a listen stream that asked for them
             if item.type is MessageType.REQUEST:
                 after = max(0.0, item.event.t - play.since)
                 if play.modern_out and method != "ping":
                     return out + self._input_required(play, item, after)
-                fresh = self._fresh_id(item.msg.get("id"))
+                fresh = self._fresh_id(m.get("id"))
                 self._waiting[id_key(fresh)] = (play, item)
-                out.append(Send({**item.msg, "id": fresh}, item.event, ex, cid, after))
+                out.append(Send({**m, "id": fresh}, item.event, ex, cid, after))
                 return out
-            kind = rewrite_kind(item.msg)
+            kind = rewrite_kind(m)
             if kind == PROGRESS and token is None:
                 continue  # this client asked for no progress
-            msg = rewrite(item.msg, kind, cid, token)
+            msg = rewrite(m, kind, cid, token)
             assert msg is not None
             send = Send(msg, item.event, ex, cid, max(0.0, item.event.t - play.since))
             if encodings is not None:
-                send.spliced(encodings.template(play.pos - 1, item.msg, kind), cid, token)
+                send.spliced(encodings.template(play.pos - 1, m, kind), cid, token)
             out.append(send)
         resp = ex.response
         if resp is None or index.played_out(resp):
@@ -685,10 +686,11 @@ class ReplayEngine:
         """`out`, then the exchange's recorded response for the client (and what follows it)."""
         ex, cid, token = play.exchange, play.client_id, play.token
         after = max(0.0, resp.event.t - play.since)
-        if play.legacy_out and is_input_required(resp.msg.get("result")):
+        rmsg = resp.msg
+        if play.legacy_out and is_input_required(rmsg.get("result")):
             return out + self._ask(play, resp, after)
-        kind = rewrite_kind(resp.msg)
-        msg = rewrite({**resp.msg, "id": cid}, kind, cid, token)
+        kind = rewrite_kind(rmsg)
+        msg = rewrite({**rmsg, "id": cid}, kind, cid, token)
         assert msg is not None  # (only progress notifications are dropped)
         as_recorded = False
         if play.legacy_out and "result" in msg:
@@ -703,7 +705,7 @@ class ReplayEngine:
         if (
             as_recorded and encodings is not None
         ):  # but for the client's ids: spliced into its bytes
-            tpl = encodings.template(len(ex.items), resp.msg, kind, response=True)
+            tpl = encodings.template(len(ex.items), rmsg, kind, response=True)
             send.spliced(tpl, cid, token)
         out.append(send)
         self._active.pop(id_key(cid), None)

@@ -24,6 +24,7 @@ from typing import Any
 
 import orjson
 
+from mcptape._perf import settled
 from mcptape.cassette import Cassette
 from mcptape.errors import McpTapeError
 from mcptape.wire.jsonrpc import (
@@ -268,9 +269,11 @@ def serve_stdio(
     os.dup2(2, 1)  # anything else that writes to fd 1 now lands on stderr
     sys.stdout = sys.stderr
     try:
-        return StdioReplayServer(
+        server = StdioReplayServer(
             cassette, config, strict=strict, speed=speed, quiet=quiet, stdout_fd=out_fd, faults=faults, max_line=max_line,
             report=report,
-        ).run()  # fmt: skip
+        )  # fmt: skip
+        settled()  # (this process serves this cassette until it exits)
+        return server.run()
     finally:
         os.close(out_fd)

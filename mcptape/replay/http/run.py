@@ -17,6 +17,7 @@ from collections.abc import Iterator
 
 import uvicorn
 
+from mcptape._perf import settled
 from mcptape.cassette import Cassette
 from mcptape.errors import ConfigError, McpTapeError
 
@@ -111,6 +112,7 @@ def serve_http(
     """
     app = HttpReplayApp(cassette, config, host=host, allowed_hosts=allowed_hosts, speed=speed, max_body=max_body,
                         quiet=quiet, faults=faults)  # fmt: skip
+    settled()  # (this process serves this cassette until it exits)
     for warning in cassette.warnings:
         print(f"mcptape serve: warning: {warning}", file=sys.stderr)
     sock = bind(host, port)
