@@ -24,6 +24,7 @@ import binascii
 import contextlib
 import io
 import os
+from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from types import UnionType
@@ -137,13 +138,17 @@ def check_lines(
     if header_bad is not None:
         parse.add(1, "format", header_bad)
         return parse
-    events = lines.events
-    session = pair([ev for _, ev in events])
-    line_of = {id(ev): lineno for lineno, ev in events}
+    events, lines.events = lines.events, []
+    session = pair(events)
     if "pairing" not in skip:
-        _pairing(events, session, line_of, pairing)
-    if "protocol" not in skip:
-        _protocol(source, session, line_of, protocol)
+        _pairing(events, session, pairing)
+    validator = _protocol(session, protocol) if "protocol" not in skip else None
+    del (
+        events,
+        session,
+    )  # (the checks planned, what they run on is read again: memory holds the plan)
+    if validator is not None:
+        protocol.findings.extend(validator.validate(source))
     report = Report()
     for part in lines.reports:
         report.findings.extend(part.findings)
@@ -163,7 +168,8 @@ class _Lines:
         self.skip = skip
         self.reports = tuple(Report() for _ in range(6))
         """parse, schema, pairing, protocol, secrets, detect-secrets: merged in this order."""
-        self.events: list[tuple[int, Event]] = []
+        self.events: list[Event] = []
+        """Each event's `_skeleton`, in file order."""
         self.scan = SecretScan() if "secrets" not in skip else None
         self.backend: Any = None
         self.validators: dict[str, Any] | None = None
@@ -196,7 +202,7 @@ class _Lines:
             if ev is not None:
                 if "protocol" not in self.skip:
                     _envelopes(lineno, ev, protocol)
-                self.events.append((lineno, skeleton_event(ev)))
+                self.events.append(_skeleton(lineno, ev))
 
 
 def _header_problem(obj: Any) -> str | None:
@@ -251,6 +257,15 @@ def _event(obj: Any) -> Event | None:
     return None
 
 
+def _skeleton(lineno: int, ev: Event) -> Event:
+    """`skeleton_event(ev)` with its file line for `seq`, and no time: the checks after the
+    first pass report lines and read no time, and a big cassette has an event a line (the
+    line's own `seq` and `t` were two more objects kept for each)."""
+    out = skeleton_event(ev)
+    out.seq, out.t = lineno, 0.0
+    return out
+
+
 # -- pairing ------------------------------------------------------------------------------
 
 
@@ -269,16 +284,14 @@ class _Endings:
     """Lines where the server exited or closed its output."""
 
     @classmethod
-    def of(
-        cls, events: list[tuple[int, Event]], session: Session, line_of: dict[int, int]
-    ) -> _Endings:
+    def of(cls, events: list[Event], session: Session) -> _Endings:
         return cls(
-            cut_short=not events or events[-1][1].kind is not Kind.END,
+            cut_short=not events or events[-1].kind is not Kind.END,
             failed=frozenset(
                 _exchange(ev) for ev in session.others if _phase(ev) in ("disconnect", "error")
             ),
-            refused=frozenset(_exchange(ev) for _, ev in events if _http_error(ev)),
-            exits=tuple(line_of[id(ev)] for ev in session.others if _server_gone(ev)),
+            refused=frozenset(_exchange(ev) for ev in events if _http_error(ev)),
+            exits=tuple(ev.seq for ev in session.others if _server_gone(ev)),
         )
 
     def excused(self, ex: Exchange) -> bool:
@@ -320,21 +333,19 @@ def _server_gone(ev: Event) -> bool:
     return ev.kind is Kind.EXIT or (ev.kind is Kind.EOF and ev.src is Source.SERVER)
 
 
-def _pairing(
-    events: list[tuple[int, Event]], session: Session, line_of: dict[int, int], report: Report
-) -> None:
-    endings = _Endings.of(events, session, line_of)
+def _pairing(events: list[Event], session: Session, report: Report) -> None:
+    endings = _Endings.of(events, session)
     for item in session.orphans:
         if item.type in (MessageType.RESULT, MessageType.ERROR) and item.msg.get("id") is not None:
             report.add(
-                line_of[id(item.event)],
+                item.event.seq,
                 "pairing",
                 f"a response (id {item.msg.get('id')!r}) that answers no request",
             )
     for ex in session.exchanges:
         if endings.excused(ex):
             continue
-        line = line_of[id(ex.request.event)]
+        line = ex.request.event.seq
         what = f"{ex.method} (id {ex.request.msg.get('id')!r}) was never answered"
         reason = endings.reason(ex, line)
         if reason is None:
@@ -359,12 +370,10 @@ def _envelopes(lineno: int, ev: Event, report: Report) -> None:
             report.add(lineno, "protocol", problem)
 
 
-def _protocol(
-    source: LineSource, session: Session, line_of: dict[int, int], report: Report
-) -> None:
+def _protocol(session: Session, report: Report) -> _McpValidator | None:
     """The MCP schema check (the JSON-RPC envelopes were checked as the lines were read): what
-    to validate is planned on the session's skeletons, then the lines holding those messages are
-    parsed again and validated."""
+    to validate, planned on the session's skeletons (None: mcp-types is not installed); the
+    plan's `validate` parses the lines holding those messages again and validates them."""
     try:
         from mcp_types import methods
         from pydantic import ValidationError
@@ -374,8 +383,8 @@ def _protocol(
             "protocol",
             "messages not checked against the MCP schema: install mcp-types (pip install mcp-types)",
         )
-        return
-    validator = _McpValidator(methods, ValidationError, line_of)
+        return None
+    validator = _McpValidator(methods, ValidationError)
     for ex in session.exchanges:
         validator.exchange(ex)
     latest = next(
@@ -385,7 +394,7 @@ def _protocol(
         validator.server_message(item, latest)
     for request, answer in session.replies:
         validator.client_answer(request, answer, latest)
-    report.findings.extend(validator.validate(source))
+    return validator
 
 
 def _envelope(msg: Any) -> str | None:
@@ -424,17 +433,23 @@ class _McpValidator:
     """Validates messages of known methods with mcp-types' per-revision models: planned on the
     session (of skeletons), in its order, then run on the messages `validate` parses again."""
 
-    def __init__(self, methods: Any, error_type: type[Exception], line_of: dict[int, int]) -> None:
-        self.m, self.error_type, self.line_of = methods, error_type, line_of
+    def __init__(self, methods: Any, error_type: type[Exception]) -> None:
+        self.m, self.error_type = methods, error_type
         self.found: list[Finding | None] = []
         """The findings in the order the checks were planned (None: a check not run yet, or passed)."""
-        self.tasks: list[tuple[int, int, int | None, _Spec]] = []
-        """(file line, place in `found`, index in the batch or None, check): one per message."""
+        self.lines = array("q")
+        """The file line of each planned check, in plan order."""
+        self.slots = array("q")
+        """Its place in `found`."""
+        self.places = array("q")
+        """Where its message is in its line's batch (-1: the line holds no batch)."""
+        self.specs: list[_Spec] = []
+        """What each check runs (shared by the checks that run the same)."""
         self._specs: dict[tuple[Any, ...], _Spec] = {}
         self._surfaces: dict[tuple[str, str | None, bool], Any] = {}
 
     def _add(self, item: Item, what: str) -> None:
-        self.found.append(Finding(self.line_of[id(item.event)], "protocol", what))
+        self.found.append(Finding(item.event.seq, "protocol", what))
 
     def _run(
         self, item: Item, what: str, version: str | None, fn: Any, *args: Any, part: str, **kw: Any
@@ -444,36 +459,39 @@ class _McpValidator:
             return
         batch = item.event.msg
         index = (
-            next(i for i, m in enumerate(batch) if m is item.msg)
-            if isinstance(batch, list)
-            else None
+            next(i for i, m in enumerate(batch) if m is item.msg) if isinstance(batch, list) else -1
         )
         key = (part, what, version, fn, args, *(id(v) for v in kw.values()))
         spec = self._specs.get(key)
         if spec is None:
             spec = self._specs[key] = (part, what, version, fn, args, kw)
-        self.tasks.append((self.line_of[id(item.event)], len(self.found), index, spec))
+        self.lines.append(item.event.seq)
+        self.slots.append(len(self.found))
+        self.places.append(index)
+        self.specs.append(spec)
         self.found.append(None)
 
     def validate(self, source: LineSource) -> list[Finding]:
         """Runs the planned checks on the lines `source` gives; the findings, in plan order."""
-        if self.tasks:
-            self.tasks.sort(key=lambda t: t[0])  # (stable: a line's checks keep their order)
-            tasks = iter(self.tasks)
-            task = next(tasks, None)
-            for lineno, line in enumerate(source(), start=1):
-                if task is None:
-                    break
-                if task[0] != lineno:
-                    continue
-                try:
-                    msg = orjson.loads(line)["msg"]
-                except (orjson.JSONDecodeError, KeyError, TypeError):
-                    msg = None  # (the file changed since the first pass)
-                while task is not None and task[0] == lineno:
-                    if msg is not None:
-                        self._one(lineno, msg, task[1], task[2], *task[3])
-                    task = next(tasks, None)
+        lines, places, specs = self.lines, self.places, self.specs
+        # by line, a line's checks in plan order (a stable sort)
+        todo = iter(sorted(range(len(lines)), key=lines.__getitem__))
+        task = next(todo, None)
+        for lineno, line in enumerate(source(), start=1):
+            if task is None:
+                break
+            if lines[task] != lineno:
+                continue
+            try:
+                msg = orjson.loads(line)["msg"]
+            except (orjson.JSONDecodeError, KeyError, TypeError):
+                msg = None  # (the file changed since the first pass)
+            while task is not None and lines[task] == lineno:
+                if msg is not None:
+                    place = places[task]
+                    where = place if place >= 0 else None
+                    self._one(lineno, msg, self.slots[task], where, *specs[task])
+                task = next(todo, None)
         return [f for f in self.found if f is not None]
 
     def _one(

@@ -11,6 +11,7 @@ answer wherever that falls (`Session.replies`).
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -320,6 +321,9 @@ def skeleton(msg: Any) -> Any:
     if not isinstance(msg, dict):
         return msg
     out = {k: msg[k] for k in ("id", "method", "error") if k in msg}
+    method = out.get("method")
+    if type(method) is str:
+        out["method"] = sys.intern(method)  # (one string for every message of a method)
     params = msg.get("params")
     if isinstance(params, dict):
         kept = {k: params[k] for k in _PARAMS_READ if k in params}
