@@ -2,12 +2,13 @@
 
 A cassette is read one line at a time (`check_file`; `check_bytes` for bytes in memory), twice:
 each line is checked as it is read, and pairing works on the messages' skeletons
-(`mcptape.pairing.skeleton`); the protocol check then parses again the lines whose messages it
-validates. Memory holds one line and the skeletons, not the cassette.
+(`mcptape.pairing.skeleton`) as they come (`PairingStream`: what is in flight is kept, not the
+exchanges), planning the protocol check; that check then parses again the lines whose messages
+it validates. Memory holds one line, what is in flight and the plan, not the cassette.
 
 - **format**: every line is JSON; line 1 is a header of a format this mcptape reads; each line
   is valid against the shipped JSON Schema (with `jsonschema`, when installed);
-- **pairing** (`mcptape.pairing.pair`): every request has its response, unless the recording
+- **pairing** (`mcptape.pairing`): every request has its response, unless the recording
   says why not (a cancel, a listen stream, the server exited: warnings), and every response
   answers a request;
 - **protocol**: each message is JSON-RPC 2.0 and, where `mcp-types` describes the method and the
@@ -37,7 +38,7 @@ from mcptape.cassette import metadata_ok
 from mcptape.errors import CassetteVersionError
 from mcptape.migrate import check_version
 from mcptape.model import HEADER_MARKER, Event, Kind, Source
-from mcptape.pairing import Exchange, Item, Session, pair, skeleton_event
+from mcptape.pairing import Exchange, Item, PairingStream, skeleton_event
 from mcptape.pointer import escape
 from mcptape.schema.plain import plain
 from mcptape.secrets import MARKER, PEM_NAME, PemLines, Scanner, Strength
@@ -126,8 +127,8 @@ def check_lines(
                 continue
             if lineno == 1:
                 header_bad = _header_problem(obj)
-                if header_bad is None and "format" not in skip:
-                    lines.validators = _schema_validators(lines.reports[1])
+                if header_bad is None:
+                    lines.start()
             if header_bad is None:  # (else the other lines are only parsed: corrupt ones named)
                 lines.check(lineno, obj)
     if not seen:
@@ -138,17 +139,12 @@ def check_lines(
     if header_bad is not None:
         parse.add(1, "format", header_bad)
         return parse
-    events, lines.events = lines.events, []
-    session = pair(events)
-    if "pairing" not in skip:
-        _pairing(events, session, pairing)
-    validator = _protocol(session, protocol) if "protocol" not in skip else None
-    del (
-        events,
-        session,
-    )  # (the checks planned, what they run on is read again: memory holds the plan)
-    if validator is not None:
-        protocol.findings.extend(validator.validate(source))
+    if lines.exchanges is not None:
+        lines.exchanges.end(pairing if "pairing" not in skip else None)
+        validator = lines.exchanges.plan
+        lines.exchanges = None  # (what the plan runs on is read again: memory holds the plan)
+        if validator is not None:
+            protocol.findings.extend(validator.validate(source))
     report = Report()
     for part in lines.reports:
         report.findings.extend(part.findings)
@@ -168,11 +164,20 @@ class _Lines:
         self.skip = skip
         self.reports = tuple(Report() for _ in range(6))
         """parse, schema, pairing, protocol, secrets, detect-secrets: merged in this order."""
-        self.events: list[Event] = []
-        """Each event's `_skeleton`, in file order."""
+        self.exchanges: _Exchanges | None = None
+        """The pairing and protocol checks, told each event as it is read (once the header is
+        known good; None when both are skipped)."""
         self.scan = SecretScan() if "secrets" not in skip else None
         self.backend: Any = None
         self.validators: dict[str, Any] | None = None
+
+    def start(self) -> None:
+        """The header is good: the checks of the other lines can start."""
+        if "format" not in self.skip:
+            self.validators = _schema_validators(self.reports[1])
+        if "pairing" not in self.skip or "protocol" not in self.skip:
+            plan = _validator(self.reports[3]) if "protocol" not in self.skip else None
+            self.exchanges = _Exchanges(plan)
 
     def parse(self, lineno: int, line: bytes) -> Any:
         try:
@@ -202,7 +207,8 @@ class _Lines:
             if ev is not None:
                 if "protocol" not in self.skip:
                     _envelopes(lineno, ev, protocol)
-                self.events.append(_skeleton(lineno, ev))
+                if self.exchanges is not None:
+                    self.exchanges.event(_skeleton(lineno, ev))
 
 
 def _header_problem(obj: Any) -> str | None:
@@ -269,49 +275,174 @@ def _skeleton(lineno: int, ev: Event) -> Event:
 # -- pairing ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Endings:
-    """How a recording's exchanges could have ended without an answer, so that an unanswered
-    request is a warning (the recording says why) rather than a finding."""
+class _Exchanges:
+    """The pairing and protocol checks, told by a `PairingStream` as the first pass pairs the
+    skeletons: memory holds what is in flight and the protocol plan, not the exchanges.
 
-    cut_short: bool
-    """No `end` marker: the recorder was stopped."""
-    failed: frozenset[Any]
-    """HTTP exchanges that failed or whose client went away."""
-    refused: frozenset[Any]
-    """HTTP exchanges answered by an error status (whatever the body's id, often null)."""
-    exits: tuple[int, ...]
-    """Lines where the server exited or closed its output."""
+    Pairing: an unanswered request is a finding, or a warning when the recording says why (a
+    cancel, a listen stream, a refused or failed HTTP exchange, the server gone, the recording
+    cut short); a response to no request is a finding. Protocol: `_McpValidator` plans each
+    message's check when it is filed (an `initialize` exchange's when it is answered, since its
+    answer names the revision), in the order of the exchanges, then of the server messages
+    outside any request and the client's answers to them."""
 
-    @classmethod
-    def of(cls, events: list[Event], session: Session) -> _Endings:
-        return cls(
-            cut_short=not events or events[-1].kind is not Kind.END,
-            failed=frozenset(
-                _exchange(ev) for ev in session.others if _phase(ev) in ("disconnect", "error")
-            ),
-            refused=frozenset(_exchange(ev) for ev in events if _http_error(ev)),
-            exits=tuple(ev.seq for ev in session.others if _server_gone(ev)),
-        )
+    def __init__(self, validator: _McpValidator | None) -> None:
+        self.stream = PairingStream(self)
+        self.plan = validator
+        self.open: dict[int, Exchange] = {}
+        """Requests not answered yet, by index."""
+        self.cancelled: set[int] = set()
+        """Exchanges the client cancelled."""
+        self.held: dict[int, tuple[Exchange, list[tuple[int, Item]]]] = {}
+        """`initialize` exchanges not answered yet -> their messages, and when each came."""
+        self.pending: dict[int, dict[bytes, str]] = {}
+        """Exchange -> its server requests (their id) and their method, for the client's answers."""
+        self.later: list[tuple[int, int, int, MessageType, Any]] = []
+        """Server messages outside any request: (line, place in the batch, when, type, method)."""
+        self.latest: tuple[int, str | None] = (-1, None)
+        """The last exchange that has a protocol revision, and that revision."""
+        self.filed = 0
+        """Messages filed so far (which came first, for the plan's order)."""
+        self.last: Event | None = None
+        self.refused: set[Any] = set()
+        self.failed: set[Any] = set()
+        self.exits: list[int] = []
 
-    def excused(self, ex: Exchange) -> bool:
-        """Needs no answer: a notification, answered, a listen stream, refused, or cancelled."""
-        if ex.is_notification or ex.response is not None or ex.method == "subscriptions/listen":
+    def event(self, ev: Event) -> None:
+        """Files one event (a `_skeleton`) of the first pass."""
+        self.last = ev
+        if _http_error(ev):
+            self.refused.add(_exchange(ev))
+        if ev.kind is not Kind.MESSAGE or ev.src is None:
+            if _phase(ev) in ("disconnect", "error"):
+                self.failed.add(_exchange(ev))
+            if _server_gone(ev):
+                self.exits.append(ev.seq)
+            return
+        self.stream.add(ev)
+
+    def _version(self, ex: Exchange) -> None:
+        if ex.protocol_version and ex.index >= self.latest[0]:
+            self.latest = (ex.index, ex.protocol_version)
+
+    def opened(self, ex: Exchange) -> None:
+        self._version(ex)
+        if not ex.is_notification:
+            self.open[ex.index] = ex
+        if self.plan is None:
+            return
+        if ex.method == "initialize":
+            self.held[ex.index] = (ex, [])
+        else:
+            self.plan.request(ex)
+
+    def added(self, ex: Exchange, item: Item) -> None:
+        self.filed += 1
+        if item.src is Source.CLIENT and item.msg.get("method") == "notifications/cancelled":
+            self.cancelled.add(ex.index)
+        held = self.held.get(ex.index)
+        if held is not None:
+            held[1].append((self.filed, item))
+        elif self.plan is not None:
+            self._item(ex, item, self.filed)
+
+    def _item(self, ex: Exchange, item: Item, when: int) -> None:
+        assert self.plan is not None
+        at, v = (ex.index, when), ex.protocol_version
+        if item.src is Source.SERVER:
+            self.plan.server_message(item, v, at)
+            if item.type is MessageType.REQUEST:
+                asked = self.pending.setdefault(ex.index, {})
+                asked[orjson.dumps(item.msg.get("id"))] = str(item.msg.get("method"))
+        else:
+            asked = self.pending.get(ex.index, {})
+            self.plan.answer(item, asked.get(orjson.dumps(item.msg.get("id"))), v, at)
+
+    def answered(self, ex: Exchange) -> None:
+        self._version(ex)
+        self.open.pop(ex.index, None)
+        self._release(ex)
+        if self.plan is not None:
+            self.plan.response(ex)
+
+    def _release(self, ex: Exchange) -> None:
+        """An `initialize` exchange's checks, once its revision is known."""
+        held = self.held.pop(ex.index, None)
+        if held is not None and self.plan is not None:
+            self.plan.request(ex)
+            for when, item in held[1]:
+                self._item(ex, item, when)
+
+    def unsolicited(self, before: int, item: Item) -> None:
+        self.filed += 1
+        if self.plan is not None:
+            place = _place(item)
+            self.later.append(
+                (item.event.seq, place, self.filed, item.type, item.msg.get("method"))
+            )
+
+    def end(self, pairing: Report | None) -> None:
+        """The checks that need the whole file: unanswered requests; the plan of the messages
+        outside any request, in the latest revision."""
+        for index in sorted(self.held):  # never answered: in the revision they were sent in
+            self._release(self.held[index][0])
+        if self.plan is not None:
+            latest = self.latest[1]
+            for line, place, when, typ, method in self.later:
+                self.plan.outside(line, place, typ, method, latest, when)
+            for request, answer in self.stream.replies:
+                self.plan.client_answer(request, answer, latest)
+        if pairing is not None:
+            self._pairing(pairing)
+
+    def _pairing(self, report: Report) -> None:
+        for item in self.stream.orphans:
+            if (
+                item.type in (MessageType.RESULT, MessageType.ERROR)
+                and item.msg.get("id") is not None
+            ):
+                report.add(
+                    item.event.seq,
+                    "pairing",
+                    f"a response (id {item.msg.get('id')!r}) that answers no request",
+                )
+        cut_short = self.last is None or self.last.kind is not Kind.END
+        for ex in sorted(self.open.values(), key=lambda ex: ex.index):
+            if self._excused(ex):
+                continue
+            line = ex.request.event.seq
+            what = f"{ex.method} (id {ex.request.msg.get('id')!r}) was never answered"
+            reason = self._reason(ex, line, cut_short)
+            if reason is None:
+                report.add(line, "pairing", what)
+            else:
+                report.warn(line, "pairing", f"{what}: {reason}")
+        if cut_short:
+            report.warn(
+                0,
+                "pairing",
+                "the recording was cut short (no end marker; the recorder was killed?)",
+            )
+
+    def _excused(self, ex: Exchange) -> bool:
+        """Needs no answer: a listen stream, refused, or cancelled."""
+        if ex.method == "subscriptions/listen" or ex.index in self.cancelled:
             return True
-        if ex.http_exchange is not None and ex.http_exchange in self.refused:
-            return True
-        return any(
-            i.src is Source.CLIENT and i.msg.get("method") == "notifications/cancelled"
-            for i in ex.items
-        )
+        return ex.http_exchange is not None and ex.http_exchange in self.refused
 
-    def reason(self, ex: Exchange, line: int) -> str | None:
+    def _reason(self, ex: Exchange, line: int, cut_short: bool) -> str | None:
         """Why an unanswered request went unanswered, when the recording says so."""
         if ex.http_exchange is not None and ex.http_exchange in self.failed:
             return "its HTTP exchange failed or the client went away"
         if any(x > line for x in self.exits):
             return "the server exited first"
-        return "the recording was cut short" if self.cut_short else None
+        return "the recording was cut short" if cut_short else None
+
+
+def _place(item: Item) -> int:
+    """Where the item's message is in its event's batch (-1: the event holds no batch)."""
+    batch = item.event.msg
+    return next(i for i, m in enumerate(batch) if m is item.msg) if isinstance(batch, list) else -1
 
 
 def _phase(ev: Event) -> Any:
@@ -333,31 +464,6 @@ def _server_gone(ev: Event) -> bool:
     return ev.kind is Kind.EXIT or (ev.kind is Kind.EOF and ev.src is Source.SERVER)
 
 
-def _pairing(events: list[Event], session: Session, report: Report) -> None:
-    endings = _Endings.of(events, session)
-    for item in session.orphans:
-        if item.type in (MessageType.RESULT, MessageType.ERROR) and item.msg.get("id") is not None:
-            report.add(
-                item.event.seq,
-                "pairing",
-                f"a response (id {item.msg.get('id')!r}) that answers no request",
-            )
-    for ex in session.exchanges:
-        if endings.excused(ex):
-            continue
-        line = ex.request.event.seq
-        what = f"{ex.method} (id {ex.request.msg.get('id')!r}) was never answered"
-        reason = endings.reason(ex, line)
-        if reason is None:
-            report.add(line, "pairing", what)
-        else:
-            report.warn(line, "pairing", f"{what}: {reason}")
-    if endings.cut_short:
-        report.warn(
-            0, "pairing", "the recording was cut short (no end marker; the recorder was killed?)"
-        )
-
-
 # -- protocol -----------------------------------------------------------------------------
 
 
@@ -370,10 +476,9 @@ def _envelopes(lineno: int, ev: Event, report: Report) -> None:
             report.add(lineno, "protocol", problem)
 
 
-def _protocol(session: Session, report: Report) -> _McpValidator | None:
-    """The MCP schema check (the JSON-RPC envelopes were checked as the lines were read): what
-    to validate, planned on the session's skeletons (None: mcp-types is not installed); the
-    plan's `validate` parses the lines holding those messages again and validates them."""
+def _validator(report: Report) -> _McpValidator | None:
+    """The MCP schema check's planner (the JSON-RPC envelopes are checked as the lines are
+    read); None when mcp-types is not installed."""
     try:
         from mcp_types import methods
         from pydantic import ValidationError
@@ -384,17 +489,7 @@ def _protocol(session: Session, report: Report) -> _McpValidator | None:
             "messages not checked against the MCP schema: install mcp-types (pip install mcp-types)",
         )
         return None
-    validator = _McpValidator(methods, ValidationError)
-    for ex in session.exchanges:
-        validator.exchange(ex)
-    latest = next(
-        (ex.protocol_version for ex in reversed(session.exchanges) if ex.protocol_version), None
-    )
-    for _, item in session.unsolicited:
-        validator.server_message(item, latest)
-    for request, answer in session.replies:
-        validator.client_answer(request, answer, latest)
-    return validator
+    return _McpValidator(methods, ValidationError)
 
 
 def _envelope(msg: Any) -> str | None:
@@ -428,52 +523,65 @@ _Spec = tuple[str, str, str, Any, tuple[Any, ...], dict[str, Any]]
 """A check, shared by every message it applies to: ("params" or "result", what, version,
 validating function, its arguments before the part, its keyword arguments)."""
 
+_LAST = 1 << 62
+"""The place of an exchange's response in the plan's order: after all its other messages."""
+
+_OUTSIDE = 1 << 62
+"""Where the server messages outside any request come in the plan's order (the client's
+answers to them after those): after every exchange."""
+
 
 class _McpValidator:
-    """Validates messages of known methods with mcp-types' per-revision models: planned on the
-    session (of skeletons), in its order, then run on the messages `validate` parses again."""
+    """Validates messages of known methods with mcp-types' per-revision models: planned as the
+    first pass files the messages (`_Exchanges`), then run on the messages `validate` parses
+    again. Each check has a place in the findings' order, (exchange, message): the request, its
+    messages as they came, its response."""
 
     def __init__(self, methods: Any, error_type: type[Exception]) -> None:
         self.m, self.error_type = methods, error_type
-        self.found: list[Finding | None] = []
-        """The findings in the order the checks were planned (None: a check not run yet, or passed)."""
+        self.found: dict[int, Finding] = {}
+        """Check (its place in `order`) -> what it found."""
+        self.order: list[array[int]] = [array("q"), array("q")]
+        """Each check's place in the findings' order (exchange, message)."""
         self.lines = array("q")
-        """The file line of each planned check, in plan order."""
+        """The file line of each check `validate` runs (the ones `_add` found are done)."""
         self.slots = array("q")
-        """Its place in `found`."""
+        """Which check it is."""
         self.places = array("q")
         """Where its message is in its line's batch (-1: the line holds no batch)."""
         self.specs: list[_Spec] = []
         """What each check runs (shared by the checks that run the same)."""
         self._specs: dict[tuple[Any, ...], _Spec] = {}
         self._surfaces: dict[tuple[str, str | None, bool], Any] = {}
+        self._replies = 0
 
-    def _add(self, item: Item, what: str) -> None:
-        self.found.append(Finding(item.event.seq, "protocol", what))
+    def _slot(self, at: tuple[int, int]) -> int:
+        self.order[0].append(at[0])
+        self.order[1].append(at[1])
+        return len(self.order[0]) - 1
+
+    def _add(self, item: Item, what: str, at: tuple[int, int]) -> None:
+        self.found[self._slot(at)] = Finding(item.event.seq, "protocol", what)
 
     def _run(
-        self, item: Item, what: str, version: str | None, fn: Any, *args: Any, part: str, **kw: Any
-    ) -> None:
-        """Plans `fn(*args, <the message's part>, **kw)` on the item's message."""
+        self, line: int, place: int, what: str, version: str | None, fn: Any, *args: Any,
+        part: str, at: tuple[int, int], **kw: Any,
+    ) -> None:  # fmt: skip
+        """Plans `fn(*args, <the message's part>, **kw)` on the message at `place` of `line`."""
         if version is None:
             return
-        batch = item.event.msg
-        index = (
-            next(i for i, m in enumerate(batch) if m is item.msg) if isinstance(batch, list) else -1
-        )
         key = (part, what, version, fn, args, *(id(v) for v in kw.values()))
         spec = self._specs.get(key)
         if spec is None:
             spec = self._specs[key] = (part, what, version, fn, args, kw)
-        self.lines.append(item.event.seq)
-        self.slots.append(len(self.found))
-        self.places.append(index)
+        self.lines.append(line)
+        self.slots.append(self._slot(at))
+        self.places.append(place)
         self.specs.append(spec)
-        self.found.append(None)
 
     def validate(self, source: LineSource) -> list[Finding]:
         """Runs the planned checks on the lines `source` gives; the findings, in plan order."""
-        lines, places, specs = self.lines, self.places, self.specs
+        lines, places, specs, slots = self.lines, self.places, self.specs, self.slots
         # by line, a line's checks in plan order (a stable sort)
         todo = iter(sorted(range(len(lines)), key=lines.__getitem__))
         task = next(todo, None)
@@ -490,15 +598,16 @@ class _McpValidator:
                 if msg is not None:
                     place = places[task]
                     where = place if place >= 0 else None
-                    self._one(lineno, msg, self.slots[task], where, *specs[task])
+                    self._one(lineno, msg, slots[task], where, *specs[task])
                 task = next(todo, None)
-        return [f for f in self.found if f is not None]
+        major, minor = self.order
+        return [self.found[s] for s in sorted(self.found, key=lambda s: (major[s], minor[s], s))]
 
     def _one(
         self,
         lineno: int,
         msg: Any,
-        order: int,
+        slot: int,
         index: int | None,
         part: str,
         what: str,
@@ -518,7 +627,7 @@ class _McpValidator:
             first = errors[0] if errors else {"loc": (), "msg": str(exc)}
             loc = ".".join(str(p) for p in first.get("loc", ())) or "(top)"
             more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-            self.found[order] = Finding(
+            self.found[slot] = Finding(
                 lineno,
                 "protocol",
                 f"{what} is not valid MCP {version}: {loc}: {_short(str(first['msg']))}{more}",
@@ -526,69 +635,40 @@ class _McpValidator:
         except (KeyError, ValueError, RuntimeError, TypeError):
             return  # a method or revision mcp-types does not describe: nothing to check against
 
-    def exchange(self, ex: Exchange) -> None:
+    def request(self, ex: Exchange) -> None:
         v, req = ex.protocol_version, ex.request
+        line, place, at = req.event.seq, _place(req), (ex.index, 0)
         if req.type is MessageType.REQUEST:
-            self._run(
-                req,
-                f"{ex.method} request",
-                v,
-                self.m.validate_client_request,
-                ex.method,
-                v,
-                part="params",
-            )
+            what, fn = f"{ex.method} request", self.m.validate_client_request
         else:
-            self._run(
-                req,
-                f"{ex.method} notification",
-                v,
-                self.m.validate_client_notification,
-                ex.method,
-                v,
-                part="params",
-            )
-        pending: dict[Any, str] = {}
-        for item in ex.items:
-            if item.src is Source.SERVER:
-                self.server_message(item, v)
-                if item.type is MessageType.REQUEST:
-                    pending[orjson.dumps(item.msg.get("id"))] = str(item.msg.get("method"))
-            else:
-                self._answer(item, pending.get(orjson.dumps(item.msg.get("id"))), v)
-        resp = ex.response
-        if resp is not None and resp.type is MessageType.RESULT:
-            result = resp.msg.get("result")
-            if not isinstance(result, dict):
-                self._add(resp, f"{ex.method} result is not an object")
-            else:
-                surface = self._result_surface(ex.method, v, result)
-                self._run(
-                    resp,
-                    f"{ex.method} result",
-                    v,
-                    self.m.validate_server_result,
-                    ex.method,
-                    v,
-                    part="result",
-                    surface=surface,
-                )
+            what, fn = f"{ex.method} notification", self.m.validate_client_notification
+        self._run(line, place, what, v, fn, ex.method, v, part="params", at=at)
+
+    def response(self, ex: Exchange) -> None:
+        resp, v, at = ex.response, ex.protocol_version, (ex.index, _LAST)
+        if resp is None or resp.type is not MessageType.RESULT:
+            return
+        result = resp.msg.get("result")
+        if not isinstance(result, dict):
+            self._add(resp, f"{ex.method} result is not an object", at)
+            return
+        surface = self._result_surface(ex.method, v, result)
+        fn = self.m.validate_server_result
+        self._run(resp.event.seq, _place(resp), f"{ex.method} result", v, fn, ex.method, v,
+                  part="result", at=at, surface=surface)  # fmt: skip
 
     def client_answer(self, request: Item, answer: Item, version: str | None) -> None:
         """The client's answer to a server request that belonged to no client request."""
-        self._answer(answer, str(request.msg.get("method")), version)
+        self._replies += 1
+        self.answer(answer, str(request.msg.get("method")), version, (_OUTSIDE + 1, self._replies))
 
-    def _answer(self, item: Item, method: str | None, version: str | None) -> None:
+    def answer(
+        self, item: Item, method: str | None, version: str | None, at: tuple[int, int]
+    ) -> None:
+        """The client's answer `item` to a server request of `method`."""
         if method and item.type is MessageType.RESULT and isinstance(item.msg.get("result"), dict):
-            self._run(
-                item,
-                f"client answer to {method}",
-                version,
-                self.m.validate_client_result,
-                method,
-                version,
-                part="result",
-            )
+            self._run(item.event.seq, _place(item), f"client answer to {method}", version,
+                      self.m.validate_client_result, method, version, part="result", at=at)  # fmt: skip
 
     def _result_surface(self, method: str, version: str | None, result: dict[str, Any]) -> Any:
         """A result that is not `input_required` is checked against the method's own type alone
@@ -609,28 +689,23 @@ class _McpValidator:
                 target = own[0]
         return {(method, version): target} if target is not None else {}
 
-    def server_message(self, item: Item, version: str | None) -> None:
-        method = item.msg.get("method")
-        if item.type is MessageType.NOTIFICATION:
-            self._run(
-                item,
-                f"{method} notification",
-                version,
-                self.m.parse_server_notification,
-                method,
-                version,
-                part="params",
-            )
-        elif item.type is MessageType.REQUEST:
-            self._run(
-                item,
-                f"{method} server request",
-                version,
-                self.m.parse_server_request,
-                method,
-                version,
-                part="params",
-            )
+    def server_message(self, item: Item, version: str | None, at: tuple[int, int]) -> None:
+        self.outside(item.event.seq, _place(item), item.type, item.msg.get("method"), version, at)
+
+    def outside(
+        self, line: int, place: int, typ: MessageType, method: Any, version: str | None,
+        at: tuple[int, int] | int,
+    ) -> None:  # fmt: skip
+        """Plans the check of a server notification or request (`at` an int: one outside any
+        request, the how-manieth message it came as)."""
+        where = at if isinstance(at, tuple) else (_OUTSIDE, at)
+        if typ is MessageType.NOTIFICATION:
+            what, fn = f"{method} notification", self.m.parse_server_notification
+        elif typ is MessageType.REQUEST:
+            what, fn = f"{method} server request", self.m.parse_server_request
+        else:
+            return
+        self._run(line, place, what, version, fn, method, version, part="params", at=where)
 
 
 # -- secrets ------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from mcptape.lazy import LazyEvent
 from mcptape.model import Event, Kind, Source
@@ -126,14 +126,57 @@ class Session:
     """Non-message events: raw lines, stderr, exits, HTTP metadata."""
 
 
+ANSWERED = Item(Source.SERVER, {}, Event(0, 0.0, Kind.MESSAGE), MessageType.INVALID)
+"""What an exchange a `PairingStream` answered holds as its request and response."""
+
+
 def pair(events: list[Event]) -> Session:
     """Builds the session's exchanges from events in wire order."""
     return _Pairer().run(events)
 
 
+class Watcher(Protocol):
+    """What a `PairingStream` tells, as it pairs."""
+
+    def opened(self, ex: Exchange) -> None:
+        """A client request or notification: a new exchange (its `protocol_version` is final
+        but for an `initialize`, which takes the one its answer names)."""
+
+    def added(self, ex: Exchange, item: Item) -> None:
+        """A message that belongs to `ex` (which may have been answered already: a late progress
+        notification); a stream keeps no `ex.items`."""
+
+    def answered(self, ex: Exchange) -> None:
+        """`ex.response` came (and `ex.protocol_version` with it, for an `initialize`). After
+        this call the stream drops `ex.request` and `ex.response` (`ANSWERED` stands for both)."""
+
+    def unsolicited(self, before: int, item: Item) -> None:
+        """A server message outside any request, after `before` exchanges."""
+
+
+class PairingStream:
+    """`pair`, one message event at a time, for a reader that streams a cassette: it keeps what
+    is in flight, not the exchanges. Each exchange, and each message as it is filed, goes to
+    the watcher; an answered exchange keeps only its index, session and version (what a late
+    message filed under it needs). Responses to nothing and the answers to unsolicited server
+    requests are kept (`orphans`, `replies`), as in a `Session`."""
+
+    def __init__(self, watcher: Watcher) -> None:
+        self._pairer = _Pairer(watcher)
+        self.orphans = self._pairer.s.orphans
+        self.replies = self._pairer.s.replies
+
+    def add(self, ev: Event) -> None:
+        """Files the message (or batch) of `ev`, a message event with a source."""
+        self._pairer.event(ev)
+
+
 class _Pairer:
-    def __init__(self) -> None:
+    def __init__(self, watch: Watcher | None = None) -> None:
         self.s = Session()
+        self.watch = watch
+        self.count = 0
+        """Exchanges so far."""
         self.inflight: dict[tuple[str, Any, Any], Exchange] = {}  # (session, id key) -> exchange
         self.server_pending: dict[tuple[str, Any, Any], Exchange | Item] = {}
         """A server request awaiting the client's answer -> the exchange it belongs to, or the
@@ -163,6 +206,20 @@ class _Pairer:
             else:
                 one(ev, ev.msg)
         return self.s
+
+    def event(self, ev: Event) -> None:
+        """`run`'s step for one message event (not a lazy one)."""
+        if isinstance(ev.msg, list):
+            for m in ev.msg:
+                self.one(ev, m)
+        else:
+            self.one(ev, ev.msg)
+
+    def _attach(self, ex: Exchange, item: Item) -> None:
+        if self.watch is None:
+            ex.items.append(item)
+        else:
+            self.watch.added(ex, item)
 
     def _session_of(self, ev: Event) -> str:
         if ev.http:
@@ -195,7 +252,7 @@ class _Pairer:
             self.session = str(self.sessions_seen - 1)
         sess = self._session_of(ev)
         if item.type in (MessageType.REQUEST, MessageType.NOTIFICATION):
-            ex = Exchange(len(self.s.exchanges), item, session=sess)
+            ex = Exchange(self.count, item, session=sess)
             ex.http_exchange = ev.http.get("exchange") if ev.http else None
             params = request_params(m)
             meta = params.get("_meta")
@@ -205,7 +262,11 @@ class _Pairer:
             ex.protocol_version = ver if isinstance(ver, str) else self.version.get(sess)
             if method == "initialize":
                 ex.protocol_version = params.get("protocolVersion")
-            self.s.exchanges.append(ex)
+            self.count += 1
+            if self.watch is None:
+                self.s.exchanges.append(ex)
+            else:
+                self.watch.opened(ex)
             if ex.http_exchange is not None:
                 self.by_http[ex.http_exchange] = ex
             if item.type is MessageType.REQUEST:
@@ -219,12 +280,12 @@ class _Pairer:
                 rid = params.get("requestId")
                 target = self.inflight.get((sess, *id_key(rid)))
                 if target is not None:
-                    target.items.append(item)
+                    self._attach(target, item)
             return
         # a client response to a server request
         owner = self.server_pending.pop((sess, *id_key(m.get("id"))), None)
         if isinstance(owner, Exchange):
-            owner.items.append(item)
+            self._attach(owner, item)
         elif owner is not None:
             self.s.replies.append((owner, item))
         else:
@@ -242,23 +303,29 @@ class _Pairer:
                 return
             ex.response = item
             result = m.get("result")  # ex.result, read from the message in hand
-            if not isinstance(result, dict):
-                return
-            if ex.request.msg.get("method") == "initialize":
-                ver = result.get("protocolVersion")
-                if isinstance(ver, str):
-                    self.version[sess] = ver
-                    ex.protocol_version = ver
-            if result.get("resultType") == "input_required":
-                self.input_required[(sess, ex.method, ex.name)] = ex
+            if isinstance(result, dict):
+                if ex.request.msg.get("method") == "initialize":
+                    ver = result.get("protocolVersion")
+                    if isinstance(ver, str):
+                        self.version[sess] = ver
+                        ex.protocol_version = ver
+                if result.get("resultType") == "input_required":
+                    self.input_required[(sess, ex.method, ex.name)] = ex
+            if self.watch is not None:
+                self.watch.answered(ex)
+                ex.request = ex.response = (
+                    ANSWERED  # (what the maps still hold it for needs neither)
+                )
             return
         owner = self._owner(item, m, sess)
         if item.type is MessageType.REQUEST:
             self.server_pending[(sess, *id_key(m["id"]))] = owner if owner is not None else item
         if owner is not None:
-            owner.items.append(item)
+            self._attach(owner, item)
+        elif self.watch is None:
+            self.s.unsolicited.append((self.count, item))
         else:
-            self.s.unsolicited.append((len(self.s.exchanges), item))
+            self.watch.unsolicited(self.count, item)
 
     def _owner(self, item: Item, m: dict[str, Any], sess: str) -> Exchange | None:
         ev = item.event

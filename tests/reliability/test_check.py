@@ -302,3 +302,32 @@ def test_a_file_checked_line_by_line_reports_what_its_bytes_do(tmp_path: Path) -
             assert (streamed.findings, streamed.warnings) == (whole.findings, whole.warnings)
             if variant is not data:
                 assert any(f.line == 4 and "corrupt line" in f.what for f in streamed.findings)
+
+
+def test_protocol_findings_come_in_the_order_of_the_requests_not_of_the_answers(
+    tmp_path: Path,
+) -> None:
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}  # fmt: skip
+    done = {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                                  "serverInfo": {"name": "s", "version": "1"}}}  # fmt: skip
+
+    def call(i: int) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "t"}}
+
+    def bad(i: int) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": i, "result": {"content": "not a list"}}
+
+    path = write_cassette(
+        tmp_path / "c.jsonl",
+        client(init),
+        server(done),
+        client({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        client(call(1)),
+        client(call(2)),
+        server(bad(2)),  # line 7
+        server(bad(1)),  # line 8
+    )
+    findings = check_file(path).findings
+    assert [(f.line, f.check) for f in findings] == [(8, "protocol"), (7, "protocol")]
+    assert all(f.what.startswith("tools/call result is not valid MCP 2025-11-25") for f in findings)
