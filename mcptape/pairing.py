@@ -389,8 +389,8 @@ def skeleton(msg: Any) -> Any:
         return msg
     out = {k: msg[k] for k in ("id", "method", "error") if k in msg}
     method = out.get("method")
-    if type(method) is str:
-        out["method"] = sys.intern(method)  # (one string for every message of a method)
+    if type(method) is str and len(method) <= 64:  # (a short name: an interned string stays)
+        out["method"] = sys.intern(method)  # one string for every message of a method
     params = msg.get("params")
     if isinstance(params, dict):
         kept = {k: params[k] for k in _PARAMS_READ if k in params}
