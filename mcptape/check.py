@@ -290,11 +290,12 @@ class _Exchanges:
         self.stream = PairingStream(self)
         self.plan = validator
         self.open: dict[int, Exchange] = {}
-        """Requests not answered yet, by index."""
+        """Requests not answered yet, by index (in index order: they are opened in it)."""
         self.cancelled: set[int] = set()
         """Exchanges the client cancelled."""
         self.held: dict[int, tuple[Exchange, list[tuple[int, Item]]]] = {}
-        """`initialize` exchanges not answered yet -> their messages, and when each came."""
+        """`initialize` exchanges not answered yet -> their messages, and when each came (in
+        index order, as `open`)."""
         self.pending: dict[int, dict[bytes, str]] = {}
         """Exchange -> its server requests (their id) and their method, for the client's answers."""
         self.later: list[tuple[int, int, int, MessageType, Any]] = []
@@ -384,12 +385,12 @@ class _Exchanges:
     def end(self, pairing: Report | None) -> None:
         """The checks that need the whole file: unanswered requests; the plan of the messages
         outside any request, in the latest revision."""
-        for index in sorted(self.held):  # never answered: in the revision they were sent in
-            self._release(self.held[index][0])
+        for ex, _ in list(self.held.values()):  # never answered: in the revision they were sent in
+            self._release(ex)
         if self.plan is not None:
             latest = self.latest[1]
             for line, place, when, typ, method in self.later:
-                self.plan.outside(line, place, typ, method, latest, when)
+                self.plan.outside(line, place, typ, method, latest, (_OUTSIDE, when))
             for request, answer in self.stream.replies:
                 self.plan.client_answer(request, answer, latest)
         if pairing is not None:
@@ -407,7 +408,7 @@ class _Exchanges:
                     f"a response (id {item.msg.get('id')!r}) that answers no request",
                 )
         cut_short = self.last is None or self.last.kind is not Kind.END
-        for ex in sorted(self.open.values(), key=lambda ex: ex.index):
+        for ex in self.open.values():
             if self._excused(ex):
                 continue
             line = ex.request.event.seq
@@ -694,18 +695,16 @@ class _McpValidator:
 
     def outside(
         self, line: int, place: int, typ: MessageType, method: Any, version: str | None,
-        at: tuple[int, int] | int,
+        at: tuple[int, int],
     ) -> None:  # fmt: skip
-        """Plans the check of a server notification or request (`at` an int: one outside any
-        request, the how-manieth message it came as)."""
-        where = at if isinstance(at, tuple) else (_OUTSIDE, at)
+        """Plans the check of a server notification or request, at `line` (`place` in its batch)."""
         if typ is MessageType.NOTIFICATION:
             what, fn = f"{method} notification", self.m.parse_server_notification
         elif typ is MessageType.REQUEST:
             what, fn = f"{method} server request", self.m.parse_server_request
         else:
             return
-        self._run(line, place, what, version, fn, method, version, part="params", at=where)
+        self._run(line, place, what, version, fn, method, version, part="params", at=at)
 
 
 # -- secrets ------------------------------------------------------------------------------

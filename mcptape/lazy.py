@@ -97,14 +97,7 @@ class LazyEvent(Event):
         source = self._source
         if source is None:
             return _MSG.__get__(self)
-        offset, length = self._offset, self._length
-        start, ahead = source._ahead  # (`source.read`'s first lines, inline: the common case)
-        at = offset - start
-        if at >= 0 and at + length <= len(ahead):
-            line = ahead[at : at + length]
-        else:
-            line = source.read(offset, length)
-        msg = _message_of(line, self, source.name)
+        msg = _message_of(source.read(self._offset, self._length), self, source.name)
         _MSG.__set__(self, msg)
         self._source = None
         global _parsed

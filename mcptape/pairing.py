@@ -189,31 +189,29 @@ class _Pairer:
         self.input_required: dict[tuple[str, str, str | None], Exchange] = {}
 
     def run(self, events: list[Event]) -> Session:
-        one, others = self.one, self.s.others
+        event, others = self.event, self.s.others
         for ev in events:
             if ev.kind is not Kind.MESSAGE or ev.src is None:
                 others.append(ev)
-            elif type(ev) is LazyEvent:  # pairs its skeleton; the message is read when played
-                skel = ev.skel
-                if isinstance(skel, list):
-                    for pos, m in enumerate(skel):
-                        one(ev, m, pos)
-                else:
-                    one(ev, skel, -1)
-            elif isinstance(ev.msg, list):  # a batch
-                for m in ev.msg:
-                    one(ev, m)
             else:
-                one(ev, ev.msg)
+                event(ev)
         return self.s
 
     def event(self, ev: Event) -> None:
-        """`run`'s step for one message event (not a lazy one)."""
-        if isinstance(ev.msg, list):
+        """Files the message (or each message of the batch) of `ev`, a message event with a source."""
+        one = self.one
+        if type(ev) is LazyEvent:  # pairs its skeleton; the message is read when played
+            skel = ev.skel
+            if isinstance(skel, list):
+                for pos, m in enumerate(skel):
+                    one(ev, m, pos)
+            else:
+                one(ev, skel, -1)
+        elif isinstance(ev.msg, list):  # a batch
             for m in ev.msg:
-                self.one(ev, m)
+                one(ev, m)
         else:
-            self.one(ev, ev.msg)
+            one(ev, ev.msg)
 
     def _attach(self, ex: Exchange, item: Item) -> None:
         if self.watch is None:
@@ -313,9 +311,8 @@ class _Pairer:
                     self.input_required[(sess, ex.method, ex.name)] = ex
             if self.watch is not None:
                 self.watch.answered(ex)
-                ex.request = ex.response = (
-                    ANSWERED  # (what the maps still hold it for needs neither)
-                )
+                # (what the pairer's maps still hold it for needs neither)
+                ex.request = ex.response = ANSWERED
             return
         owner = self._owner(item, m, sess)
         if item.type is MessageType.REQUEST:
