@@ -25,7 +25,7 @@ from mcptape._perf import paused_gc
 from mcptape._version import __version__
 from mcptape.errors import CassetteError, CassetteNotFoundError
 from mcptape.migrate import check_version, migrate
-from mcptape.model import FORMAT_VERSION, HEADER_MARKER, Event, Header, Transport
+from mcptape.model import FORMAT_VERSION, HEADER_MARKER, Event, Header, Kind, Transport
 from mcptape.shape import event_problem, header_problem, plain_event
 
 
@@ -351,11 +351,16 @@ def _stream_events(
 
 def cut_short(name: str, events: list[Event]) -> list[str]:
     """The warning for a recording without its end marker (none when it has one)."""
-    if events and events[-1].kind == "end":
+    return cut_short_after(name, len(events), events[-1].kind if events else None)
+
+
+def cut_short_after(name: str, count: int, last: Kind | None) -> list[str]:
+    """`cut_short` of `count` events, the last of kind `last` (None: no events)."""
+    if last == "end":
         return []
     return [
         f"{name}: the recording was cut short (no end marker; the recorder was killed?); "
-        f"it holds {len(events)} events"
+        f"it holds {count} events"
     ]
 
 

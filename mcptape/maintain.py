@@ -32,9 +32,9 @@ from mcptape.cassette import (
 )
 from mcptape.errors import CassetteError, ConfigError
 from mcptape.model import HEADER_MARKER, Event, Kind
-from mcptape.pairing import Exchange, pair
 from mcptape.redact import DEFAULT_KEYS, DEFAULT_PATTERNS, RedactConfig, Redactor
 from mcptape.replay.report import UnplayedReport
+from mcptape.skeletons import NO_SEQ, NONE, Outline
 
 ALWAYS_KEPT: frozenset[str] = frozenset({"initialize", "server/discover"})
 """Methods `prune --keep` never drops: the handshake and discovery every client starts with."""
@@ -165,15 +165,15 @@ def same_cassette(name: str, path: Path) -> bool:
     return named.resolve() == target or target.parts[-len(named.parts) :] == named.parts
 
 
-def unused_exchanges(cassette: Cassette, reports: Sequence[UnplayedReport]) -> list[Exchange]:
-    """The exchanges no session of the reports (those about this cassette) ever played.
+def unused_exchanges(outline: Outline, reports: Sequence[UnplayedReport]) -> list[int]:
+    """The exchanges (indexes into `outline`) no session of the reports (those about this
+    cassette) ever played.
 
     Raises:
         ConfigError: no report is about this cassette, or a report names a request the cassette
             does not hold (the cassette changed since the run).
     """
-    assert cassette.path is not None
-    mine = [r for r in reports if same_cassette(r.cassette, cassette.path)]
+    mine = [r for r in reports if same_cassette(r.cassette, outline.path)]
     if not mine:
         names = sorted({r.cassette for r in reports})
         about = (
@@ -181,17 +181,17 @@ def unused_exchanges(cassette: Cassette, reports: Sequence[UnplayedReport]) -> l
             if names
             else "it holds no unplayed-exchanges report (replay with --strict or --report FILE)"
         )
-        raise ConfigError(f"the run log has no report for {cassette.name}: {about}")
-    requests = {  # by the file line the reports cite
-        cassette.line_of(ex.request.event.seq): ex for ex in pair(cassette.events).exchanges
-    }
+        raise ConfigError(f"the run log has no report for {outline.name}: {about}")
+    requests = {
+        line: ex for ex, line in enumerate(outline.line)
+    }  # by the file line the reports cite
     unused: set[int] | None = None
     for report in mine:
         for line, method, _name in report.unplayed:
             ex = requests.get(line)
-            if ex is None or ex.method != method:
+            if ex is None or outline.methods[ex] != method:
                 raise ConfigError(
-                    f"the run log does not fit {cassette.name}: line {line} is not a {method} request "
+                    f"the run log does not fit {outline.name}: line {line} is not a {method} request "
                     "(was the cassette changed since the run? run the tests again)"
                 )
         lines = {line for line, _, _ in report.unplayed}
@@ -199,82 +199,82 @@ def unused_exchanges(cassette: Cassette, reports: Sequence[UnplayedReport]) -> l
     return [requests[line] for line in sorted(unused or ())]
 
 
-def not_kept(cassette: Cassette, patterns: Sequence[str]) -> list[Exchange]:
-    """The request exchanges whose method, tool/prompt name or resource URI matches none of `patterns`
-    (shell-style wildcards). The handshake, discovery and client notifications are always kept.
+def not_kept(outline: Outline, patterns: Sequence[str]) -> list[int]:
+    """The request exchanges (indexes into `outline`) whose method, tool/prompt name or resource
+    URI matches none of `patterns` (shell-style wildcards). The handshake, discovery and client
+    notifications are always kept.
 
     Raises:
         ConfigError: a pattern matches nothing in the cassette (a typo would drop everything).
     """
-    exchanges = pair(cassette.events).exchanges
+    methods, names, retry_of = outline.methods, outline.names, outline.retry_of
     used = dict.fromkeys(patterns, False)
     kept: set[int] = set()
-    for ex in exchanges:
+    for ex, (method, name) in enumerate(zip(methods, names, strict=True)):
         for p in patterns:
-            if fnmatchcase(ex.method, p) or (ex.name is not None and fnmatchcase(ex.name, p)):
+            if fnmatchcase(method, p) or (name is not None and fnmatchcase(name, p)):
                 used[p] = True
-                kept.add(ex.index)
+                kept.add(ex)
     unknown = [p for p, hit in used.items() if not hit]
     if unknown:
-        have = sorted({ex.method for ex in exchanges} | {ex.name for ex in exchanges if ex.name})
+        have = sorted(set(methods) | {name for name in names if name})
         raise ConfigError(
-            f"--keep {unknown[0]!r} matches no method, tool, prompt or resource of {cassette.name} (it has: {', '.join(have)})"
+            f"--keep {unknown[0]!r} matches no method, tool, prompt or resource of {outline.name} (it has: {', '.join(have)})"
         )
-    kept |= {ex.retry_of for ex in exchanges if ex.index in kept and ex.retry_of is not None}
+    kept |= {retry_of[ex] for ex in kept if retry_of[ex] != NONE}
     return [
-        ex for ex in exchanges
-        if not ex.is_notification and ex.method not in ALWAYS_KEPT and ex.index not in kept
-        and (ex.retry_of is None or ex.retry_of not in kept)
+        ex for ex in range(len(methods))
+        if not outline.notification[ex] and methods[ex] not in ALWAYS_KEPT and ex not in kept
+        and (retry_of[ex] == NONE or retry_of[ex] not in kept)
     ]  # fmt: skip
 
 
-def events_of(cassette: Cassette, drop: Sequence[Exchange]) -> set[int]:
-    """The seqs of every event that belongs only to the exchanges in `drop`.
+def events_of(outline: Outline, drop: Sequence[int]) -> bytearray:
+    """Which events (1 at their place in the file) belong only to the exchanges in `drop`.
 
     A message event goes when each message in it (a batch holds several) belongs to a dropped
     exchange: its request, its response, the notifications and server requests for it, the
     client's answers. On HTTP, the other events of an HTTP exchange (heads, stream ends, 202s)
     go with it when all its messages went. Retries of dropped 2026-07-28 calls go too.
     """
-    exchanges = pair(cassette.events).exchanges
-    doomed = {ex.index for ex in drop}
-    doomed |= {ex.index for ex in exchanges if ex.retry_of in doomed}
-    gone_msgs: set[int] = set()
-    for ex in exchanges:
-        if ex.index in doomed:
-            items = [ex.request, *ex.items, *([ex.response] if ex.response else [])]
-            gone_msgs |= {id(it.msg) for it in items}
-    gone: set[int] = set()
-    http_msgs: dict[Any, list[bool]] = {}
-    for ev in cassette.events:
-        if ev.kind is not Kind.MESSAGE:
+    doomed = set(drop)
+    doomed |= {ex for ex, first in enumerate(outline.retry_of) if first in doomed}
+    gone = bytearray(len(outline))
+    http_dropped: set[int] = set()
+    http_kept: set[int] = set()
+    first, more, message, http = outline.first, outline.more, outline.message, outline.http_exchange
+    for pos in range(len(outline)):
+        if not message[pos]:
             continue
-        msgs = ev.msg if isinstance(ev.msg, list) else [ev.msg]
-        dropped = bool(msgs) and all(id(m) in gone_msgs for m in msgs)
-        if dropped:
-            gone.add(ev.seq)
-        if ev.http and ev.http.get("exchange") is not None:
-            http_msgs.setdefault(ev.http["exchange"], []).append(dropped)
-    http_gone = {n for n, flags in http_msgs.items() if all(flags)}
-    gone |= {ev.seq for ev in cassette.events if ev.http and ev.http.get("exchange") in http_gone}
+        if pos in more:
+            msgs = more[pos]
+            dropped = bool(msgs) and all(any(ex in doomed for ex in m) for m in msgs)
+        else:
+            dropped = first[pos] in doomed
+        gone[pos] = dropped
+        if http[pos] != NO_SEQ:
+            (http_dropped if dropped else http_kept).add(http[pos])
+    http_gone = http_dropped - http_kept
+    if http_gone:
+        for pos, hx in enumerate(http):
+            if hx in http_gone:
+                gone[pos] = 1
     return gone
 
 
 def prune(
-    cassette: Cassette, drop: Sequence[Exchange], output: str | os.PathLike[str] | None = None
+    outline: Outline, drop: Sequence[int], output: str | os.PathLike[str] | None = None
 ) -> int:
-    """Writes the cassette at `cassette.path` without the events of `drop` (to `output`, or in
-    place), `seq` renumbered, reading it again line by line; returns how many events went.
-    `cassette` may hold skeletons (`mcptape.skeletons.load_skeletons`)."""
-    assert cassette.path is not None
-    gone = events_of(cassette, drop)
-    src = stream(cassette.path)
+    """Writes the cassette `outline` was read from without the events of `drop` (to `output`,
+    or in place), `seq` renumbered, reading it again line by line; returns how many events went."""
+    gone = events_of(outline, drop)
+    src = stream(outline.path)
     rw = Rewrite(src, Path(output) if output is not None else src.path, always=True)
     try:
         rw.line(0, src.head_raw, src.head_raw.strip() + b"\n")
         n = 0
-        for el in src.events:
-            if el.event.seq in gone:
+        for pos, el in enumerate(src.events):
+            if gone[pos]:
                 continue
             n += 1
             line = el.raw.strip()
@@ -286,7 +286,7 @@ def prune(
         rw.finish()
     finally:
         rw.abort()
-    return len(gone)
+    return gone.count(1)
 
 
 # -- redact -----------------------------------------------------------------------------------------

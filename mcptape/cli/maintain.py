@@ -44,29 +44,23 @@ def prune(
         mcptape prune cassettes/demo.jsonl --keep tools/list --keep add --keep 'demo://*' -o small.jsonl
     """
     from mcptape import maintain
-    from mcptape.skeletons import load_skeletons
+    from mcptape.skeletons import outline
 
     if (run_log is None) == (not keep):
         raise click.UsageError("give either --unused-from RUN_LOG or --keep (one or more)")
-    tape = load_skeletons(cassette)
+    plan = outline(cassette)
     if run_log is not None:
         reports = maintain.parse_run_log(run_log.read_text(encoding="utf-8", errors="replace"))
-        drop = maintain.unused_exchanges(tape, reports)
+        drop = maintain.unused_exchanges(plan, reports)
     else:
-        drop = maintain.not_kept(tape, keep)
-    what = (
-        ", ".join(
-            f"{ex.method}{f' {ex.name!r}' if ex.name else ''} (line {tape.line_of(ex.request.event.seq)})"
-            for ex in drop
-        )
-        or "nothing"
-    )
+        drop = maintain.not_kept(plan, keep)
+    what = ", ".join(plan.describe(ex) for ex in drop) or "nothing"
     if dry_run:
         click.echo(
             f"mcptape: prune would drop {len(drop)} exchange(s) of {cassette}: {what}", err=True
         )
         return
-    events = maintain.prune(tape, drop, output)
+    events = maintain.prune(plan, drop, output)
     click.echo(
         f"mcptape: pruned {len(drop)} exchange(s), {events} event(s) from {cassette} -> {output or cassette}: {what}",
         err=True,

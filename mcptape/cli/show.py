@@ -92,26 +92,25 @@ def _render(fmt: str, path: Path, cas: Cassette, session: Session) -> str:
 
 
 def _json(path: Path, output: Path | None) -> None:
-    """`--format json`, streamed: the exchanges are paired on the messages' skeletons, then the
-    rows are drawn and written one by one as the cassette is read again (the same document as
-    `orjson.dumps(..., OPT_INDENT_2)` of the whole, without the whole in memory)."""
+    """`--format json`, streamed: the exchanges are paired as the cassette is read
+    (`mcptape.skeletons.outline`), then the rows are drawn and written one by one as it is read
+    again (the same document as `orjson.dumps(..., OPT_INDENT_2)` of the whole, without the
+    whole in memory)."""
     from mcptape.cassette import stream
     from mcptape.eras import servable
-    from mcptape.pairing import pair
-    from mcptape.skeletons import load_skeletons
+    from mcptape.skeletons import outline
     from mcptape.views import timeline
 
-    cas = load_skeletons(path, tolerate_truncated=True)
-    for w in cas.warnings:
+    plan = outline(path, tolerate_truncated=True)
+    for w in plan.warnings:
         print(f"mcptape: warning: {w}", file=sys.stderr)
-    session = pair(cas.events)
-    versions = timeline.protocol_versions(session)
+    versions = plan.protocol_versions()
     head = {
         "cassette": str(path),
-        "header": cas.header.to_json(),
+        "header": plan.header.to_json(),
         "protocol_versions": versions,
         "serves": servable(versions),
-        "warnings": cas.warnings,
+        "warnings": plan.warnings,
     }
     events = (el.event for el in stream(path, tolerate_truncated=True).events)
     try:
@@ -121,7 +120,7 @@ def _json(path: Path, output: Path | None) -> None:
     try:
         out.write(orjson.dumps(head, option=orjson.OPT_INDENT_2)[:-2] + b',\n  "rows": [')
         sep = b"\n"
-        for row in timeline.stream_rows(cas, session, events):
+        for row in timeline.outline_rows(plan, events):
             text = orjson.dumps(asdict(row), option=orjson.OPT_INDENT_2)
             out.write(sep + b"    " + text.replace(b"\n", b"\n    "))
             sep = b",\n"

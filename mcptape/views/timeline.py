@@ -15,6 +15,7 @@ import orjson
 from mcptape.cassette import Cassette
 from mcptape.model import Event, Kind, Source
 from mcptape.pairing import Session
+from mcptape.skeletons import NO_SEQ, NONE, Outline
 from mcptape.wire.jsonrpc import MessageType, classify, request_params
 
 SUMMARY_WIDTH = 60
@@ -151,9 +152,7 @@ def rows(cassette: Cassette, session: Session) -> list[Row]:
 
 
 def stream_rows(cassette: Cassette, session: Session, events: Iterable[Event]) -> Iterator[Row]:
-    """`rows`, drawn from `events` as they come: the cassette's events again, in the same order,
-    while `cassette` and `session` may hold only their skeletons (`mcptape.pairing.skeleton`:
-    what pairing reads), so that a big cassette is never whole in memory."""
+    """`rows`, drawn from `events` as they come (the cassette's events, in the same order)."""
     partner: dict[int, tuple[int, float]] = {}
     for ex in session.exchanges:
         if ex.response is not None:
@@ -170,13 +169,53 @@ def stream_rows(cassette: Cassette, session: Session, events: Iterable[Event]) -
                     at[pos, i] = found
     del partner
     sessions = event_sessions(cassette, session)
-    number: dict[str, int] = {}
 
     def partner_at(pos: int) -> Partner:
         return lambda i: at.get((pos, i))
 
+    return _numbered(events, partner_at, lambda pos, ev: sessions[ev.seq])
+
+
+def outline_rows(outline: Outline, events: Iterable[Event]) -> Iterator[Row]:
+    """`stream_rows` with what pairing found held in an `Outline` (`mcptape.skeletons`): the
+    cassette's events are drawn as they come, and only the outline is in memory."""
+    first, sessions, partner, latency = (
+        outline.first,
+        outline.sessions,
+        outline.partner,
+        outline.latency_ms,
+    )
+    batch = outline.batch_partner
+    current = sessions[0] if sessions else "0"
+
+    def partner_at(pos: int) -> Partner:
+        seq = partner[pos]
+        if seq != NO_SEQ:
+            found = (seq, latency[pos])
+            return lambda i: found
+        return lambda i: batch.get((pos, i))
+
+    def session_at(pos: int, ev: Event) -> str:
+        nonlocal current
+        ex = first[pos]
+        header = ev.http.get("session") if ev.http else None
+        current = (sessions[ex] if ex != NONE else None) or (
+            str(header) if header is not None else current
+        )
+        return current
+
+    return _numbered(events, partner_at, session_at)
+
+
+def _numbered(
+    events: Iterable[Event],
+    partner_at: Callable[[int], Partner],
+    session_at: Callable[[int, Event], str],
+) -> Iterator[Row]:
+    """The rows of `events`, each event's client session numbered 1, 2, ... in order of appearance."""
+    number: dict[str, int] = {}
     for pos, ev in enumerate(events):
-        n = number.setdefault(sessions[ev.seq], len(number) + 1)
+        n = number.setdefault(session_at(pos, ev), len(number) + 1)
         yield from _event_rows(ev, partner_at(pos), n)
 
 

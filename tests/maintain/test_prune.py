@@ -14,10 +14,11 @@ from mcp import Client, StdioServerParameters
 
 from mcptape.cassette import load
 from mcptape.errors import ConfigError
-from mcptape.maintain import UnplayedReport, parse_run_log, read, unused_exchanges
+from mcptape.maintain import UnplayedReport, parse_run_log, unused_exchanges
 from mcptape.model import Kind
 from mcptape.pairing import pair
 from mcptape.replay.memory import UnplayedExchangesError
+from mcptape.skeletons import outline
 from tests.conftest import mcptape_cmd
 from tests.maintain.replaying import GOLDEN, ROOT, calls_of, results
 from tests.sdk_helpers import accept_name
@@ -210,15 +211,15 @@ def test_only_reports_about_this_cassette_count_and_a_stale_log_is_refused(tmp_p
     cassette = tmp_path / "cassettes" / "c.jsonl"
     cassette.parent.mkdir()
     shutil.copy(ROOT / "cassettes" / "python-sdk" / "2026-07-28" / "stdio.jsonl", cassette)
-    tape = read(cassette)
+    plan = outline(cassette)
     both = [UnplayedReport("cassettes/c.jsonl", ((11, "tools/call", "echo"), (13, "tools/call", "fail"))),
             UnplayedReport(str(cassette), ((13, "tools/call", "fail"),)),
             UnplayedReport("cassettes/other.jsonl", ((3, "tools/list", None),))]  # fmt: skip
-    assert [ex.name for ex in unused_exchanges(tape.cassette, both)] == ["fail"]
+    assert [plan.names[ex] for ex in unused_exchanges(plan, both)] == ["fail"]
     with pytest.raises(ConfigError, match=r"no report for .*it reports on cassettes/other.jsonl"):
-        unused_exchanges(tape.cassette, both[2:])
+        unused_exchanges(plan, both[2:])
     with pytest.raises(ConfigError, match="line 3 is not a tools/call request"):
-        unused_exchanges(tape.cassette, [UnplayedReport("c.jsonl", ((3, "tools/call", "add"),))])
+        unused_exchanges(plan, [UnplayedReport("c.jsonl", ((3, "tools/call", "add"),))])
 
 
 def test_usage_errors_exit_2_and_leave_the_file_alone(tmp_path: Path) -> None:
