@@ -1,10 +1,10 @@
 """Cassette maintenance: `prune` (drop exchanges), `redact` (apply new rules), `fmt` (canonical form).
 
 Each reads a cassette one line at a time (`mcptape.cassette.stream`; prune twice: once to pair
-what it keeps of each message, once to write) and writes the result atomically (a temporary file
+it into an `Outline`, once to write) and writes the result atomically (a temporary file
 in the same directory, fsynced, renamed over the original, only once the last line was read and
 valid): a crash or a bad line leaves the old file, never half of either. Memory stays that of a
-line (prune: of the exchanges' skeletons), whatever the cassette's size. `fmt`, `redact_file`
+line (prune: and the outline, a few numbers per event), whatever the cassette's size. `fmt`, `redact_file`
 and `prune` stream; `read` and `redact` do the same in memory. Lines an operation does not
 change keep their bytes; prune only renumbers `seq`. Messages are never altered, except where redaction replaces a
 secret. See docs/maintenance.md.
