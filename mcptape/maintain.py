@@ -34,7 +34,7 @@ from mcptape.errors import CassetteError, ConfigError
 from mcptape.model import HEADER_MARKER, Event, Kind
 from mcptape.redact import DEFAULT_KEYS, DEFAULT_PATTERNS, RedactConfig, Redactor
 from mcptape.replay.report import UnplayedReport
-from mcptape.skeletons import NO_SEQ, NONE, Outline
+from mcptape.skeletons import NONE, Outline
 
 ALWAYS_KEPT: frozenset[str] = frozenset({"initialize", "server/discover"})
 """Methods `prune --keep` never drops: the handshake and discovery every client starts with."""
@@ -252,7 +252,7 @@ def events_of(outline: Outline, drop: Sequence[int]) -> bytearray:
         else:
             dropped = first[pos] in doomed
         gone[pos] = dropped
-        if http[pos] != NO_SEQ:
+        if http[pos] != NONE:
             (http_dropped if dropped else http_kept).add(http[pos])
     http_gone = http_dropped - http_kept
     if http_gone:

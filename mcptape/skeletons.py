@@ -25,9 +25,11 @@ from mcptape.pairing import Exchange, Item, PairingStream, skeleton_event
 from mcptape.wire.jsonrpc import MessageType
 
 NONE = -1
-"""No exchange (an event none of whose messages belongs to one)."""
+"""No exchange (an event none of whose messages belongs to one), no HTTP exchange."""
 NO_SEQ = -(2**63)
-"""No partner, or no HTTP exchange (a recorded `seq` or HTTP exchange may be any integer)."""
+"""No partner (in `Outline.partner`: a partner whose `seq` is this or does not fit in 64 bits
+is in `Outline.partner_apart`)."""
+_MAX_SEQ = 2**63 - 1
 
 
 @dataclass(slots=True)
@@ -49,14 +51,15 @@ class Outline:
     message, the indexes of its exchanges (a `notifications/cancelled` is an exchange of its own
     and belongs to the request it cancels)."""
     http_exchange: array[int] = field(default_factory=lambda: array("q"))
-    """The event's `http.exchange`, or `NO_SEQ`."""
+    """The event's `http.exchange`, numbered 0, 1, ... in order of appearance, or `NONE`."""
     message: bytearray = field(default_factory=bytearray)
     """1 for a message event."""
     partner: array[int] = field(default_factory=lambda: array("q"))
     """The `seq` of the request a response answers, or of the response a request got; `NO_SEQ`."""
     latency_ms: array[float] = field(default_factory=lambda: array("d"))
-    batch_partner: dict[tuple[int, int], tuple[int, float]] = field(default_factory=dict)
-    """`partner` and `latency_ms` of a message in a batch, by (event place, place in the batch)."""
+    partner_apart: dict[tuple[int, int], tuple[int, float]] = field(default_factory=dict)
+    """`partner` and `latency_ms` of a message in a batch, by (event place, place in the batch),
+    and of one whose partner's `seq` the array cannot hold (place 0)."""
     # per exchange, by its index
     methods: list[str] = field(default_factory=list)
     names: list[str | None] = field(default_factory=list)
@@ -134,6 +137,7 @@ class _Outliner:
         self.opened_now: list[Exchange] = []
         self.seen_versions: set[str] = set()
         self.strings: dict[str, str] = {}
+        self.http_ids: dict[Any, int] = {}
 
     def read(self, lines: Any) -> None:
         out = self.out
@@ -145,7 +149,9 @@ class _Outliner:
             out.partner.append(NO_SEQ)
             out.latency_ms.append(0.0)
             hx = ev.http.get("exchange") if ev.http else None
-            out.http_exchange.append(NO_SEQ if hx is None else hx)
+            out.http_exchange.append(
+                NONE if hx is None else self.http_ids.setdefault(hx, len(self.http_ids))
+            )
             out.ends_with = ev.kind
             if ev.kind is not Kind.MESSAGE or ev.src is None:
                 out.message.append(0)
@@ -227,16 +233,17 @@ class _Outliner:
         sid = b.http.get("session") if b.http else None
         if sid is not None:  # an HTTP initialize: the session id comes with its answer
             out.sessions[ex.index] = self._shared(str(sid))
-        if ex.method == "initialize":
+        if ex.method == "initialize":  # its version is the one its answer names
+            self.out.versions.pop(ex.index, None)
             self._version(ex.index, ex.protocol_version, True)
 
     def _partner(self, where: tuple[int, int], seq: int, latency: float) -> None:
         pos, at = where
-        if at == -1:
+        if at == -1 and NO_SEQ < seq <= _MAX_SEQ:
             self.out.partner[pos] = seq
             self.out.latency_ms[pos] = latency
         else:
-            self.out.batch_partner[pos, at] = (seq, latency)
+            self.out.partner_apart[pos, max(at, 0)] = (seq, latency)
 
     def unsolicited(self, before: int, item: Item) -> None:
         pass

@@ -84,8 +84,8 @@ def test_the_batch_case_holds_what_it_is_meant_to(tmp_path: Path) -> None:
     ]  # the request it cancels; its own
     assert got.exchanges_of(answers) == [[2], []]  # the orphan belongs to nothing
     assert got.exchanges_of(empty) == []
-    assert got.batch_partner[3, 0][0] == 7 and got.batch_partner[3, 1][0] == 5  # seq = place + 1
-    assert got.batch_partner[answers, 0][0] == 4 and got.partner[4] == 4
+    assert got.partner_apart[3, 0][0] == 7 and got.partner_apart[3, 1][0] == 5  # seq = place + 1
+    assert got.partner_apart[answers, 0][0] == 4 and got.partner[4] == 4
 
 
 def _oracle_gone(cas: Cassette, whole: Session, drop: set[int]) -> list[int]:
@@ -146,3 +146,57 @@ def test_an_outline_holds_a_few_numbers_per_event_not_its_messages(tmp_path: Pat
     assert len(big.methods) == 3_002 and big.methods[-1] == "tools/call"
     per_event = (big_held - small_held) / (len(big) - len(small))
     assert per_event < 64, f"{per_event:.0f} bytes held per event"
+
+
+def test_numbers_beyond_64_bits_are_told_as_they_are(tmp_path: Path) -> None:
+    """A hand-edited cassette's `seq` or HTTP exchange may be any JSON integer orjson reads
+    (up to 2**64 - 1, and -2**63 is what the array uses for no partner)."""
+    cas = tape(
+        *LEGACY_INIT,
+        ("c", call(2, "add")),
+        ("s", ok(2, {})),
+        ("c", call(3, "add")),
+        ("s", ok(3, {})),
+    )
+    huge, lowest = 2**64 - 1, -(2**63)
+    seqs = {3: huge, 4: lowest, 5: huge - 1}
+    events = [ev._replace(seq=seqs.get(pos, ev.seq)) for pos, ev in enumerate(cas.events)]
+    events = [
+        ev._replace(http={"exchange": huge}) if pos >= 3 else ev for pos, ev in enumerate(events)
+    ]
+    path = tmp_path / "huge.jsonl"
+    path.write_bytes(dumps(Cassette(cas.header, events)))
+    whole = load(path)
+    got = outline(path)
+    assert list(timeline.outline_rows(got, whole.events)) == timeline.rows(
+        whole, pair(whole.events)
+    )
+    assert [r.pair for r in timeline.outline_rows(got, whole.events)][3:7] == [
+        lowest,
+        huge,
+        7,
+        huge - 1,
+    ]
+    assert list(events_of(got, [2])) == [0, 0, 0, 1, 1, 0, 0, 0]
+    assert list(events_of(got, [2, 3])) == [
+        0,
+        0,
+        0,
+        1,
+        1,
+        1,
+        1,
+        1,
+    ]  # the end: HTTP exchange 2**64 - 1
+
+
+def test_an_initialize_takes_the_version_its_answer_names_even_an_empty_one(tmp_path: Path) -> None:
+    steps: list[Any] = [
+        LEGACY_INIT[0],
+        ("s", ok(1, {"protocolVersion": ""})),
+        ("c", call(6, "add")),
+    ]
+    path = tmp_path / "versions.jsonl"
+    path.write_bytes(dumps(tape(*steps)))
+    whole = load(path)
+    assert outline(path).protocol_versions() == timeline.protocol_versions(pair(whole.events)) == []

@@ -185,7 +185,7 @@ def outline_rows(outline: Outline, events: Iterable[Event]) -> Iterator[Row]:
         outline.partner,
         outline.latency_ms,
     )
-    batch = outline.batch_partner
+    apart = outline.partner_apart
     current = sessions[0] if sessions else "0"
 
     def partner_at(pos: int) -> Partner:
@@ -193,7 +193,7 @@ def outline_rows(outline: Outline, events: Iterable[Event]) -> Iterator[Row]:
         if seq != NO_SEQ:
             found = (seq, latency[pos])
             return lambda i: found
-        return lambda i: batch.get((pos, i))
+        return lambda i: apart.get((pos, i))
 
     def session_at(pos: int, ev: Event) -> str:
         nonlocal current
