@@ -238,7 +238,7 @@ def events_of(outline: Outline, drop: Sequence[int]) -> bytearray:
     go with it when all its messages went. Retries of dropped 2026-07-28 calls go too.
     """
     doomed = set(drop)
-    doomed |= {ex for ex, first in enumerate(outline.retry_of) if first in doomed}
+    doomed |= {ex for ex, chain in enumerate(outline.retry_of) if chain in doomed}
     gone = bytearray(len(outline))
     http_dropped: set[int] = set()
     http_kept: set[int] = set()

@@ -139,8 +139,8 @@ class Watcher(Protocol):
     """What a `PairingStream` tells, as it pairs."""
 
     def opened(self, ex: Exchange) -> None:
-        """A client request or notification: a new exchange (its `protocol_version` is final
-        but for an `initialize`, which takes the one its answer names)."""
+        """A client request or notification: a new exchange (its `retry_of` is final, and its
+        `protocol_version` but for an `initialize`, which takes the one its answer names)."""
 
     def added(self, ex: Exchange, item: Item) -> None:
         """A message that belongs to `ex` (which may have been answered already: a late progress
@@ -261,10 +261,6 @@ class _Pairer:
             if method == "initialize":
                 ex.protocol_version = params.get("protocolVersion")
             self.count += 1
-            if self.watch is None:
-                self.s.exchanges.append(ex)
-            else:
-                self.watch.opened(ex)
             if ex.http_exchange is not None:
                 self.by_http[ex.http_exchange] = ex
             if item.type is MessageType.REQUEST:
@@ -274,7 +270,11 @@ class _Pairer:
                     self.progress[(sess, *id_key(token))] = ex
                 if "inputResponses" in params or "requestState" in params:
                     self._link_retry(ex)
-            elif method == "notifications/cancelled":
+            if self.watch is None:  # (told once `retry_of` is known)
+                self.s.exchanges.append(ex)
+            else:
+                self.watch.opened(ex)
+            if item.type is not MessageType.REQUEST and method == "notifications/cancelled":
                 rid = params.get("requestId")
                 target = self.inflight.get((sess, *id_key(rid)))
                 if target is not None:

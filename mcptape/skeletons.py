@@ -13,13 +13,13 @@ a hand-edited cassette may repeat a `seq`, and its events are still distinct lin
 from __future__ import annotations
 
 import os
-import sys
 from array import array
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcptape.cassette import cut_short_after, stream
+from mcptape.cassette import EventLine, cut_short_after, stream
 from mcptape.model import Header, Kind
 from mcptape.pairing import Exchange, Item, PairingStream, skeleton_event
 from mcptape.wire.jsonrpc import MessageType
@@ -72,9 +72,9 @@ class Outline:
     sessions: list[str] = field(default_factory=list)
     """The client session each exchange belongs to (an HTTP initialize: the one its answer mints),
     as `views.timeline.event_sessions` tells it."""
-    versions: dict[int, str] = field(default_factory=dict)
-    """Exchange index -> its protocol version, for the first exchange of each version (and every
-    `initialize`, whose answer names its version)."""
+    versions: list[Any] = field(default_factory=list)
+    """The protocol version of each exchange (`Exchange.protocol_version`: an `initialize` takes
+    the one its answer names)."""
     ends_with: Kind | None = None
     """The kind of the last event."""
 
@@ -92,14 +92,6 @@ class Outline:
             return more
         first = self.first[pos]
         return [[first]] if first != NONE else [[]]
-
-    def protocol_versions(self) -> list[str]:
-        """The protocol versions the cassette used, in order of first use (`timeline.protocol_versions`)."""
-        seen: list[str] = []
-        for _, ver in sorted(self.versions.items()):
-            if ver not in seen:
-                seen.append(ver)
-        return seen
 
     def describe(self, ex: int) -> str:
         """The exchange as the commands name it: method, name, file line."""
@@ -134,12 +126,10 @@ class _Outliner:
         """id of each message of the batch being filed -> its place in the batch."""
         self.asked: dict[int, tuple[int, int]] = {}
         """An unanswered request's exchange -> (event place, place in batch or -1) of the request."""
-        self.opened_now: list[Exchange] = []
-        self.seen_versions: set[str] = set()
         self.strings: dict[str, str] = {}
         self.http_ids: dict[Any, int] = {}
 
-    def read(self, lines: Any) -> None:
+    def read(self, lines: Iterable[EventLine]) -> None:
         out = self.out
         for el in lines:
             ev = el.event
@@ -164,25 +154,10 @@ class _Outliner:
             else:
                 self.batch = None
             self.stream.add(skel)
-            for ex in self.opened_now:  # what the pairer settles right after telling
-                out.retry_of.append(NONE if ex.retry_of is None else ex.retry_of)
-                self._version(ex.index, ex.protocol_version, ex.method == "initialize")
-            self.opened_now.clear()
 
     def _shared(self, text: str) -> str:
         """One string for every exchange of a session id or name."""
         return self.strings.setdefault(text, text)
-
-    def _version(self, index: int, ver: str | None, initialize: bool) -> None:
-        """An exchange's protocol version: kept for the first exchange of each version, and for
-        every `initialize` (its answer may name another: `answered` overwrites it)."""
-        if not ver:
-            return
-        if not initialize:
-            if ver in self.seen_versions:
-                return
-            self.seen_versions.add(ver)
-        self.out.versions[index] = ver
 
     def _place(self, item: Item) -> int:
         return -1 if self.batch is None else self.batch[id(item.msg)]
@@ -203,18 +178,18 @@ class _Outliner:
 
     def opened(self, ex: Exchange) -> None:
         out = self.out
-        method = ex.method
-        out.methods.append(sys.intern(method) if len(method) <= 64 else method)
+        out.methods.append(ex.method)  # (a skeleton's: one string per short method name)
         name = ex.name
         out.names.append(None if name is None else self._shared(name))
         out.notification.append(1 if ex.is_notification else 0)
         out.line.append(self.lineno)
         out.sessions.append(self._shared(ex.session))
+        out.retry_of.append(NONE if ex.retry_of is None else ex.retry_of)
+        out.versions.append(ex.protocol_version)
         at = self._place(ex.request)
         self._member(ex.index, at)
         if ex.request.type is MessageType.REQUEST:
             self.asked[ex.index] = (self.pos, at)
-        self.opened_now.append(ex)
 
     def added(self, ex: Exchange, item: Item) -> None:
         self._member(ex.index, self._place(item))
@@ -233,9 +208,7 @@ class _Outliner:
         sid = b.http.get("session") if b.http else None
         if sid is not None:  # an HTTP initialize: the session id comes with its answer
             out.sessions[ex.index] = self._shared(str(sid))
-        if ex.method == "initialize":  # its version is the one its answer names
-            self.out.versions.pop(ex.index, None)
-            self._version(ex.index, ex.protocol_version, True)
+        out.versions[ex.index] = ex.protocol_version  # (an initialize's, from its answer)
 
     def _partner(self, where: tuple[int, int], seq: int, latency: float) -> None:
         pos, at = where

@@ -65,7 +65,7 @@ def test_an_outline_tells_what_pair_builds_for_every_bundled_cassette(tmp_path: 
         assert list(got.notification) == [ex.is_notification for ex in exs], path
         assert list(got.retry_of) == [-1 if ex.retry_of is None else ex.retry_of for ex in exs]
         assert list(got.line) == [cas.line_of(ex.request.event.seq) for ex in exs], path
-        assert got.protocol_versions() == timeline.protocol_versions(whole), path
+        assert timeline.first_uses(got.versions) == timeline.protocol_versions(whole), path
         owners = _messages(cas, whole)
         assert len(got) == len(cas.events), path
         for pos, msgs in enumerate(owners):
@@ -199,4 +199,8 @@ def test_an_initialize_takes_the_version_its_answer_names_even_an_empty_one(tmp_
     path = tmp_path / "versions.jsonl"
     path.write_bytes(dumps(tape(*steps)))
     whole = load(path)
-    assert outline(path).protocol_versions() == timeline.protocol_versions(pair(whole.events)) == []
+    assert (
+        timeline.first_uses(outline(path).versions)
+        == timeline.protocol_versions(pair(whole.events))
+        == []
+    )

@@ -104,7 +104,7 @@ def _json(path: Path, output: Path | None) -> None:
     plan = outline(path, tolerate_truncated=True)
     for w in plan.warnings:
         print(f"mcptape: warning: {w}", file=sys.stderr)
-    versions = plan.protocol_versions()
+    versions = timeline.first_uses(plan.versions)
     head = {
         "cassette": str(path),
         "header": plan.header.to_json(),

@@ -320,8 +320,14 @@ def _event_rows(ev: Event, partner: Partner, session: int = 1) -> list[Row]:
 
 def protocol_versions(session: Session) -> list[str]:
     """The protocol versions the session used, in order of first use."""
+    return first_uses(ex.protocol_version for ex in session.exchanges)
+
+
+def first_uses(versions: Iterable[Any]) -> list[str]:
+    """The protocol versions of exchanges in order (None for one without), each once, in order
+    of first use (`mcptape.skeletons.Outline.versions`, or a session's)."""
     seen: list[str] = []
-    for ex in session.exchanges:
-        if ex.protocol_version and ex.protocol_version not in seen:
-            seen.append(ex.protocol_version)
+    for ver in versions:
+        if ver and ver not in seen:
+            seen.append(ver)
     return seen
