@@ -42,6 +42,10 @@ class Cassette:
     lines: dict[int, int] = field(default_factory=dict)
     """The file line of an event read, by its `seq` (the first event with that seq), where it is
     not `seq + 1` (`line_of`)."""
+    pairing: tuple[list[Event], int, Any] | None = None
+    """(`events`, their number, their `mcptape.pairing.Session`) when the reader paired them
+    already (an index file keeps the pairing: `mcptape.sidecar`); `mcptape.pairing.paired`
+    uses it while `events` is still that list, of that length."""
 
     @property
     def name(self) -> str:

@@ -1,10 +1,10 @@
 """Events whose message is parsed from the cassette file when first read, not when loaded.
 
 A replay of a big cassette plays a few of its messages; parsing every one of them up front was
-most of its startup (`mcptape.sidecar` says when it is done). A `LazyEvent` holds what pairing
-reads of its message (its skeleton, `mcptape.pairing.skeleton`) and where its line is in the
-file; reading `msg` reads that line, parses it, and keeps the message. Every other field is
-there from the start. `parsed_lines()` counts the lines read so (the tests count on it).
+most of its startup (`mcptape.sidecar` says when it is done). A `LazyEvent` holds where its
+line is in the file; reading `msg` reads that line, parses it, and keeps the message. Every
+other field is there from the start (and the index file keeps the pairing, which is what read
+the messages otherwise). `parsed_lines()` counts the lines read so (the tests count on it).
 """
 
 from __future__ import annotations
@@ -80,17 +80,15 @@ class LineSource:
 class LazyEvent(Event):
     """An `Event` whose `msg` is read from its line in the file on first access (and kept).
 
-    `skel` is what pairing reads of the message, there from the start. Assigning `msg` sets it
-    as for any event. `_replace` gives a plain `Event`.
+    Assigning `msg` sets it as for any event. `_replace` gives a plain `Event`.
     """
 
-    __slots__ = ("_length", "_lineno", "_offset", "_source", "skel")
+    __slots__ = ("_length", "_lineno", "_offset", "_source")
 
     _source: LineSource | None
     _offset: int
     _length: int
     _lineno: int
-    skel: Any
 
     @property
     def msg(self) -> Any:
@@ -117,10 +115,9 @@ class LazyEvent(Event):
 def lazy_event(
     fields: tuple[Any, ...], source: LineSource, offset: int, length: int, lineno: int
 ) -> LazyEvent:
-    """The `LazyEvent` of `Event(*fields)`, whose `msg` field is the message's skeleton, read
-    from the line at `offset` (`length` bytes, file line `lineno`) of `source`."""
+    """The `LazyEvent` of `Event(*fields)` (its `msg` field unused), whose message is read from
+    the line at `offset` (`length` bytes, file line `lineno`) of `source`."""
     out = LazyEvent(*fields)
-    out.skel = fields[4]
     out._source = source
     out._offset = offset
     out._length = length

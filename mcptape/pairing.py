@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from mcptape.lazy import LazyEvent
+from mcptape.cassette import Cassette
 from mcptape.model import Event, Kind, Source
 from mcptape.versions import META_PROTOCOL_VERSION, META_SUBSCRIPTION_ID
 from mcptape.wire.jsonrpc import MessageType, classify, id_key, request_params
@@ -35,9 +35,8 @@ _ITEM_MSG = Item.__dict__["msg"]
 
 
 class LazyItem(Item):
-    """An `Item` of a `LazyEvent`: its `msg` is read from the event's line on first access.
-    Until then the slot holds the message's skeleton, which is what pairing reads
-    (`_Pairer` passes it along rather than reading `msg`)."""
+    """An `Item` of a `LazyEvent` (`mcptape.lazy`): its `msg` is read from the event's line on
+    first access. An index file makes them, with the pairing it keeps (`mcptape.sidecar`)."""
 
     __slots__ = ("_pos",)
 
@@ -54,10 +53,11 @@ class LazyItem(Item):
         _ITEM_MSG.__set__(self, value)
 
 
-def _lazy_item(src: Source, skel: dict[str, Any], ev: Event, typ: MessageType, pos: int) -> Item:
+def lazy_item(src: Source, ev: Event, typ: MessageType, pos: int) -> Item:
+    """The `Item` of the message at `pos` in `ev`'s batch (-1: not a batch), of kind `typ`,
+    which reads it from `ev` when first asked."""
     out = LazyItem.__new__(LazyItem)
     out.src, out.event, out.type, out._pos = src, ev, typ, pos
-    _ITEM_MSG.__set__(out, skel)
     return out
 
 
@@ -135,6 +135,17 @@ def pair(events: list[Event]) -> Session:
     return _Pairer().run(events)
 
 
+def paired(cassette: Cassette) -> Session:
+    """`pair` of the cassette's events, or the pairing its reader kept (`Cassette.pairing`: an
+    index file holds it) while the events are still those it was made of. The session is
+    shared: its readers do not change it."""
+    kept = cassette.pairing
+    if kept is not None and kept[0] is cassette.events and kept[1] == len(cassette.events):
+        session: Session = kept[2]
+        return session
+    return pair(cassette.events)
+
+
 class Watcher(Protocol):
     """What a `PairingStream` tells, as it pairs."""
 
@@ -200,14 +211,7 @@ class _Pairer:
     def event(self, ev: Event) -> None:
         """Files the message (or each message of the batch) of `ev`, a message event with a source."""
         one = self.one
-        if type(ev) is LazyEvent:  # pairs its skeleton; the message is read when played
-            skel = ev.skel
-            if isinstance(skel, list):
-                for pos, m in enumerate(skel):
-                    one(ev, m, pos)
-            else:
-                one(ev, skel, -1)
-        elif isinstance(ev.msg, list):  # a batch
+        if isinstance(ev.msg, list):  # a batch
             for m in ev.msg:
                 one(ev, m)
         else:
@@ -226,17 +230,13 @@ class _Pairer:
                 return str(sid)
         return self.session
 
-    def one(self, ev: Event, m: Any, lazy: int | None = None) -> None:
-        """Files message `m` of `ev` (with `lazy`, the skeleton of the message at that place in
-        a `LazyEvent`'s batch, -1 for no batch)."""
+    def one(self, ev: Event, m: Any) -> None:
+        """Files message `m` of `ev`."""
         typ = classify(m)
         if typ is MessageType.INVALID:
             self.s.orphans.append(Item(ev.src, m if isinstance(m, dict) else {"value": m}, ev, typ))  # type: ignore[arg-type]
             return
-        if lazy is None:
-            item = Item(ev.src, m, ev, typ)  # type: ignore[arg-type]
-        else:
-            item = _lazy_item(ev.src, m, ev, typ, lazy)  # type: ignore[arg-type]
+        item = Item(ev.src, m, ev, typ)  # type: ignore[arg-type]
         if ev.src is Source.CLIENT:
             self.client(item, m)
         else:

@@ -3,10 +3,11 @@
 A replay needs every client request (the index keys them) but only the server messages it
 plays, and a big cassette is mostly server messages. A replay of a cassette of at least
 `MIN_BYTES` reads it whole, as `load` does, the first two times; the second writes an index
-file into mcptape's cache: every event as read, but each server message cut down to its
-skeleton (what pairing reads, `mcptape.pairing.skeleton`) with where its line is. Later
-replays of the same bytes read the index instead, and each server message is read from the
-cassette, by offset, when it is first played (`mcptape.lazy`).
+file into mcptape's cache: every event as read, but each server message cut down to its kind
+(`MessageType`) and where its line is; then the cassette's pairing (`mcptape.pairing.pair`:
+which messages make each exchange), so that a replay from it does not pair again, which would
+read every message. Later replays of the same bytes read the index instead, and each server
+message is read from the cassette, by offset, when it is first played (`mcptape.lazy`).
 
 The index file is named by the cassette's SHA-1 and size, so an edited cassette never meets an
 old index (a copy of it, under any name, finds its own), and it says which mcptape wrote it. It
@@ -47,7 +48,8 @@ from mcptape.model import (
     Kind,
     Source,
 )
-from mcptape.pairing import skeleton
+from mcptape.pairing import Exchange, Item, Session, lazy_item, pair
+from mcptape.wire.jsonrpc import MessageType, classify
 
 MIN_BYTES = 4 << 20
 """Smaller cassettes are read whole every time: that takes a tenth of a second or less."""
@@ -56,14 +58,19 @@ WORTH = 0.5
 """The share of the cassette's bytes that must be on server lines for an index to pay: with
 fewer, the index file says so, and the cassette is read whole. Every server message is lazy,
 short ones too (measured: even for the bench's lines of 150-200 bytes, a skeleton and an
-offset are cheaper to read and to hold than the message)."""
+offset were cheaper to read and to hold than the message; a kind and an offset are less)."""
 
 KEEP = 16
 """Index files kept in the cache, the most recently used."""
 
-LAYOUT = 2
+LAYOUT = 3
 """The index file's own layout (with the mcptape version that wrote it, both must match): a
-line of what it is about, then one line per event."""
+line of what it is about, one line per event, one per exchange, and one of the rest of the
+pairing (`_pairing_rows`)."""
+
+_TYPES = tuple(MessageType)
+"""A message's kind in an index file: its place in this tuple."""
+_CODES = {t: i for i, t in enumerate(_TYPES)}
 
 
 def cache_dir() -> Path | None:
@@ -185,35 +192,69 @@ def _from_index(index: Path, path: Path, source: LineSource) -> Cassette | bool 
 def _cassette_of(
     meta: dict[str, Any], rows: Any, path: Path, source: LineSource
 ) -> Cassette | None:
-    """The cassette of an index file's rows, one a line (written by `_rows` from lines `load`
-    checked, and named by the bytes they were read from: not checked again); None when there
-    are not as many as the first line says."""
+    """The cassette of an index file's rows, one a line (written by `_write_index` from lines
+    `load` checked, and named by the bytes they were read from: not checked again), with its
+    pairing; None when there are not as many as the first line says."""
     name = str(path)
     events: list[Event] = []
     linenos: list[int] = []
-    append, number, loads_ = events.append, linenos.append, orjson.loads
-    kinds, sources = _KINDS, _SOURCES
-    for row in rows:  # one at a time: the rows are never all in memory with the events
-        lineno, offset, length, lazy, seq, t, kind, src, msg, text, b64, size, http, info, redacted = loads_(row)  # fmt: skip
-        fields = (seq, t, kinds[kind], sources[src] if src is not None else None, msg, text, b64, size, http, info, tuple(redacted))  # fmt: skip
-        if lazy:
-            append(lazy_event(fields, source, offset, length, lineno))
+    items: list[Any] = []
+    """Every message's `Item`, numbered as `_numbers` numbers them (None for an invalid one)."""
+    others: list[Event] = []
+    append, number, add, loads_ = events.append, linenos.append, items.append, orjson.loads
+    kinds, sources, types, message, invalid = _KINDS, _SOURCES, _TYPES, Kind.MESSAGE, MessageType.INVALID  # fmt: skip
+    lines = iter(rows)  # one at a time: the rows are never all in memory with the events
+    for _ in range(meta["events"]):
+        lineno, offset, length, lazy, seq, t, kind, src, msg, text, b64, size, http, info, redacted = loads_(next(lines, b""))  # fmt: skip
+        source_ = sources[src] if src is not None else None
+        fields = (seq, t, kinds[kind], source_, None if lazy else msg, text, b64, size, http, info, tuple(redacted))  # fmt: skip
+        if lazy:  # a server message; `msg`: the kind of each of its messages
+            ev: Event = lazy_event(fields, source, offset, length, lineno)
+            if type(msg) is list:
+                for pos, code in enumerate(msg):
+                    add(lazy_item(Source.SERVER, ev, types[code], pos))
+            else:
+                add(lazy_item(Source.SERVER, ev, types[msg], -1))
         else:
-            append(Event(*fields))
+            ev = Event(*fields)
+            if ev.kind is not message or source_ is None:
+                others.append(ev)
+            else:
+                for m in msg if type(msg) is list else (msg,):
+                    typ = classify(m)
+                    add(None if typ is invalid else Item(source_, m, ev, typ))
+        append(ev)
         number(lineno)
-    if len(events) != meta["events"]:
+    session = Session(others=others)
+    found = session.exchanges.append
+    for _ in range(meta["exchanges"]):
+        at, request, response, within, sess, version, retry_of, http_exchange = loads_(next(lines, b""))  # fmt: skip
+        found(Exchange(at, items[request], None if response is None else items[response],
+                       [items[i] for i in within], sess, version, retry_of, http_exchange))  # fmt: skip
+    rest = loads_(next(lines, b""))
+    session.unsolicited = [(before, items[i]) for before, i in rest["unsolicited"]]
+    session.replies = [(items[a], items[b]) for a, b in rest["replies"]]
+    session.orphans = [
+        items[o] if type(o) is int else Item(events[o[0]].src, o[1], events[o[0]], invalid)
+        for o in rest["orphans"]
+    ]
+    if next(lines, None) is not None or any(x.request is None for x in session.exchanges):
         return None
     cut = meta["truncated"]
     truncated = _truncated(name, cut[0], cut[1]) if cut else None
     warnings = [truncated] if truncated else []
     warnings.extend(cut_short(name, events))
     header = Header.from_json(meta["header"])
-    return Cassette(header, events, path, warnings, truncated, lines_apart(linenos, events))
+    lines_of = lines_apart(linenos, events)
+    return Cassette(
+        header, events, path, warnings, truncated, lines_of, (events, len(events), session)
+    )
 
 
 def _write_index(index: Path, data: bytes, cas: Cassette) -> None:
-    """Writes the index file of a cassette read whole (`data`, read as `cas`); nothing when the
-    cassette was migrated from an older format (its lines are not its events) or cannot be."""
+    """Writes the index file of a cassette read whole (`data`, read as `cas`, whose pairing is
+    kept for the replay about to index it); nothing when the cassette was migrated from an older
+    format (its lines are not its events) or cannot be."""
     first = data.find(b"\n")
     if first < 0:
         return
@@ -227,9 +268,16 @@ def _write_index(index: Path, data: bytes, cas: Cassette) -> None:
     if rows is None:
         return
     lazy_bytes = sum(row[2] for row in rows if row[3])
+    worth = lazy_bytes >= WORTH * len(data)
+    pairing: tuple[list[list[Any]], dict[str, Any]] | None = None
+    if worth:
+        session = pair(cas.events)
+        cas.pairing = (cas.events, len(cas.events), session)
+        pairing = _pairing_rows(session, cas.events)
+        if pairing is None:
+            return
     # a truncated last line is the file's last (the reader dropped it, with a warning)
     cut = None if cas.truncated is None else [data.count(b"\n") + 1, len(cas.events)]
-    worth = lazy_bytes >= WORTH * len(data)
     meta = {
         "layout": LAYOUT,
         "mcptape": __version__,
@@ -237,6 +285,7 @@ def _write_index(index: Path, data: bytes, cas: Cassette) -> None:
         "header": cas.header.to_json(),
         "truncated": cut,
         "events": len(rows) if worth else None,
+        "exchanges": len(pairing[0]) if pairing else None,
     }
     try:
         index.parent.mkdir(parents=True, exist_ok=True)
@@ -244,9 +293,13 @@ def _write_index(index: Path, data: bytes, cas: Cassette) -> None:
         with open(tmp, "wb") as f:
             newline = orjson.OPT_APPEND_NEWLINE
             f.write(orjson.dumps(meta, option=newline))
-            # each written as made: orjson's buffer (4 KiB a row, see `_perf.trimmed`) reused
-            for row in rows if worth else ():
-                f.write(orjson.dumps(row, option=newline))
+            if pairing is not None:
+                # each written as made: orjson's buffer (4 KiB a row, see `_perf.trimmed`) reused
+                for row in rows:
+                    f.write(orjson.dumps(row, option=newline))
+                for row in pairing[0]:
+                    f.write(orjson.dumps(row, option=newline))
+                f.write(orjson.dumps(pairing[1], option=newline))
         os.replace(tmp, index)
         _prune(index.parent, "*.idx")
     except (OSError, TypeError, orjson.JSONEncodeError):
@@ -257,7 +310,8 @@ def _write_index(index: Path, data: bytes, cas: Cassette) -> None:
 def _rows(data: bytes, start: int, events: list[Event]) -> list[list[Any]] | None:
     """[file line, offset, length, lazy, event] for each event of `events`, which were read from
     `data`'s lines after the header (blank lines skipped, a truncated last line dropped); None
-    when they do not line up."""
+    when they do not line up. A lazy event (a server message) has, for its message, the kind of
+    each of its messages (`_TYPES`): what its `Item`s are made of when the index is read."""
     rows: list[list[Any]] = []
     offset, lineno, n = start, 1, len(events)
     find = data.find
@@ -273,11 +327,78 @@ def _rows(data: bytes, start: int, events: list[Event]) -> list[list[Any]] | Non
                 return None
             offset = end + 1
         lazy = ev.kind is message and ev.src is server
+        msg = ev.msg
+        if lazy:
+            msg = [_CODES[classify(m)] for m in msg] if type(msg) is list else _CODES[classify(msg)]
         rows.append([lineno, offset, stop - offset, int(lazy), ev.seq, ev.t, ev.kind, ev.src,
-                     skeleton(ev.msg) if lazy else ev.msg, ev.text, ev.b64, ev.size, ev.http,
+                     msg, ev.text, ev.b64, ev.size, ev.http,
                      ev.info, ev.redacted])  # fmt: skip
         offset = stop + 1
     return rows if len(rows) == n else None
+
+
+def _numbers(events: list[Event]) -> dict[int, int]:
+    """id(event) -> the number of its first message's `Item`: every message of the message events
+    that have a source, numbered in order (a batch's one after another), as `_cassette_of` makes
+    their items."""
+    out: dict[int, int] = {}
+    n = 0
+    message = Kind.MESSAGE
+    for ev in events:
+        if ev.kind is message and ev.src is not None:
+            out[id(ev)] = n
+            n += len(ev.msg) if type(ev.msg) is list else 1
+    return out
+
+
+def _pairing_rows(
+    session: Session, events: list[Event]
+) -> tuple[list[list[Any]], dict[str, Any]] | None:
+    """The rows of `session` (paired from `events`) for an index file: one per exchange, [index,
+    request, response, items, session, protocol version, retry_of, HTTP exchange], its items by
+    number (`_numbers`); then the unsolicited messages, the replies to them and the orphans (an
+    invalid message with its event's place and its item's message). None when an item is not
+    one of the events' messages."""
+    first = _numbers(events)
+    place = {id(ev): i for i, ev in enumerate(events)}
+
+    def number(item: Item) -> int:
+        ev = item.event
+        base = first[id(ev)]
+        if type(ev.msg) is not list:
+            if item.msg is not ev.msg:
+                raise LookupError
+            return base
+        for pos, m in enumerate(ev.msg):
+            if m is item.msg:
+                return base + pos
+        raise LookupError
+
+    try:
+        exchanges = [
+            [
+                x.index,
+                number(x.request),
+                None if x.response is None else number(x.response),
+                [number(i) for i in x.items],
+                x.session,
+                x.protocol_version,
+                x.retry_of,
+                x.http_exchange,
+            ]
+            for x in session.exchanges
+        ]
+        rest = {
+            "unsolicited": [[before, number(i)] for before, i in session.unsolicited],
+            "replies": [[number(a), number(b)] for a, b in session.replies],
+            "orphans": [
+                [place[id(i.event)], i.msg] if i.type is MessageType.INVALID else number(i)
+                for i in session.orphans
+            ],
+        }
+    except (KeyError, LookupError):
+        return None
+    return exchanges, rest
 
 
 def _prune(directory: Path, pattern: str) -> None:

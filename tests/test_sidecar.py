@@ -12,15 +12,18 @@ import orjson
 import pytest
 
 from mcptape import cassette as cassette_module
-from mcptape import lazy, sidecar
-from mcptape.cassette import load
+from mcptape import lazy, pairing, sidecar
+from mcptape.cassette import Cassette, dumps, load
 from mcptape.errors import CassetteError
 from mcptape.lazy import LazyEvent
-from mcptape.pairing import pair
+from mcptape.model import Event, Kind, Source
+from mcptape.pairing import Item, LazyItem, Session, pair, paired
 from mcptape.replay.engine import ReplayEngine, Send
 from mcptape.replay.index import ReplayIndex
 from mcptape.sidecar import open_for_replay
 from tests.conftest import ROOT, mcptape_cmd
+from tests.replay.tape import LEGACY_INIT, note, ok, req, tape
+from tests.replay.tape import call as tape_call
 
 HEADER = {"mcptape_cassette": 1, "mcptape_version": "0.1.0", "transport": "stdio",
           "target": {"command": ["srv"]}, "recorded_at": "2026-01-01T00:00:00Z", "redaction": {}}  # fmt: skip
@@ -109,32 +112,110 @@ def test_a_100k_exchange_cassette_plays_its_first_answer_parsing_two_server_mess
     assert lazy.parsed_lines() == before + 2  # and the one answer played
 
 
+def _shape(session: Session, events: list[Event]) -> Any:
+    """Everything a `Session` says, each item as (its event's place, its message, kind, source),
+    and which items are one object (numbered by first sight): `ReplayIndex` keys the answers to
+    unsolicited requests by the request's item."""
+    place = {id(ev): i for i, ev in enumerate(events)}
+    seen: dict[int, int] = {}
+
+    def item(i: Item | None) -> Any:
+        if i is None:
+            return None
+        return (seen.setdefault(id(i), len(seen)), place[id(i.event)], i.msg, i.type, i.src)
+
+    return (
+        [
+            (
+                x.index,
+                item(x.request),
+                item(x.response),
+                [item(i) for i in x.items],
+                x.session,
+                x.protocol_version,
+                x.retry_of,
+                x.http_exchange,
+            )
+            for x in session.exchanges
+        ],
+        [(before, item(i)) for before, i in session.unsolicited],
+        [(item(a), item(b)) for a, b in session.replies],
+        [item(i) for i in session.orphans],
+        [place[id(ev)] for ev in session.others],
+    )
+
+
+def _everything_pairing_meets(tmp_path: Path) -> Path:
+    """Batches both ways, a cancellation filed under two exchanges, progress, an unsolicited
+    server request and its answer, an orphan, invalid messages, a stderr line."""
+    steps: list[Any] = [
+        *LEGACY_INIT,
+        (
+            "c",
+            [
+                tape_call(2, "add", {"a": 1}),
+                tape_call(3, "add", {"a": 2}, _meta={"progressToken": "p"}),
+            ],
+        ),
+        ("s", note("notifications/progress", {"progressToken": "p", "progress": 1})),
+        ("s", ok(3, {"n": 2})),
+        ("c", note("notifications/cancelled", {"requestId": 2})),
+        ("s", [ok(2, {"n": 1}), {"jsonrpc": "2.0", "id": 99, "result": {}}, 5, {"x": 1}]),
+        ("s", req("r1", "roots/list")),
+        ("c", ok("r1", {"roots": []})),
+        ("c", 7),
+        ("s", "not a message"),
+        ("c", []),
+    ]
+    cas = tape(*steps)
+    cas.events.insert(5, Event(0, 0.5, Kind.STDERR, Source.SERVER, text="warming up"))
+    path = tmp_path / "everything.jsonl"
+    path.write_bytes(dumps(Cassette(cas.header, [e._replace(seq=i) for i, e in enumerate(cas.events, 1)])))  # fmt: skip
+    return path
+
+
 def test_the_cassette_opened_from_its_index_is_the_cassette_load_reads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Every bundled cassette (batches, HTTP metadata, stderr, redactions, both eras), with every
-    server message lazy: the same events, the same exchanges, the same answers."""
+    """Every bundled cassette (batches, HTTP metadata, stderr, redactions, both eras) and one of
+    every case pairing meets, every server message lazy: the same events and the same pairing,
+    kept in the index file (a replay from it does not pair again), its items sharing as pair's do."""
     monkeypatch.setattr(sidecar, "MIN_BYTES", 0)
     monkeypatch.setattr(sidecar, "WORTH", 0)
     paths = sorted((ROOT / "cassettes").rglob("*.jsonl"))
     assert len(paths) >= 10
-    for path in paths:
+    for path in [*paths, _everything_pairing_meets(tmp_path)]:
         whole = load(path)
         replayed_twice(path)
         cas = open_for_replay(path)
         lazies = [e for e in cas.events if type(e) is LazyEvent]
         assert lazies, path
-        exchanges = pair(cas.events).exchanges  # from the skeletons
-        assert [(x.method, x.index, x.session, x.protocol_version, x.retry_of) for x in exchanges] == [
-            (x.method, x.index, x.session, x.protocol_version, x.retry_of)
-            for x in pair(whole.events).exchanges
-        ], path  # fmt: skip
-        assert [[i.msg for i in x.items] + [x.response and x.response.msg] for x in exchanges] == [
-            [i.msg for i in x.items] + [x.response and x.response.msg]
-            for x in pair(whole.events).exchanges
-        ], path  # fmt: skip
+        with monkeypatch.context() as m:
+            m.setattr(pairing, "pair", lambda *a: pytest.fail("paired again"))
+            kept = paired(cas)
+            ReplayIndex(cas)
+        assert any(type(i) is LazyItem for x in kept.exchanges for i in (x.response, *x.items)), (
+            path
+        )
+        assert _shape(kept, cas.events) == _shape(pair(whole.events), whole.events), path
         assert [e.to_json() for e in cas.events] == [e.to_json() for e in whole.events], path
         assert (cas.header, cas.warnings, cas.lines) == (whole.header, whole.warnings, whole.lines)
+        assert _shape(paired(cas), cas.events) == _shape(pair(whole.events), whole.events), path
+
+
+def test_a_cassette_whose_events_were_changed_is_paired_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write_cassette(tmp_path / "c.jsonl", 6_000)
+    replayed_twice(path)
+    cas = open_for_replay(path)
+    assert paired(cas) is paired(cas)
+    cas.events.pop()  # the end marker
+    assert len(paired(cas).exchanges) == 6_002
+    assert paired(cas) is not paired(cas)
+    cas = open_for_replay(path)
+    cas.events = cas.events[:3]
+    assert [x.method for x in paired(cas).exchanges] == ["initialize", "notifications/initialized"]
 
 
 def test_an_edited_cassette_never_meets_its_old_index(tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ from mcptape._perf import paused_gc, trimmed
 from mcptape.cassette import Cassette
 from mcptape.keys import batch_position, redacted_param_paths
 from mcptape.model import Kind, Source
-from mcptape.pairing import Exchange, Item, Session, pair
+from mcptape.pairing import Exchange, Item, Session, paired
 from mcptape.versions import (
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
@@ -210,7 +210,7 @@ class ReplayIndex:
     def _build(self, cassette: Cassette, policy: MatchPolicy | None) -> None:
         self.cassette = cassette
         self.policy = policy or MatchPolicy()
-        session = pair(cassette.events)
+        session = paired(cassette)
         self.session = session
         eofs = [e.seq for e in cassette.events if e.kind is Kind.EOF and e.src is Source.CLIENT]
         self.hangup: int | None = eofs[0] if eofs else None
