@@ -83,11 +83,11 @@ def load(path: str | os.PathLike[str]) -> Cassette:
     try:
         data = p.read_bytes()
     except OSError as exc:
-        raise _unreadable(p, exc) from None
+        raise unreadable_error(p, exc) from None
     return loads(data, name=str(p), path=p)
 
 
-def _unreadable(p: Path, exc: OSError) -> CassetteError:
+def unreadable_error(p: Path, exc: OSError) -> CassetteError:
     """The one-line error for a cassette file that cannot be opened or read."""
     if isinstance(exc, FileNotFoundError):
         return CassetteNotFoundError(f"{p.absolute()}: no such cassette")
@@ -148,7 +148,7 @@ def _parse_events(
             obj = loads_(line)
         except orjson.JSONDecodeError:
             if lineno == last and not complete:
-                truncated = _truncated(name, lineno, len(linenos))
+                truncated = truncated_warning(name, lineno, len(linenos))
                 warnings.append(truncated)
                 break
             raise _corrupt(name, lineno) from None
@@ -202,7 +202,7 @@ def _corrupt(name: str, lineno: int) -> CassetteError:
     return CassetteError(f"{name}:{lineno}: corrupt line (not JSON); fix or delete that line")
 
 
-def _truncated(name: str, lineno: int, read: int) -> str:
+def truncated_warning(name: str, lineno: int, read: int) -> str:
     """The warning (or, for a rewrite, the start of the error) about a truncated last line."""
     return (
         f"{name}:{lineno}: last line is truncated (the recorder was stopped mid-write); "
@@ -276,7 +276,7 @@ def stream(
     try:
         f = open(p, "rb")  # noqa: SIM115 (closed by the events' generator)
     except OSError as exc:
-        raise _unreadable(p, exc) from None
+        raise unreadable_error(p, exc) from None
     try:
         size = os.fstat(f.fileno()).st_size
         first = f.readline()
@@ -335,7 +335,7 @@ def _stream_events(
                     obj = loads_(line)
                 except orjson.JSONDecodeError:
                     if not line.endswith(b"\n"):
-                        truncated = _truncated(name, lineno, count)
+                        truncated = truncated_warning(name, lineno, count)
                         if tolerate_truncated:
                             warnings.append(truncated)
                             break

@@ -31,11 +31,11 @@ from mcptape._perf import paused_gc
 from mcptape._version import __version__
 from mcptape.cassette import (
     Cassette,
-    _truncated,
-    _unreadable,
     cut_short,
     lines_apart,
     loads,
+    truncated_warning,
+    unreadable_error,
 )
 from mcptape.lazy import LineSource, lazy_event
 from mcptape.model import (
@@ -102,7 +102,7 @@ def open_for_replay(path: str | os.PathLike[str]) -> Cassette:
     try:
         fd = os.open(p, os.O_RDONLY)
     except OSError as exc:
-        raise _unreadable(p, exc) from None
+        raise unreadable_error(p, exc) from None
     source = LineSource(fd, str(p))  # closes the file when no lazy event needs it any more
     served = False
     try:
@@ -119,7 +119,7 @@ def open_for_replay(path: str | os.PathLike[str]) -> Cassette:
         os.lseek(fd, 0, os.SEEK_SET)
         data = _read_all(fd)
     except OSError as exc:
-        raise _unreadable(p, exc) from None
+        raise unreadable_error(p, exc) from None
     finally:
         if not served:
             source.close()
@@ -244,7 +244,7 @@ def _cassette_of(
     if next(lines, None) is not None or any(x.request is None for x in session.exchanges):
         return None
     cut = meta["truncated"]
-    truncated = _truncated(name, cut[0], cut[1]) if cut else None
+    truncated = truncated_warning(name, cut[0], cut[1]) if cut else None
     warnings = [truncated] if truncated else []
     warnings.extend(cut_short(name, events))
     header = Header.from_json(meta["header"])
