@@ -54,17 +54,24 @@ def prune(
         drop = maintain.unused_exchanges(plan, reports)
     else:
         drop = maintain.not_kept(plan, keep)
-    what = ", ".join(plan.describe(ex) for ex in drop) or "nothing"
     if dry_run:
+        what = ", ".join(plan.describe(ex) for ex in drop) or "nothing"
         click.echo(
             f"mcptape: prune would drop {len(drop)} exchange(s) of {cassette}: {what}", err=True
         )
         return
     events = maintain.prune(plan, drop, output)
+    what = ", ".join(plan.describe(ex) for ex in drop[:LISTED]) or "nothing"
+    if len(drop) > LISTED:
+        what += f" and {len(drop) - LISTED} more (--dry-run lists every one)"
     click.echo(
         f"mcptape: pruned {len(drop)} exchange(s), {events} event(s) from {cassette} -> {output or cassette}: {what}",
         err=True,
     )
+
+
+LISTED = 20
+"""The dropped exchanges `prune` names once done (`--dry-run` names every one)."""
 
 
 @click.command()

@@ -6,13 +6,14 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import anyio
 import orjson
 import pytest
 from mcp import Client, StdioServerParameters
 
-from mcptape.cassette import load
+from mcptape.cassette import dumps, load
 from mcptape.errors import ConfigError
 from mcptape.maintain import UnplayedReport, parse_run_log, unused_exchanges
 from mcptape.model import Kind
@@ -21,6 +22,7 @@ from mcptape.replay.memory import UnplayedExchangesError
 from mcptape.skeletons import outline
 from tests.conftest import mcptape_cmd
 from tests.maintain.replaying import GOLDEN, ROOT, calls_of, results
+from tests.replay.tape import LEGACY_INIT, call, ok, tape
 from tests.sdk_helpers import accept_name
 
 pytestmark = [pytest.mark.anyio]
@@ -250,3 +252,21 @@ def test_usage_errors_exit_2_and_leave_the_file_alone(tmp_path: Path) -> None:
     assert (
         f"tools/call 'divide' (line {divide})" in dry.stderr
     )  # the file line, as an editor shows it
+
+
+def test_a_long_prune_names_the_first_dropped_and_counts_the_rest(tmp_path: Path) -> None:
+    steps: list[Any] = [*LEGACY_INIT]
+    for i in range(26):
+        steps += [("c", call(10 + i, "keep" if i == 3 else f"t{i}")), ("s", ok(10 + i, {"n": i}))]
+    cassette = tmp_path / "c.jsonl"
+    cassette.write_bytes(dumps(tape(*steps)))
+    dry = cli("prune", str(cassette), "--keep", "keep", "--dry-run")
+    assert dry.returncode == 0 and "would drop 25 exchange(s)" in dry.stderr
+    assert all(f"tools/call 't{i}'" in dry.stderr for i in range(26) if i != 3)  # every one
+    done = cli("prune", str(cassette), "--keep", "keep")
+    assert done.returncode == 0 and done.stderr.count("\n") == 1, done.stderr
+    assert "pruned 25 exchange(s), 50 event(s)" in done.stderr
+    named = [i for i in range(26) if f"tools/call 't{i}' (line" in done.stderr]
+    assert named == [i for i in range(21) if i != 3]  # the first 20, in cassette order
+    assert done.stderr.rstrip().endswith("and 5 more (--dry-run lists every one)")
+    assert [ex.name for ex in pair(load(cassette).events).exchanges if ex.method == "tools/call"] == ["keep"]  # fmt: skip
