@@ -142,6 +142,11 @@ def classify(msg: Any) -> MessageType:
 
 def id_key(msg_id: Any) -> tuple[str, Any]:
     """A hashable key for a JSON-RPC id that keeps `1` and `"1"` apart (they are different ids)."""
+    kind = type(msg_id)  # (the usual two first: pairing asks for every message's)
+    if kind is int:
+        return ("int", msg_id)
+    if kind is str:
+        return ("str", msg_id)
     if isinstance(msg_id, bool) or msg_id is None:
         return ("other", msg_id)
     if isinstance(msg_id, int):
