@@ -89,6 +89,7 @@ class LazyEvent(Event):
     _offset: int
     _length: int
     _lineno: int
+    """The event's file line; 0 for line `seq + 1`, where a cassette written in one go has it."""
 
     @property
     def msg(self) -> Any:
@@ -138,6 +139,6 @@ def _message_of(line: bytes, event: LazyEvent, name: str) -> Any:
     except (orjson.JSONDecodeError, KeyError, TypeError, AttributeError):
         pass
     raise CassetteError(
-        f"{name}:{event._lineno}: the cassette changed on disk while it was replayed "
+        f"{name}:{event._lineno or event.seq + 1}: the cassette changed on disk while it was replayed "
         "(this line no longer holds the event read); restart the replay"
     )

@@ -37,7 +37,7 @@ from mcptape.cassette import (
     truncated_warning,
     unreadable_error,
 )
-from mcptape.lazy import LineSource, lazy_event
+from mcptape.lazy import LazyEvent, LineSource, lazy_event
 from mcptape.model import (
     _KINDS,
     _SOURCES,
@@ -66,7 +66,7 @@ offset were cheaper to read and to hold than the message; a kind and an offset a
 KEEP = 16
 """Index files kept in the cache, the most recently used."""
 
-LAYOUT = 3
+LAYOUT = 4
 """The index file's own layout (with the mcptape version that wrote it, both must match): a
 line of what it is about, one line per event, one per exchange, and one of the rest of the
 pairing (`_pairing_rows`)."""
@@ -74,6 +74,8 @@ pairing (`_pairing_rows`)."""
 _TYPES = tuple(MessageType)
 """A message's kind in an index file: its place in this tuple."""
 _CODES = {t: i for i, t in enumerate(_TYPES)}
+_NOTHING = (None,) * 5
+"""An event's text, b64, size, http and info when it has none of them."""
 
 
 def cache_dir() -> Path | None:
@@ -201,18 +203,34 @@ def _cassette_of(
     name = str(path)
     events: list[Event] = []
     linenos: list[int] = []
+    ev: Event
     items: list[Any] = []
     """Every message's `Item`, numbered as `_numbers` numbers them (None for an invalid one)."""
     others: list[Event] = []
     append, number, add, loads_ = events.append, linenos.append, items.append, orjson.loads
     kinds, sources, types, message, invalid = _KINDS, _SOURCES, _TYPES, Kind.MESSAGE, MessageType.INVALID  # fmt: skip
     lines = iter(rows)  # one at a time: the rows are never all in memory with the events
+    server, lazy_event_ = Source.SERVER, LazyEvent
     for _ in range(meta["events"]):
-        lineno, offset, length, lazy, seq, t, kind, src, msg, text, b64, size, http, info, redacted = loads_(next(lines, b""))  # fmt: skip
+        row = loads_(next(lines, b""))
+        if len(row) <= 6:  # a plain server message: [offset, length, seq, t, kind(s), line?]
+            ev = lazy_event_(row[2], row[3], message, server)
+            ev._source, ev._offset, ev._length = source, row[0], row[1]
+            ev._lineno = row[5] if len(row) == 6 else 0
+            code = row[4]
+            if type(code) is list:
+                for pos, c in enumerate(code):
+                    add(lazy_item(server, ev, types[c], pos))
+            else:
+                add(lazy_item(server, ev, types[code], -1))
+            append(ev)
+            number(ev._lineno or ev.seq + 1)
+            continue
+        lineno, offset, length, lazy, seq, t, kind, src, msg, text, b64, size, http, info, redacted = row  # fmt: skip
         source_ = sources[src] if src is not None else None
         fields = (seq, t, kinds[kind], source_, None if lazy else msg, text, b64, size, http, info, tuple(redacted))  # fmt: skip
         if lazy:  # a server message; `msg`: the kind of each of its messages
-            ev: Event = lazy_event(fields, source, offset, length, lineno)
+            ev = lazy_event(fields, source, offset, length, lineno)
             if type(msg) is list:
                 for pos, code in enumerate(msg):
                     add(lazy_item(Source.SERVER, ev, types[code], pos))
@@ -270,7 +288,7 @@ def _write_index(index: Path, data: bytes, cas: Cassette) -> None:
     rows = _rows(data, first + 1, cas.events)
     if rows is None:
         return
-    lazy_bytes = sum(row[2] for row in rows if row[3])
+    lazy_bytes = sum(row[1] if len(row) <= 6 else row[2] for row in rows if len(row) <= 6 or row[3])
     worth = lazy_bytes >= WORTH * len(data)
     pairing: tuple[list[list[Any]], dict[str, Any]] | None = None
     if worth:
@@ -314,7 +332,10 @@ def _rows(data: bytes, start: int, events: list[Event]) -> list[list[Any]] | Non
     """[file line, offset, length, lazy, event] for each event of `events`, which were read from
     `data`'s lines after the header (blank lines skipped, a truncated last line dropped); None
     when they do not line up. A lazy event (a server message) has, for its message, the kind of
-    each of its messages (`_TYPES`): what its `Item`s are made of when the index is read."""
+    each of its messages (`_TYPES`): what its `Item`s are made of when the index is read. Most
+    are only that and where they are: [offset, length, seq, t, kind(s)], and their file line
+    after it when it is not `seq + 1` (opening from the index file 9% faster, measured: 268
+    against 292-297 ms for the 125,000 of the 25k-exchange scaling cassette)."""
     rows: list[list[Any]] = []
     offset, lineno, n = start, 1, len(events)
     find = data.find
@@ -333,6 +354,12 @@ def _rows(data: bytes, start: int, events: list[Event]) -> list[list[Any]] | Non
         msg = ev.msg
         if lazy:
             msg = [_CODES[classify(m)] for m in msg] if type(msg) is list else _CODES[classify(msg)]
+            plain = (ev.text, ev.b64, ev.size, ev.http, ev.info) == _NOTHING and not ev.redacted
+            if plain:
+                row = [offset, stop - offset, ev.seq, ev.t, msg]  # (most rows: `_cassette_of`)
+                rows.append(row if lineno == ev.seq + 1 else [*row, lineno])
+                offset = stop + 1
+                continue
         rows.append([lineno, offset, stop - offset, int(lazy), ev.seq, ev.t, ev.kind, ev.src,
                      msg, ev.text, ev.b64, ev.size, ev.http,
                      ev.info, ev.redacted])  # fmt: skip

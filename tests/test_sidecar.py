@@ -170,7 +170,9 @@ def _everything_pairing_meets(tmp_path: Path) -> Path:
     cas = tape(*steps)
     cas.events.insert(5, Event(0, 0.5, Kind.STDERR, Source.SERVER, text="warming up"))
     path = tmp_path / "everything.jsonl"
-    path.write_bytes(dumps(Cassette(cas.header, [e._replace(seq=i) for i, e in enumerate(cas.events, 1)])))  # fmt: skip
+    data = dumps(Cassette(cas.header, [e._replace(seq=i) for i, e in enumerate(cas.events, 1)]))
+    at = data.index(b'{"seq":8,')  # a blank line: every later event one line further down
+    path.write_bytes(data[:at] + b"\n" + data[at:])
     return path
 
 
@@ -201,6 +203,8 @@ def test_the_cassette_opened_from_its_index_is_the_cassette_load_reads(
         assert [e.to_json() for e in cas.events] == [e.to_json() for e in whole.events], path
         assert (cas.header, cas.warnings, cas.lines) == (whole.header, whole.warnings, whole.lines)
         assert _shape(paired(cas), cas.events) == _shape(pair(whole.events), whole.events), path
+        assert [e._lineno or e.seq + 1 for e in lazies] == [whole.line_of(e.seq) for e in lazies]
+    assert cas.lines  # (the hand-made one has lines apart from their seq: its index says where)
 
 
 def test_a_cassette_whose_events_were_changed_is_paired_again(
