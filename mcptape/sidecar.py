@@ -233,9 +233,9 @@ def _cassette_of(
             ev = lazy_event(fields, source, offset, length, lineno)
             if type(msg) is list:
                 for pos, code in enumerate(msg):
-                    add(lazy_item(Source.SERVER, ev, types[code], pos))
+                    add(lazy_item(server, ev, types[code], pos))
             else:
-                add(lazy_item(Source.SERVER, ev, types[msg], -1))
+                add(lazy_item(server, ev, types[msg], -1))
         else:
             ev = Event(*fields)
             if ev.kind is not message or source_ is None:
