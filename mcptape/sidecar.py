@@ -22,6 +22,7 @@ import contextlib
 import os
 import stat
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -201,65 +202,10 @@ def _cassette_of(
     `load` checked, and named by the bytes they were read from: not checked again), with its
     pairing; None when there are not as many as the first line says."""
     name = str(path)
-    events: list[Event] = []
-    linenos: list[int] = []
-    ev: Event
-    items: list[Any] = []
-    """Every message's `Item`, numbered as `_numbers` numbers them (None for an invalid one)."""
-    others: list[Event] = []
-    append, number, add, loads_ = events.append, linenos.append, items.append, orjson.loads
-    kinds, sources, types, message, invalid = _KINDS, _SOURCES, _TYPES, Kind.MESSAGE, MessageType.INVALID  # fmt: skip
     lines = iter(rows)  # one at a time: the rows are never all in memory with the events
-    server, lazy_event_ = Source.SERVER, LazyEvent
-    for _ in range(meta["events"]):
-        row = loads_(next(lines, b""))
-        if len(row) <= 6:  # a plain server message: [offset, length, seq, t, kind(s), line?]
-            ev = lazy_event_(row[2], row[3], message, server)
-            ev._source, ev._offset, ev._length = source, row[0], row[1]
-            ev._lineno = row[5] if len(row) == 6 else 0
-            code = row[4]
-            if type(code) is list:
-                for pos, c in enumerate(code):
-                    add(lazy_item(server, ev, types[c], pos))
-            else:
-                add(lazy_item(server, ev, types[code], -1))
-            append(ev)
-            number(ev._lineno or ev.seq + 1)
-            continue
-        lineno, offset, length, lazy, seq, t, kind, src, msg, text, b64, size, http, info, redacted = row  # fmt: skip
-        source_ = sources[src] if src is not None else None
-        fields = (seq, t, kinds[kind], source_, None if lazy else msg, text, b64, size, http, info, tuple(redacted))  # fmt: skip
-        if lazy:  # a server message; `msg`: the kind of each of its messages
-            ev = lazy_event(fields, source, offset, length, lineno)
-            if type(msg) is list:
-                for pos, code in enumerate(msg):
-                    add(lazy_item(server, ev, types[code], pos))
-            else:
-                add(lazy_item(server, ev, types[msg], -1))
-        else:
-            ev = Event(*fields)
-            if ev.kind is not message or source_ is None:
-                others.append(ev)
-            else:
-                for m in msg if type(msg) is list else (msg,):
-                    typ = classify(m)
-                    add(None if typ is invalid else Item(source_, m, ev, typ))
-        append(ev)
-        number(lineno)
-    session = Session(others=others)
-    found = session.exchanges.append
-    for _ in range(meta["exchanges"]):
-        at, request, response, within, sess, version, retry_of, http_exchange = loads_(next(lines, b""))  # fmt: skip
-        found(Exchange(at, items[request], None if response is None else items[response],
-                       [items[i] for i in within], sess, version, retry_of, http_exchange))  # fmt: skip
-    rest = loads_(next(lines, b""))
-    session.unsolicited = [(before, items[i]) for before, i in rest["unsolicited"]]
-    session.replies = [(items[a], items[b]) for a, b in rest["replies"]]
-    session.orphans = [
-        items[o] if type(o) is int else Item(events[o[0]].src, o[1], events[o[0]], invalid)
-        for o in rest["orphans"]
-    ]
-    if next(lines, None) is not None or any(x.request is None for x in session.exchanges):
+    events, linenos, items, others = _events_of(meta["events"], lines, source)
+    session = _pairing_of(meta["exchanges"], lines, events, items, others)
+    if session is None:
         return None
     cut = meta["truncated"]
     truncated = truncated_warning(name, cut[0], cut[1]) if cut else None
@@ -270,6 +216,79 @@ def _cassette_of(
     return Cassette(
         header, events, path, warnings, truncated, lines_of, (events, len(events), session)
     )
+
+
+def _events_of(
+    count: int, lines: Iterator[bytes], source: LineSource
+) -> tuple[list[Event], list[int], list[Any], list[Event]]:
+    """The next `count` rows: the events, their file lines, every message's `Item` (numbered as
+    `_numbers` numbers them; None for an invalid one) and the events pairing leaves aside."""
+    events: list[Event] = []
+    linenos: list[int] = []
+    items: list[Any] = []
+    others: list[Event] = []
+    ev: Event
+    append, number, add, loads_ = events.append, linenos.append, items.append, orjson.loads
+    kinds, sources, types, message, invalid = _KINDS, _SOURCES, _TYPES, Kind.MESSAGE, MessageType.INVALID  # fmt: skip
+    server, lazy_event_ = Source.SERVER, LazyEvent
+    for _ in range(count):
+        row = loads_(next(lines, b""))
+        if len(row) <= 6:  # a plain server message: [offset, length, seq, t, kind(s), line?]
+            ev = lazy_event_(row[2], row[3], message, server)
+            ev._source, ev._offset, ev._length = source, row[0], row[1]
+            ev._lineno = row[5] if len(row) == 6 else 0
+            code = row[4]
+            if type(code) is int:
+                add(lazy_item(server, ev, types[code], -1))
+            else:  # a batch
+                for pos, c in enumerate(code):
+                    add(lazy_item(server, ev, types[c], pos))
+            append(ev)
+            number(ev._lineno or ev.seq + 1)
+            continue
+        lineno, offset, length, lazy, seq, t, kind, src, msg, text, b64, size, http, info, redacted = row  # fmt: skip
+        source_ = sources[src] if src is not None else None
+        fields = (seq, t, kinds[kind], source_, None if lazy else msg, text, b64, size, http, info, tuple(redacted))  # fmt: skip
+        if lazy:  # a server message; `msg`: the kind of each of its messages
+            ev = lazy_event(fields, source, offset, length, lineno)
+            for pos, c in enumerate(msg) if type(msg) is list else ((-1, msg),):
+                add(lazy_item(server, ev, types[c], pos))
+        else:
+            ev = Event(*fields)
+            if ev.kind is not message or source_ is None:
+                others.append(ev)
+            else:
+                for m in msg if type(msg) is list else (msg,):
+                    typ = classify(m)
+                    add(None if typ is invalid else Item(source_, m, ev, typ))
+        append(ev)
+        number(lineno)
+    return events, linenos, items, others
+
+
+def _pairing_of(
+    count: int, lines: Iterator[bytes], events: list[Event], items: list[Any], others: list[Event]
+) -> Session | None:
+    """The session of the `count` exchange rows and the last row (`_pairing_rows`); None when
+    the file holds more."""
+    loads_ = orjson.loads
+    session = Session(others=others)
+    found = session.exchanges.append
+    for _ in range(count):
+        at, request, response, within, sess, version, retry_of, http_exchange = loads_(next(lines, b""))  # fmt: skip
+        found(Exchange(at, items[request], None if response is None else items[response],
+                       [items[i] for i in within], sess, version, retry_of, http_exchange))  # fmt: skip
+    rest = loads_(next(lines, b""))
+    session.unsolicited = [(before, items[i]) for before, i in rest["unsolicited"]]
+    session.replies = [(items[a], items[b]) for a, b in rest["replies"]]
+    invalid = MessageType.INVALID
+    session.orphans = [
+        items[o] if type(o) is int else Item(events[o[0]].src, o[1], events[o[0]], invalid)
+        for o in rest["orphans"]
+    ]
+    if next(lines, None) is not None or any(x.request is None for x in session.exchanges):
+        return None
+    return session
 
 
 def _write_index(index: Path, data: bytes, cas: Cassette) -> None:
