@@ -92,6 +92,11 @@ class LazyEvent(Event):
     """The event's file line; 0 for line `seq + 1`, where a cassette written in one go has it."""
 
     @property
+    def line(self) -> int:
+        """The event's file line."""
+        return self._lineno or self.seq + 1
+
+    @property
     def msg(self) -> Any:
         source = self._source
         if source is None:
@@ -117,7 +122,7 @@ def lazy_event(
     fields: tuple[Any, ...], source: LineSource, offset: int, length: int, lineno: int
 ) -> LazyEvent:
     """The `LazyEvent` of `Event(*fields)` (its `msg` field unused), whose message is read from
-    the line at `offset` (`length` bytes, file line `lineno`) of `source`."""
+    the line at `offset` (`length` bytes, file line `lineno`, 0 for `seq + 1`) of `source`."""
     out = LazyEvent(*fields)
     out._source = source
     out._offset = offset
@@ -139,6 +144,6 @@ def _message_of(line: bytes, event: LazyEvent, name: str) -> Any:
     except (orjson.JSONDecodeError, KeyError, TypeError, AttributeError):
         pass
     raise CassetteError(
-        f"{name}:{event._lineno or event.seq + 1}: the cassette changed on disk while it was replayed "
+        f"{name}:{event.line}: the cassette changed on disk while it was replayed "
         "(this line no longer holds the event read); restart the replay"
     )

@@ -38,7 +38,7 @@ from mcptape.cassette import (
     truncated_warning,
     unreadable_error,
 )
-from mcptape.lazy import LazyEvent, LineSource, lazy_event
+from mcptape.lazy import LineSource, lazy_event
 from mcptape.model import (
     _KINDS,
     _SOURCES,
@@ -77,6 +77,8 @@ _TYPES = tuple(MessageType)
 _CODES = {t: i for i, t in enumerate(_TYPES)}
 _NOTHING = (None,) * 5
 """An event's text, b64, size, http and info when it has none of them."""
+_PLAIN_ROW = 6
+"""The most members of a plain server message's row (`_rows`); every other row has more."""
 
 
 def cache_dir() -> Path | None:
@@ -230,39 +232,37 @@ def _events_of(
     ev: Event
     append, number, add, loads_ = events.append, linenos.append, items.append, orjson.loads
     kinds, sources, types, message, invalid = _KINDS, _SOURCES, _TYPES, Kind.MESSAGE, MessageType.INVALID  # fmt: skip
-    server, lazy_event_ = Source.SERVER, LazyEvent
+    server = Source.SERVER
     for _ in range(count):
         row = loads_(next(lines, b""))
-        if len(row) <= 6:  # a plain server message: [offset, length, seq, t, kind(s), line?]
-            ev = lazy_event_(row[2], row[3], message, server)
-            ev._source, ev._offset, ev._length = source, row[0], row[1]
-            ev._lineno = row[5] if len(row) == 6 else 0
-            code = row[4]
-            if type(code) is int:
-                add(lazy_item(server, ev, types[code], -1))
-            else:  # a batch
-                for pos, c in enumerate(code):
-                    add(lazy_item(server, ev, types[c], pos))
-            append(ev)
-            number(ev._lineno or ev.seq + 1)
-            continue
-        lineno, offset, length, lazy, seq, t, kind, src, msg, text, b64, size, http, info, redacted = row  # fmt: skip
-        source_ = sources[src] if src is not None else None
-        fields = (seq, t, kinds[kind], source_, None if lazy else msg, text, b64, size, http, info, tuple(redacted))  # fmt: skip
-        if lazy:  # a server message; `msg`: the kind of each of its messages
-            ev = lazy_event(fields, source, offset, length, lineno)
-            for pos, c in enumerate(msg) if type(msg) is list else ((-1, msg),):
-                add(lazy_item(server, ev, types[c], pos))
+        if len(row) <= _PLAIN_ROW:  # a plain server message: offset, length, seq, t, kind(s)
+            offset, length, seq, t, codes = row[:5]
+            lineno = row[5] if len(row) == _PLAIN_ROW else 0
+            ev = lazy_event((seq, t, message, server), source, offset, length, lineno)
         else:
-            ev = Event(*fields)
-            if ev.kind is not message or source_ is None:
-                others.append(ev)
-            else:
-                for m in msg if type(msg) is list else (msg,):
-                    typ = classify(m)
-                    add(None if typ is invalid else Item(source_, m, ev, typ))
+            lineno, offset, length, lazy, seq, t, kind, src, msg, text, b64, size, http, info, redacted = row  # fmt: skip
+            source_ = sources[src] if src is not None else None
+            fields = (seq, t, kinds[kind], source_, None if lazy else msg, text, b64, size, http, info, tuple(redacted))  # fmt: skip
+            if not lazy:
+                ev = Event(*fields)
+                if ev.kind is not message or source_ is None:
+                    others.append(ev)
+                else:
+                    for m in msg if type(msg) is list else (msg,):
+                        typ = classify(m)
+                        add(None if typ is invalid else Item(source_, m, ev, typ))
+                append(ev)
+                number(lineno)
+                continue
+            ev = lazy_event(fields, source, offset, length, lineno)
+            codes = msg  # a server message's: the kind of each of its messages
+        if type(codes) is int:
+            add(lazy_item(server, ev, types[codes], -1))
+        else:  # a batch
+            for pos, code in enumerate(codes):
+                add(lazy_item(server, ev, types[code], pos))
         append(ev)
-        number(lineno)
+        number(lineno or seq + 1)
     return events, linenos, items, others
 
 
@@ -304,10 +304,10 @@ def _write_index(index: Path, data: bytes, cas: Cassette) -> None:
         return
     if head.get(HEADER_MARKER) != FORMAT_VERSION:
         return
-    rows = _rows(data, first + 1, cas.events)
-    if rows is None:
+    made = _rows(data, first + 1, cas.events)
+    if made is None:
         return
-    lazy_bytes = sum(row[1] if len(row) <= 6 else row[2] for row in rows if len(row) <= 6 or row[3])
+    rows, lazy_bytes = made
     worth = lazy_bytes >= WORTH * len(data)
     pairing: tuple[list[list[Any]], dict[str, Any]] | None = None
     if worth:
@@ -347,16 +347,16 @@ def _write_index(index: Path, data: bytes, cas: Cassette) -> None:
             tmp.unlink(missing_ok=True)
 
 
-def _rows(data: bytes, start: int, events: list[Event]) -> list[list[Any]] | None:
+def _rows(data: bytes, start: int, events: list[Event]) -> tuple[list[list[Any]], int] | None:
     """[file line, offset, length, lazy, event] for each event of `events`, which were read from
-    `data`'s lines after the header (blank lines skipped, a truncated last line dropped); None
-    when they do not line up. A lazy event (a server message) has, for its message, the kind of
+    `data`'s lines after the header (blank lines skipped, a truncated last line dropped), and how
+    many bytes the lazy ones' lines hold; None when they do not line up. A lazy event (a server message) has, for its message, the kind of
     each of its messages (`_TYPES`): what its `Item`s are made of when the index is read. Most
     are only that and where they are: [offset, length, seq, t, kind(s)], and their file line
     after it when it is not `seq + 1` (opening from the index file 9% faster, measured: 268
     against 292-297 ms for the 125,000 of the 25k-exchange scaling cassette)."""
     rows: list[list[Any]] = []
-    offset, lineno, n = start, 1, len(events)
+    offset, lineno, n, lazy_bytes = start, 1, len(events), 0
     find = data.find
     server, message = Source.SERVER, Kind.MESSAGE
     for ev in events:
@@ -372,6 +372,7 @@ def _rows(data: bytes, start: int, events: list[Event]) -> list[list[Any]] | Non
         lazy = ev.kind is message and ev.src is server
         msg = ev.msg
         if lazy:
+            lazy_bytes += stop - offset
             msg = [_CODES[classify(m)] for m in msg] if type(msg) is list else _CODES[classify(msg)]
             plain = (ev.text, ev.b64, ev.size, ev.http, ev.info) == _NOTHING and not ev.redacted
             if plain:
@@ -383,7 +384,7 @@ def _rows(data: bytes, start: int, events: list[Event]) -> list[list[Any]] | Non
                      msg, ev.text, ev.b64, ev.size, ev.http,
                      ev.info, ev.redacted])  # fmt: skip
         offset = stop + 1
-    return rows if len(rows) == n else None
+    return (rows, lazy_bytes) if len(rows) == n else None
 
 
 def _numbers(events: list[Event]) -> dict[int, int]:
