@@ -54,16 +54,16 @@ def prune(
         drop = maintain.unused_exchanges(plan, reports)
     else:
         drop = maintain.not_kept(plan, keep)
+    named = drop if dry_run else drop[:LISTED]
+    what = ", ".join(plan.describe(ex) for ex in named) or "nothing"
+    if len(named) < len(drop):
+        what += f" and {len(drop) - len(named)} more (--dry-run lists every one)"
     if dry_run:
-        what = ", ".join(plan.describe(ex) for ex in drop) or "nothing"
         click.echo(
             f"mcptape: prune would drop {len(drop)} exchange(s) of {cassette}: {what}", err=True
         )
         return
     events = maintain.prune(plan, drop, output)
-    what = ", ".join(plan.describe(ex) for ex in drop[:LISTED]) or "nothing"
-    if len(drop) > LISTED:
-        what += f" and {len(drop) - LISTED} more (--dry-run lists every one)"
     click.echo(
         f"mcptape: pruned {len(drop)} exchange(s), {events} event(s) from {cassette} -> {output or cassette}: {what}",
         err=True,
