@@ -148,10 +148,26 @@ def holds_any[S: (bytes, str)](text: S, literals: tuple[S, ...]) -> bool:
     return any(chars.may_hold(lit) and lit in text for lit in literals)
 
 
-def holds_b64_run(data: bytes, minimum: int) -> bool:
-    """Does `data` hold `minimum` base64 characters in a row? (A short head first: a long
-    payload that has one usually has it early.)"""
+def holds_b64_run(data: bytes, minimum: int, maximum: int | None = None) -> bool:
+    """Does `data` hold a maximal run of `minimum` to `maximum` base64 characters (no upper
+    bound: None)? A short head first: a long payload that has one usually has it early."""
     seed = b"A" * minimum
-    if len(data) > 65536 and data[:65536].translate(B64_CLASS).find(seed) >= 0:
+    if len(data) > 65536 and _run_in(data[:65536].translate(B64_CLASS), seed, maximum, False):
         return True
-    return data.translate(B64_CLASS).find(seed) >= 0
+    return _run_in(data.translate(B64_CLASS), seed, maximum, True)
+
+
+def _run_in(mapped: bytes, seed: bytes, maximum: int | None, whole: bool) -> bool:
+    """Is there a run of `seed` or more `A`s in `mapped`, `maximum` at most? (`whole`: `mapped`
+    is all of the data; else a run that reaches its end is not known to end there.)"""
+    start = mapped.find(seed)
+    while start >= 0:
+        if maximum is None:
+            return True
+        end = mapped.find(b" ", start + len(seed))
+        if end < 0:
+            return whole and len(mapped) - start <= maximum
+        if end - start <= maximum:
+            return True
+        start = mapped.find(seed, end)
+    return False

@@ -24,6 +24,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from mcptape.literals import holds_any, holds_b64_run, minimal, trie_pattern
 from mcptape.pointer import pointer
 from mcptape.secrets import (
+    B64_MAX,
     B64_MIN,
     MARKER,
     PEM_BEGIN,
@@ -109,12 +110,15 @@ class Redactor:
         return self.config.enabled and any(self._raw_facts(raw))
 
     def _raw_facts(self, raw: bytes) -> tuple[bool, bool]:
-        """What the strings and names parsed from `raw` may hold: (a base64 run of `B64_MIN`
-        characters, a literal of a rule, lowercased). False is certain: without the characters
-        of `_OPAQUE`, each of them is a piece of `raw` as it is, and lowercases as `raw` does."""
+        """What the strings and names parsed from `raw` may hold: (a base64 run short enough to
+        be decoded, `B64_MIN` to `B64_MAX` characters; a literal of a rule, lowercased). False
+        is certain: without the characters of `_OPAQUE`, each of them is a piece of `raw` as it
+        is, and lowercases as `raw` does."""
         if self._blind or _opaque(raw):
             return True, True
-        runs = holds_b64_run(raw, B64_MIN)  # (one translate, one find: a regex took 3x that)
+        # (one translate, one find: a regex took 3x that). A string's run is a run of `raw`, or
+        # one character shorter after an escape such as `\n` (its letter is a base64 character)
+        runs = holds_b64_run(raw, B64_MIN, B64_MAX + 1)
         if len(raw) < 8192:  # the literals' prefix tree, in one pass
             return runs, self._needle_rx.search(raw.lower()) is not None
         if raw.count(b'"') < len(raw) // 1024:

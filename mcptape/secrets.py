@@ -289,6 +289,9 @@ _B64_RUN = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{20}[A-Za-z0-9+/]*={0,2}"
 position inside a word fail at once: about twice as fast on prose)."""
 B64_MIN = 20
 """How long a base64 run must be to be decoded (`_B64_RUN`)."""
+B64_MAX = 8192
+"""How long a base64 run (its `=` included) may be to be decoded: a longer one is an image or a
+file, not a credential."""
 LONG = 4096
 """From this length a string is scanned the long way (`Scanner._rules_long`): the same parts."""
 
@@ -465,7 +468,7 @@ class Scanner:
 
     def _base64(self, text: str, fast: bool) -> Iterator[Span]:
         for start, end in _b64_spans(text) if fast else _b64_matches(text):
-            if end - start > 8192:
+            if end - start > B64_MAX:
                 continue
             run = text[start:end]
             if run.isalpha() or run.isdigit():

@@ -5,16 +5,17 @@ or characters the bytes use to spell its strings."""
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 
 import orjson
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from mcptape.literals import trie_pattern
+from mcptape.literals import holds_b64_run, trie_pattern
 from mcptape.redact import _OPAQUE, REDACTED, Redactor
-from mcptape.secrets import B64_MIN
+from mcptape.secrets import B64_MAX, B64_MIN
 from tests.leak_corpus import SECRETS, members, texts
 
 R = Redactor()
@@ -64,6 +65,34 @@ def test_a_big_clean_payload_is_not_walked_and_stays_as_it_was() -> None:
     assert out is value and paths == []
 
 
+def _encoded(secret: str, size: int) -> str:
+    """Prose ending in `secret`, base64-encoded into a run of exactly `size` characters."""
+    plain = ("lorem ipsum " * (size // 8))[: size * 3 // 4 - len(secret) - 1] + " " + secret
+    run = base64.b64encode(plain.encode()).decode()
+    assert len(run) == size
+    return run
+
+
+def test_an_image_is_not_decoded_and_a_credential_beside_it_is() -> None:
+    """A base64 run longer than `B64_MAX` is never decoded (an image, a file): its bytes do not
+    send the walk to base64 at all. A run short enough, beside it or behind an escape whose
+    letter makes the run one longer in the bytes, still is."""
+    image = base64.b64encode(bytes(range(256)) * 400).decode()  # 136 KB of base64
+    value = {"content": [{"type": "image", "data": image, "mimeType": "image/png"}]}
+    assert R._raw_facts(orjson.dumps(value)) == (False, True)
+    secret = SECRETS["github"]
+    for run in (_encoded(secret, B64_MAX), _encoded(secret, 64)):
+        for text in (run, "\n" + run, "a\tb\n" + run + "\n"):
+            held = {**value, "note": text}
+            out, paths = R.message(held, raw=orjson.dumps(held))
+            assert paths == ["/note"], (len(run), text[:6])
+            assert run not in out["note"]
+            _same(held)
+    too_long = {**value, "note": "\n" + _encoded(secret, B64_MAX + 4)}
+    assert R.message(too_long) == (too_long, [])
+    _same(too_long)
+
+
 _CHARS = 'aAkK:/=_- ."\\\n\u212a\u0130\u00e9/+0123456789'
 _PIECES = [
     *SECRETS.values(),
@@ -96,19 +125,33 @@ def test_the_bytes_never_change_what_is_redacted(value: object) -> None:
     _same(value)
 
 
-_BYTES = st.binary(max_size=200) | _STRINGS.map(lambda s: s.encode())
+_LONG_RUN = st.tuples(
+    st.binary(max_size=30), st.integers(B64_MAX - 4, B64_MAX + 4), st.binary(max_size=30)
+)
+_BYTES = (
+    st.binary(max_size=200)
+    | _STRINGS.map(lambda s: s.encode())
+    | _LONG_RUN.map(lambda t: t[0] + b"Zm9v" * (t[1] // 4) + b"x" * (t[1] % 4) + t[2])
+)
 
 
 @given(_BYTES)
 @settings(max_examples=400)
 def test_the_quick_byte_facts_are_the_regex_facts(raw: bytes) -> None:
     """The prefix tree of the literals, `translate` for base64 runs and `memchr` for escapes
-    say what one alternation regex per question said, for any bytes."""
+    say what one alternation regex per question said, for any bytes (for a payload of 8 KB or
+    more, a literal may be assumed rather than searched for: then it is "may hold")."""
     literals = re.compile(b"|".join(re.escape(n) for n in R._needles)).search(raw.lower())
-    runs = re.search(rb"[A-Za-z0-9+/]{%d}" % B64_MIN, raw)
+    runs = re.search(
+        rb"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{%d,%d}(?![A-Za-z0-9+/])" % (B64_MIN, B64_MAX + 1), raw
+    )
     opaque = re.search(b"|".join(re.escape(o) for o in _OPAQUE), raw)
     facts = R._raw_facts(raw)
-    assert facts == ((True, True) if opaque else (runs is not None, literals is not None))
+    if opaque:
+        assert facts == (True, True)
+        return
+    assert facts[0] is (runs is not None)
+    assert facts[1] is (literals is not None) or (len(raw) >= 8192 and facts[1])
 
 
 @given(st.lists(st.binary(min_size=1, max_size=4), max_size=8), st.binary(max_size=60))
@@ -117,3 +160,19 @@ def test_a_prefix_tree_finds_what_the_alternation_finds(literals: list[bytes], t
     plain = re.compile(b"|".join(re.escape(n) for n in literals) or b"(?!)")
     assert (tree.search(text) is None) == (plain.search(text) is None)
     assert all(tree.search(n) for n in literals)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 70_000), st.integers(1, 9_000)), max_size=4))
+@example([(60_000, 9_000)])  # too long, though its part in the head is not
+@example([(60_000, 9_000), (75_000, 100)])
+def test_a_bounded_run_is_found_wherever_it_is(spans: list[tuple[int, int]]) -> None:
+    """`holds_b64_run` with a bound reads a 64 KB head first; a run across its end, or any
+    run of the whole payload, counts as the regex counts it."""
+    data = bytearray(b" " * 80_000)
+    for at, length in spans:
+        data[at : at + length] = b"Q" * len(data[at : at + length])
+    raw = bytes(data)
+    want = re.search(rb"(?<!Q)Q{%d,%d}(?!Q)" % (B64_MIN, B64_MAX), raw) is not None
+    assert holds_b64_run(raw, B64_MIN, B64_MAX) is want
+    assert holds_b64_run(raw, B64_MIN) is (re.search(rb"Q{%d}" % B64_MIN, raw) is not None)
