@@ -68,3 +68,10 @@ def test_any_chunking_round_trips(lines: list[bytes], data: st.DataObject) -> No
         chunks.append(stream[prev:c])
         prev = c
     assert frame(chunks) == lines
+
+
+def test_an_oversize_line_keeps_its_first_bytes_across_chunks() -> None:
+    line = bytes(range(256)).replace(b"\n", b"") * 40  # 10,200 bytes, no newline in them
+    chunks = [line[i : i + 700] for i in range(0, len(line), 700)]
+    out = frame([*chunks[:-1], chunks[-1] + b"\nnext\n"], max_line=5000)
+    assert out == [Oversize(len(line), line[:4096]), b"next"]
