@@ -12,6 +12,7 @@ answer wherever that falls (`Session.replies`).
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -58,6 +59,17 @@ def lazy_item(src: Source, ev: Event, typ: MessageType, pos: int) -> Item:
     which reads it from `ev` when first asked."""
     out = LazyItem.__new__(LazyItem)
     out.src, out.event, out.type, out._pos = src, ev, typ, pos
+    return out
+
+
+def lazy_items(src: Source, events: Sequence[Event], types: Iterable[MessageType]) -> list[Item]:
+    """`lazy_item(src, ev, typ, -1)` of each event of `events` and kind of `types`, in bulk."""
+    out: list[Item] = []
+    add, new = out.append, LazyItem.__new__
+    for ev, typ in zip(events, types, strict=True):
+        item = new(LazyItem)
+        item.src, item.event, item.type, item._pos = src, ev, typ, -1
+        add(item)
     return out
 
 

@@ -33,12 +33,11 @@ from mcptape._version import __version__
 from mcptape.cassette import (
     Cassette,
     cut_short,
-    lines_apart,
     loads,
     truncated_warning,
     unreadable_error,
 )
-from mcptape.lazy import LineSource, lazy_event
+from mcptape.lazy import LineSource, lazy_event, server_messages
 from mcptape.model import (
     _KINDS,
     _SOURCES,
@@ -49,7 +48,7 @@ from mcptape.model import (
     Kind,
     Source,
 )
-from mcptape.pairing import Exchange, Item, Session, lazy_item, pair
+from mcptape.pairing import Exchange, Item, Session, lazy_item, lazy_items, pair
 from mcptape.wire.jsonrpc import MessageType, classify
 
 MIN_BYTES = 1 << 20
@@ -67,18 +66,21 @@ offset were cheaper to read and to hold than the message; a kind and an offset a
 KEEP = 16
 """Index files kept in the cache, the most recently used."""
 
-LAYOUT = 4
+LAYOUT = 5
 """The index file's own layout (with the mcptape version that wrote it, both must match): a
-line of what it is about, one line per event, one per exchange, and one of the rest of the
-pairing (`_pairing_rows`)."""
+line of what it is about, a line per event row and one per column (`_rows`), one per exchange,
+and one of the rest of the pairing (`_pairing_rows`)."""
 
 _TYPES = tuple(MessageType)
 """A message's kind in an index file: its place in this tuple."""
 _CODES = {t: i for i, t in enumerate(_TYPES)}
 _NOTHING = (None,) * 5
 """An event's text, b64, size, http and info when it has none of them."""
-_PLAIN_ROW = 6
-"""The most members of a plain server message's row (`_rows`); every other row has more."""
+_Columns = tuple[list[int], list[int], list[int], list[float], list[int], list[list[int]]]
+"""An index file's columns of plain server messages: offsets, lengths, seqs, ts, kinds (each a
+place in `_TYPES`), and the `[k, file line]` of those not on line `seq + 1`."""
+_Rows = tuple[list[list[Any]], _Columns, int]
+"""What `_rows` makes: the rows, the columns, and how many bytes the lazy events' lines hold."""
 
 
 def cache_dir() -> Path | None:
@@ -205,7 +207,7 @@ def _cassette_of(
     pairing; None when there are not as many as the first line says."""
     name = str(path)
     lines = iter(rows)  # one at a time: the rows are never all in memory with the events
-    events, linenos, items, others = _events_of(meta["events"], lines, source)
+    events, items, others = _events_of(meta, lines, source)
     session = _pairing_of(meta["exchanges"], lines, events, items, others)
     if session is None:
         return None
@@ -214,56 +216,64 @@ def _cassette_of(
     warnings = [truncated] if truncated else []
     warnings.extend(cut_short(name, events))
     header = Header.from_json(meta["header"])
-    lines_of = lines_apart(linenos, events)
+    lines_of = {seq: lineno for seq, lineno in meta["lines"]}
     return Cassette(
         header, events, path, warnings, truncated, lines_of, (events, len(events), session)
     )
 
 
 def _events_of(
-    count: int, lines: Iterator[bytes], source: LineSource
-) -> tuple[list[Event], list[int], list[Any], list[Event]]:
-    """The next `count` rows: the events, their file lines, every message's `Item` (numbered as
-    `_numbers` numbers them; None for an invalid one) and the events pairing leaves aside."""
+    meta: dict[str, Any], lines: Iterator[bytes], source: LineSource
+) -> tuple[list[Event], list[Any], list[Event]]:
+    """The events of the next columns and rows (`_rows`), every message's
+    `Item` (numbered as `_numbers` numbers them; None for an invalid one) and the events
+    pairing leaves aside."""
+    loads_ = orjson.loads
+    offsets, lengths, seqs, ts, codes, apart = (loads_(next(lines, b"")) for _ in range(6))
+    plain = server_messages(source, offsets, lengths, seqs, ts, apart)
+    plain_items = lazy_items(Source.SERVER, plain, [_TYPES[c] for c in codes])
     events: list[Event] = []
-    linenos: list[int] = []
     items: list[Any] = []
     others: list[Event] = []
-    ev: Event
-    append, number, add, loads_ = events.append, linenos.append, items.append, orjson.loads
-    kinds, sources, types, message, invalid = _KINDS, _SOURCES, _TYPES, Kind.MESSAGE, MessageType.INVALID  # fmt: skip
-    server = Source.SERVER
-    for _ in range(count):
+    k = 0
+    for _ in range(meta["events"] - len(plain)):  # one row at a time, as it is read
         row = loads_(next(lines, b""))
-        if len(row) <= _PLAIN_ROW:  # a plain server message: offset, length, seq, t, kind(s)
-            offset, length, seq, t, codes = row[:5]
-            lineno = row[5] if len(row) == _PLAIN_ROW else 0
-            ev = lazy_event((seq, t, message, server), source, offset, length, lineno)
-        else:
-            lineno, offset, length, lazy, seq, t, kind, src, msg, text, b64, size, http, info, redacted = row  # fmt: skip
-            source_ = sources[src] if src is not None else None
-            fields = (seq, t, kinds[kind], source_, None if lazy else msg, text, b64, size, http, info, tuple(redacted))  # fmt: skip
-            if not lazy:
-                ev = Event(*fields)
-                if ev.kind is not message or source_ is None:
-                    others.append(ev)
-                else:
-                    for m in msg if type(msg) is list else (msg,):
-                        typ = classify(m)
-                        add(None if typ is invalid else Item(source_, m, ev, typ))
-                append(ev)
-                number(lineno)
-                continue
-            ev = lazy_event(fields, source, offset, length, lineno)
-            codes = msg  # a server message's: the kind of each of its messages
-        if type(codes) is int:
-            add(lazy_item(server, ev, types[codes], -1))
+        upto = k + row[0] - len(events)  # the plain server messages before this row's event
+        if not k <= upto <= len(plain):
+            raise ValueError("an index file row out of place")
+        events += plain[k:upto]
+        items += plain_items[k:upto]
+        k = upto
+        _row_event(row, source, events, items, others)
+    events += plain[k:]
+    items += plain_items[k:]
+    return events, items, others
+
+
+def _row_event(
+    row: list[Any],
+    source: LineSource,
+    events: list[Event],
+    items: list[Any],
+    others: list[Event],
+) -> None:
+    """Appends the event of an index file row and its messages' `Item`s."""
+    _, lineno, offset, length, lazy, seq, t, kind, src, msg, text, b64, size, http, info, redacted = row  # fmt: skip
+    source_ = _SOURCES[src] if src is not None else None
+    fields = (seq, t, _KINDS[kind], source_, None if lazy else msg, text, b64, size, http, info, tuple(redacted))  # fmt: skip
+    events.append(lazy_event(fields, source, offset, length, lineno) if lazy else Event(*fields))
+    ev = events[-1]
+    if lazy:  # a server message: the kind of each of its messages
+        if type(msg) is int:
+            items.append(lazy_item(Source.SERVER, ev, _TYPES[msg], -1))
         else:  # a batch
-            for pos, code in enumerate(codes):
-                add(lazy_item(server, ev, types[code], pos))
-        append(ev)
-        number(lineno or seq + 1)
-    return events, linenos, items, others
+            items.extend(lazy_item(Source.SERVER, ev, _TYPES[c], pos) for pos, c in enumerate(msg))
+    elif ev.kind is not Kind.MESSAGE or source_ is None:
+        others.append(ev)
+    else:
+        for m in msg if type(msg) is list else (msg,):
+            typ = classify(m)
+            items.append(None if typ is MessageType.INVALID else Item(source_, m, ev, typ))
 
 
 def _pairing_of(
@@ -307,7 +317,7 @@ def _write_index(index: Path, data: bytes, cas: Cassette) -> None:
     made = _rows(data, first + 1, cas.events)
     if made is None:
         return
-    rows, lazy_bytes = made
+    rows, columns, lazy_bytes = made
     worth = lazy_bytes >= WORTH * len(data)
     pairing: tuple[list[list[Any]], dict[str, Any]] | None = None
     if worth:
@@ -324,7 +334,8 @@ def _write_index(index: Path, data: bytes, cas: Cassette) -> None:
         "size": len(data),
         "header": cas.header.to_json(),
         "truncated": cut,
-        "events": len(rows) if worth else None,
+        "lines": list(cas.lines.items()),
+        "events": len(cas.events) if worth else None,
         "exchanges": len(pairing[0]) if pairing else None,
     }
     try:
@@ -335,6 +346,8 @@ def _write_index(index: Path, data: bytes, cas: Cassette) -> None:
             f.write(orjson.dumps(meta, option=newline))
             if pairing is not None:
                 # each written as made: orjson's buffer (4 KiB a row, see `_perf.trimmed`) reused
+                for column in columns:
+                    f.write(orjson.dumps(column, option=newline))
                 for row in rows:
                     f.write(orjson.dumps(row, option=newline))
                 for row in pairing[0]:
@@ -347,19 +360,24 @@ def _write_index(index: Path, data: bytes, cas: Cassette) -> None:
             tmp.unlink(missing_ok=True)
 
 
-def _rows(data: bytes, start: int, events: list[Event]) -> tuple[list[list[Any]], int] | None:
-    """[file line, offset, length, lazy, event] for each event of `events`, which were read from
-    `data`'s lines after the header (blank lines skipped, a truncated last line dropped), and how
-    many bytes the lazy ones' lines hold; None when they do not line up. A lazy event (a server message) has, for its message, the kind of
-    each of its messages (`_TYPES`): what its `Item`s are made of when the index is read. Most
-    are only that and where they are: [offset, length, seq, t, kind(s)], and their file line
-    after it when it is not `seq + 1` (opening from the index file 9% faster, measured: 268
-    against 292-297 ms for the 125,000 of the 25k-exchange scaling cassette)."""
-    rows: list[list[Any]] = []
-    offset, lineno, n, lazy_bytes = start, 1, len(events), 0
+def _rows(data: bytes, start: int, events: list[Event]) -> _Rows | None:
+    """The index file's rows of `events`, which were read from `data`'s lines after the header
+    (blank lines skipped, a truncated last line dropped); None when they do not line up.
+
+    Most events are server messages that are only a message: of each of those, its offset,
+    length, seq, t and kind (`_TYPES`), in five columns, and `[k, line]` for the `k`th of them
+    when its file line is not `seq + 1` (`_Columns`). Every other event is a row of its own:
+    [place, file line, offset, length, lazy, its fields]; a lazy one (a server message) has,
+    for its message, the kind of each of its messages: what its `Item`s are made of when the
+    index is read. Columns, read in five `orjson.loads` and built without `Event.__init__`,
+    open an index file in about half the time a row per event took (`docs/performance.md`)."""
+    full: list[list[Any]] = []
+    columns: _Columns = ([], [], [], [], [], [])
+    offsets, lengths, seqs, ts, codes, apart = columns
+    offset, lineno, lazy_bytes = start, 1, 0
     find = data.find
     server, message = Source.SERVER, Kind.MESSAGE
-    for ev in events:
+    for at, ev in enumerate(events):
         while True:
             lineno += 1
             end = find(b"\n", offset)
@@ -373,18 +391,24 @@ def _rows(data: bytes, start: int, events: list[Event]) -> tuple[list[list[Any]]
         msg = ev.msg
         if lazy:
             lazy_bytes += stop - offset
-            msg = [_CODES[classify(m)] for m in msg] if type(msg) is list else _CODES[classify(msg)]
-            plain = (ev.text, ev.b64, ev.size, ev.http, ev.info) == _NOTHING and not ev.redacted
-            if plain:
-                row = [offset, stop - offset, ev.seq, ev.t, msg]  # (most rows: `_cassette_of`)
-                rows.append(row if lineno == ev.seq + 1 else [*row, lineno])
+            if type(msg) is list:
+                msg = [_CODES[classify(m)] for m in msg]
+            elif (ev.text, ev.b64, ev.size, ev.http, ev.info) == _NOTHING and not ev.redacted:
+                if lineno != ev.seq + 1:
+                    apart.append([len(offsets), lineno])
+                offsets.append(offset)
+                lengths.append(stop - offset)
+                seqs.append(ev.seq)
+                ts.append(ev.t)
+                codes.append(_CODES[classify(msg)])
                 offset = stop + 1
                 continue
-        rows.append([lineno, offset, stop - offset, int(lazy), ev.seq, ev.t, ev.kind, ev.src,
-                     msg, ev.text, ev.b64, ev.size, ev.http,
-                     ev.info, ev.redacted])  # fmt: skip
+            else:
+                msg = _CODES[classify(msg)]
+        full.append([at, lineno, offset, stop - offset, int(lazy), ev.seq, ev.t, ev.kind, ev.src,
+                     msg, ev.text, ev.b64, ev.size, ev.http, ev.info, ev.redacted])  # fmt: skip
         offset = stop + 1
-    return (rows, lazy_bytes) if len(rows) == n else None
+    return full, columns, lazy_bytes
 
 
 def _numbers(events: list[Event]) -> dict[int, int]:
