@@ -249,6 +249,8 @@ def _events_of(
         _row_event(row, source, events, items, others)
     events += plain[k:]
     items += plain_items[k:]
+    if len(events) != meta["events"]:
+        raise ValueError("not as many events as the index file says")
     return events, items, others
 
 

@@ -256,7 +256,19 @@ def test_a_corrupt_or_foreign_index_file_is_read_past_and_rewritten(tmp_path: Pa
     replayed_twice(path)
     (idx,) = index_files()
     whole = idx.read_bytes()
-    for junk in (b"not json", orjson.dumps({"layout": 99}), whole[:1000], whole[: len(whole) // 2]):
+    meta, *rest = whole.split(b"\n")
+    head = orjson.loads(meta)
+    miscounted = [orjson.dumps({**head, "events": head["events"] + d}) for d in (-1, 1)]
+    offsets = orjson.loads(rest[0])
+    short = orjson.dumps(offsets[:-1])  # a column one short
+    odd = [b"\n".join((m, *rest)) for m in miscounted] + [b"\n".join((meta, short, *rest[1:]))]
+    for junk in (
+        b"not json",
+        orjson.dumps({"layout": 99}),
+        whole[:1000],
+        whole[: len(whole) // 2],
+        *odd,
+    ):
         idx.write_bytes(junk)
         replayed_twice(path)  # read whole, the index file written again by the second
         cas = open_for_replay(path)
