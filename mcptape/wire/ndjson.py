@@ -77,7 +77,7 @@ class LineFramer:
             line: bytes | Oversize = Oversize(self._dropped, self._head)
             self._dropping, self._dropped, self._head = False, 0, b""
             return line
-        line = self._parts[0] if len(self._parts) == 1 else b"".join(self._parts)
+        line = b"".join(self._parts)  # (a line of one piece is that piece, not a copy)
         self._parts.clear()
         self._held = 0
         return line
