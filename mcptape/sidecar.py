@@ -265,8 +265,8 @@ def _row_event(
     _, lineno, offset, length, lazy, seq, t, kind, src, msg, text, b64, size, http, info, redacted = row  # fmt: skip
     source_ = _SOURCES[src] if src is not None else None
     fields = (seq, t, _KINDS[kind], source_, None if lazy else msg, text, b64, size, http, info, tuple(redacted))  # fmt: skip
-    events.append(lazy_event(fields, source, offset, length, lineno) if lazy else Event(*fields))
-    ev = events[-1]
+    ev = lazy_event(fields, source, offset, length, lineno) if lazy else Event(*fields)
+    events.append(ev)
     if lazy:  # a server message: the kind of each of its messages
         if type(msg) is int:
             items.append(lazy_item(Source.SERVER, ev, _TYPES[msg], -1))
