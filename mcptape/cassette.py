@@ -46,6 +46,9 @@ class Cassette:
     """(`events`, their number, their `mcptape.pairing.Session`) when the reader paired them
     already (an index file keeps the pairing: `mcptape.sidecar`); `mcptape.pairing.paired`
     uses it while `events` is still that list, of that length."""
+    plan: Any = None
+    """What the replay index reads of each request of that pairing, as an index file keeps it
+    (`mcptape.replay.index.Plan`; None: not at hand)."""
 
     @property
     def name(self) -> str:

@@ -131,19 +131,21 @@ def lazy_event(
     return out
 
 
-def server_messages(
+def plain_messages(
     source: LineSource,
     offsets: list[int],
     lengths: list[int],
     seqs: list[int],
     ts: list[float],
     apart: list[list[int]],
+    clients: list[int],
 ) -> list[LazyEvent]:
-    """The `LazyEvent`s of server messages that are nothing but a message (no text, HTTP
+    """The `LazyEvent`s of message events that are nothing but a message (no text, HTTP
     metadata, info or redactions): the `k`th at `offsets[k]` (`lengths[k]` bytes) of `source`,
-    event `seqs[k]` at `ts[k]`, on file line `seq + 1` but for the `[k, line]` pairs of `apart`.
-    Built without `Event.__init__`, whose `msg` field goes through `LazyEvent.msg`'s setter:
-    an index file's 400,000 of them in 0.47 s against 1.0 s (`docs/performance.md`)."""
+    event `seqs[k]` at `ts[k]`, on file line `seq + 1` but for the `[k, line]` pairs of `apart`,
+    from the server but for the `k`s of `clients`. Built without `Event.__init__`, whose `msg`
+    field goes through `LazyEvent.msg`'s setter: an index file's 400,000 of them in 0.47 s
+    against 1.0 s (`docs/performance.md`)."""
     out: list[LazyEvent] = []
     add, new = out.append, LazyEvent.__new__
     message, server = Kind.MESSAGE, Source.SERVER
@@ -156,6 +158,9 @@ def server_messages(
         add(ev)
     for k, lineno in apart:
         out[k]._lineno = lineno
+    client = Source.CLIENT
+    for k in clients:
+        out[k].src = client
     return out
 
 

@@ -62,13 +62,13 @@ def lazy_item(src: Source, ev: Event, typ: MessageType, pos: int) -> Item:
     return out
 
 
-def lazy_items(src: Source, events: Sequence[Event], types: Iterable[MessageType]) -> list[Item]:
-    """`lazy_item(src, ev, typ, -1)` of each event of `events` and kind of `types`, in bulk."""
+def lazy_items(events: Sequence[Event], types: Iterable[MessageType]) -> list[Item]:
+    """`lazy_item(ev.src, ev, typ, -1)` of each event of `events` and kind of `types`, in bulk."""
     out: list[Item] = []
     add, new = out.append, LazyItem.__new__
     for ev, typ in zip(events, types, strict=True):
         item = new(LazyItem)
-        item.src, item.event, item.type, item._pos = src, ev, typ, -1
+        item.src, item.event, item.type, item._pos = ev.src, ev, typ, -1  # type: ignore[assignment]
         add(item)
     return out
 

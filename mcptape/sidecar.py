@@ -1,13 +1,16 @@
-"""A big cassette opened for replay from its index file: the server's messages parsed when played.
+"""A big cassette opened for replay from its index file: each message parsed when played.
 
-A replay needs every client request (the index keys them) but only the server messages it
-plays, and a big cassette is mostly server messages. A replay of a cassette of at least
-`MIN_BYTES` reads it whole, as `load` does, the first two times; the second writes an index
-file into mcptape's cache: every event as read, but each server message cut down to its kind
-(`MessageType`) and where its line is; then the cassette's pairing (`mcptape.pairing.pair`:
-which messages make each exchange), so that a replay from it does not pair again, which would
-read every message. Later replays of the same bytes read the index instead, and each server
-message is read from the cassette, by offset, when it is first played (`mcptape.lazy`).
+A replay plays a few of a big cassette's messages, and needs of the rest only what indexing
+reads: which messages make each exchange, and each request's method and matching key. A
+replay of a cassette of at least `MIN_BYTES` reads it whole, as `load` does, the first two
+times; the second writes an index file into mcptape's cache: every event as read, but each
+message cut down to its kind (`MessageType`) and where its line is; then the cassette's pairing
+(`mcptape.pairing.pair`: which messages make each exchange), so that a replay from it does not
+pair again, which would read every message; then what the replay index reads of each request
+(`mcptape.replay.index.Plan`: its method, its key under the default match policy, what its
+client had declared), so that indexing reads none. Later replays of the same bytes read the
+index instead, and each message is read from the cassette, by offset, when it is first played
+(`mcptape.lazy`).
 
 The index file is named by the cassette's SHA-1 and size, so an edited cassette never meets an
 old index (a copy of it, under any name, finds its own), and it says which mcptape wrote it. It
@@ -37,7 +40,7 @@ from mcptape.cassette import (
     truncated_warning,
     unreadable_error,
 )
-from mcptape.lazy import LineSource, lazy_event, server_messages
+from mcptape.lazy import LineSource, lazy_event, plain_messages
 from mcptape.model import (
     _KINDS,
     _SOURCES,
@@ -49,6 +52,7 @@ from mcptape.model import (
     Source,
 )
 from mcptape.pairing import Exchange, Item, Session, lazy_item, lazy_items, pair
+from mcptape.replay.index import Plan, plan_of
 from mcptape.wire.jsonrpc import MessageType, classify
 
 MIN_BYTES = 1 << 20
@@ -59,30 +63,38 @@ sooner at every length (the whole cassette in 381 against 416 ms); at 0.5 MB it 
 
 WORTH = 0.5
 """The share of the cassette's bytes that must be on server lines for an index to pay: with
-fewer, the index file says so, and the cassette is read whole. Every server message is lazy,
-short ones too (measured: even for the bench's lines of 150-200 bytes, a skeleton and an
-offset were cheaper to read and to hold than the message; a kind and an offset are less)."""
+fewer, the index file says so, and the cassette is read whole (a request's key is about as
+long as the request: an index file of a cassette of big requests would be as long too).
+Every message is lazy, short ones too (measured: even for the bench's lines of 150-200 bytes,
+a skeleton and an offset were cheaper to read and to hold than the message; a kind and an
+offset are less)."""
 
 KEEP = 16
 """Index files kept in the cache, the most recently used."""
 
-LAYOUT = 6
+LAYOUT = 7
 """The index file's own layout (with the mcptape version that wrote it, both must match): a
 line of what it is about, a line per column and one per event row (`_rows`), a line per column
-of the exchanges, and one of the rest of the pairing (`_pairing_rows`)."""
+of the exchanges, one of the rest of the pairing (`_pairing_rows`), and a line per column of
+what the replay index reads of each request (`_plan_rows`)."""
 
 _TYPES = tuple(MessageType)
 """A message's kind in an index file: its place in this tuple."""
 _CODES = {t: i for i, t in enumerate(_TYPES)}
 _NOTHING = (None,) * 5
 """An event's text, b64, size, http and info when it has none of them."""
-_Columns = tuple[list[int], list[int], list[int], list[float], list[int], list[list[int]]]
-"""An index file's columns of plain server messages: offsets, lengths, seqs, ts, kinds (each a
-place in `_TYPES`), and the `[k, file line]` of those not on line `seq + 1`."""
+_Columns = tuple[
+    list[int], list[int], list[int], list[float], list[int], list[list[int]], list[int]
+]
+"""An index file's columns of plain messages: offsets, lengths, seqs, ts, kinds (each a place
+in `_TYPES`), the `[k, file line]` of those not on line `seq + 1`, and the `k` of those the
+client sent."""
+_PLAN_COLUMNS = 5
+"""An index file's lines of what the replay index reads of each request (`_plan_rows`)."""
 _EXCHANGE_COLUMNS = 8
 """An index file's columns of exchanges (`_pairing_rows`)."""
 _Rows = tuple[list[list[Any]], _Columns, int]
-"""What `_rows` makes: the rows, the columns, and how many bytes the lazy events' lines hold."""
+"""What `_rows` makes: the rows, the columns, and how many bytes the server's lazy lines hold."""
 
 
 def cache_dir() -> Path | None:
@@ -100,7 +112,7 @@ def cache_dir() -> Path | None:
 
 def open_for_replay(path: str | os.PathLike[str]) -> Cassette:
     """The cassette at `path`, for a replay: as `load` reads it, but for a big one whose index
-    is cached, each server message is read from the file when first played.
+    is cached, each message is read from the file when first played.
 
     Raises:
         CassetteError: as `load` does.
@@ -179,7 +191,7 @@ def _read_all(fd: int) -> bytes:
 
 
 def _from_index(index: Path, path: Path, source: LineSource) -> Cassette | bool | None:
-    """The cassette from its index file, its server messages lazy; False when the index says
+    """The cassette from its index file, its messages lazy; False when the index says
     the cassette is best read whole; None when there is none fit to use (none yet, unreadable,
     corrupt, cut short, another layout or mcptape)."""
     try:
@@ -213,6 +225,9 @@ def _cassette_of(
     session = _pairing_of(meta["exchanges"], lines, events, items, others)
     if session is None:
         return None
+    plan = _plan_of(session, lines)
+    if next(lines, None) is not None:
+        return None
     cut = meta["truncated"]
     truncated = truncated_warning(name, cut[0], cut[1]) if cut else None
     warnings = [truncated] if truncated else []
@@ -220,7 +235,7 @@ def _cassette_of(
     header = Header.from_json(meta["header"])
     lines_of = {seq: lineno for seq, lineno in meta["lines"]}
     return Cassette(
-        header, events, path, warnings, truncated, lines_of, (events, len(events), session)
+        header, events, path, warnings, truncated, lines_of, (events, len(events), session), plan
     )
 
 
@@ -231,16 +246,16 @@ def _events_of(
     `Item` (numbered as `_numbers` numbers them; None for an invalid one) and the events
     pairing leaves aside."""
     loads_ = orjson.loads
-    offsets, lengths, seqs, ts, codes, apart = (loads_(next(lines, b"")) for _ in range(6))
-    plain = server_messages(source, offsets, lengths, seqs, ts, apart)
-    plain_items = lazy_items(Source.SERVER, plain, [_TYPES[c] for c in codes])
+    offsets, lengths, seqs, ts, codes, apart, clients = (loads_(next(lines, b"")) for _ in range(7))
+    plain = plain_messages(source, offsets, lengths, seqs, ts, apart, clients)
+    plain_items = lazy_items(plain, [_TYPES[c] for c in codes])
     events: list[Event] = []
     items: list[Any] = []
     others: list[Event] = []
     k = 0
     for _ in range(meta["events"] - len(plain)):  # one row at a time, as it is read
         row = loads_(next(lines, b""))
-        upto = k + row[0] - len(events)  # the plain server messages before this row's event
+        upto = k + row[0] - len(events)  # the plain messages before this row's event
         if not k <= upto <= len(plain):
             raise ValueError("an index file row out of place")
         events += plain[k:upto]
@@ -267,11 +282,12 @@ def _row_event(
     fields = (seq, t, _KINDS[kind], source_, None if lazy else msg, text, b64, size, http, info, tuple(redacted))  # fmt: skip
     ev = lazy_event(fields, source, offset, length, lineno) if lazy else Event(*fields)
     events.append(ev)
-    if lazy:  # a server message: the kind of each of its messages
+    if lazy:  # a message: the kind of each of its messages
+        assert source_ is not None
         if type(msg) is int:
-            items.append(lazy_item(Source.SERVER, ev, _TYPES[msg], -1))
+            items.append(lazy_item(source_, ev, _TYPES[msg], -1))
         else:  # a batch
-            items.extend(lazy_item(Source.SERVER, ev, _TYPES[c], pos) for pos, c in enumerate(msg))
+            items.extend(lazy_item(source_, ev, _TYPES[c], pos) for pos, c in enumerate(msg))
     elif ev.kind is not Kind.MESSAGE or source_ is None:
         others.append(ev)
     else:
@@ -308,9 +324,36 @@ def _pairing_of(
         items[o] if type(o) is int else Item(events[o[0]].src, o[1], events[o[0]], invalid)
         for o in rest["orphans"]
     ]
-    if next(lines, None) is not None or any(x.request is None for x in session.exchanges):
+    if any(x.request is None for x in session.exchanges):
         return None
     return session
+
+
+def _plan_of(session: Session, lines: Iterator[bytes]) -> Plan:
+    """The `Plan` of the next columns (`_plan_rows`): each exchange's method, key and the place
+    of what its client declared among the declarations. A method is one string for all the
+    exchanges that name it."""
+    loads_ = orjson.loads
+    methods, lengths = loads_(next(lines, b"")), loads_(next(lines, b""))
+    joined = next(lines, b"")
+    declared, declarations = loads_(next(lines, b"")), loads_(next(lines, b""))
+    count = len(session.exchanges)
+    if not len(methods) == len(lengths) == len(declared) == count:
+        raise ValueError("an index file's plan is not one of its exchanges")
+    keys: list[bytes | None] = []
+    at = 0
+    for n in lengths:
+        if n < 0:
+            keys.append(None)
+        else:
+            keys.append(joined[at : at + n])
+            at += n
+    if at != len(joined) - 1:  # (its newline)
+        raise ValueError("an index file's keys are not as long as it says")
+    one: dict[str, str] = {}
+    return Plan(
+        session, [one.setdefault(m, m) for m in methods], keys, [declarations[d] for d in declared]
+    )
 
 
 def _write_index(index: Path, data: bytes, cas: Cassette) -> None:
@@ -332,12 +375,18 @@ def _write_index(index: Path, data: bytes, cas: Cassette) -> None:
     rows, columns, lazy_bytes = made
     worth = lazy_bytes >= WORTH * len(data)
     pairing: tuple[list[list[Any]], dict[str, Any]] | None = None
+    plan: list[Any] = []
     if worth:
         session = pair(cas.events)
         cas.pairing = (cas.events, len(cas.events), session)
+        cas.plan = plan_of(cas)
         pairing = _pairing_rows(session, cas.events)
         if pairing is None:
             return
+        planned = _plan_rows(cas.plan)
+        if planned is None:
+            return
+        plan = planned
     # a truncated last line is the file's last (the reader dropped it, with a warning)
     cut = None if cas.truncated is None else [data.count(b"\n") + 1, len(cas.events)]
     meta = {
@@ -365,6 +414,9 @@ def _write_index(index: Path, data: bytes, cas: Cassette) -> None:
                 for column in pairing[0]:
                     f.write(orjson.dumps(column, option=newline))
                 f.write(orjson.dumps(pairing[1], option=newline))
+                for column in plan:  # (the keys as they are, a line of their own)
+                    f.write(column if type(column) is bytes else orjson.dumps(column))
+                    f.write(b"\n")
         os.replace(tmp, index)
         _prune(index.parent, "*.idx")
     except (OSError, TypeError, orjson.JSONEncodeError):
@@ -376,19 +428,21 @@ def _rows(data: bytes, start: int, events: list[Event]) -> _Rows | None:
     """The index file's rows of `events`, which were read from `data`'s lines after the header
     (blank lines skipped, a truncated last line dropped); None when they do not line up.
 
-    Most events are server messages that are only a message: of each of those, its offset,
-    length, seq, t and kind (`_TYPES`), in five columns, and `[k, line]` for the `k`th of them
-    when its file line is not `seq + 1` (`_Columns`). Every other event is a row of its own:
-    [place, file line, offset, length, lazy, its fields]; a lazy one (a server message) has,
-    for its message, the kind of each of its messages: what its `Item`s are made of when the
-    index is read. Columns, read in five `orjson.loads` and built without `Event.__init__`,
-    open an index file in about half the time a row per event took (`docs/performance.md`)."""
+    Most events are messages and nothing more: of each of those, its offset, length, seq, t and
+    kind (`_TYPES`), in five columns, `[k, line]` for the `k`th of them when its file line is
+    not `seq + 1`, and the `k` of each the client sent (`_Columns`). Every other event is a row
+    of its own: [place, file line, offset, length, lazy, its fields]; a lazy one (a message:
+    a batch, or one with HTTP metadata or redactions) has, for its message, the kind of each of
+    its messages: what its `Item`s are made of when the index is read. Columns, read in a few
+    `orjson.loads` and built without `Event.__init__`, open an index file in about half the
+    time a row per event took (`docs/performance.md`). The third number made is how many bytes
+    the server's lines hold (`WORTH`)."""
     full: list[list[Any]] = []
-    columns: _Columns = ([], [], [], [], [], [])
-    offsets, lengths, seqs, ts, codes, apart = columns
+    columns: _Columns = ([], [], [], [], [], [], [])
+    offsets, lengths, seqs, ts, codes, apart, clients = columns
     offset, lineno, lazy_bytes = start, 1, 0
     find = data.find
-    server, message = Source.SERVER, Kind.MESSAGE
+    server, client, message = Source.SERVER, Source.CLIENT, Kind.MESSAGE
     for at, ev in enumerate(events):
         while True:
             lineno += 1
@@ -399,15 +453,18 @@ def _rows(data: bytes, start: int, events: list[Event]) -> _Rows | None:
             if end < 0:  # no line left for this event
                 return None
             offset = end + 1
-        lazy = ev.kind is message and ev.src is server
+        lazy = ev.kind is message and ev.src is not None
         msg = ev.msg
         if lazy:
-            lazy_bytes += stop - offset
+            if ev.src is server:
+                lazy_bytes += stop - offset
             if type(msg) is list:
                 msg = [_CODES[classify(m)] for m in msg]
             elif (ev.text, ev.b64, ev.size, ev.http, ev.info) == _NOTHING and not ev.redacted:
                 if lineno != ev.seq + 1:
                     apart.append([len(offsets), lineno])
+                if ev.src is client:
+                    clients.append(len(offsets))
                 offsets.append(offset)
                 lengths.append(stop - offset)
                 seqs.append(ev.seq)
@@ -483,6 +540,34 @@ def _pairing_rows(
     except (KeyError, LookupError):
         return None
     return columns, rest
+
+
+def _plan_rows(plan: Plan) -> list[Any] | None:
+    """`plan` for an index file, in `_PLAN_COLUMNS` lines: the methods; the length of each key
+    (-1: none); the keys one after another, as they are (JSON, which has no newline: orjson
+    reading 100,000 of them as strings of a list peaked at 14 times the line's size); what each
+    client declared, as a place in the last line, the declarations, each written once however
+    many requests share it. None when a key has a newline."""
+    places: dict[int, int] = {}
+    declarations: list[dict[str, Any]] = []
+    declared = []
+    for d in plan.declared:
+        place = places.get(id(d))
+        if place is None:
+            place = places[id(d)] = len(declarations)
+            declarations.append(d)
+        declared.append(place)
+    keys = [k for k in plan.keys if k is not None]
+    joined = b"".join(keys)
+    if b"\n" in joined:  # (never: orjson writes no newline)
+        return None
+    return [
+        plan.methods,
+        [-1 if k is None else len(k) for k in plan.keys],
+        joined,
+        declared,
+        declarations,
+    ]
 
 
 def _prune(directory: Path, pattern: str) -> None:

@@ -20,6 +20,7 @@ from mcptape.model import Event, Kind, Source
 from mcptape.pairing import Item, LazyItem, Session, pair, paired
 from mcptape.replay.engine import ReplayEngine, Send
 from mcptape.replay.index import ReplayIndex
+from mcptape.replay.matcher import MatchPolicy, name
 from mcptape.sidecar import open_for_replay
 from tests.conftest import ROOT, mcptape_cmd
 from tests.replay.tape import LEGACY_INIT, note, ok, req, tape
@@ -88,7 +89,7 @@ def answers(index: ReplayIndex, *requests: dict[str, Any]) -> list[Any]:
     return out
 
 
-def test_a_100k_exchange_cassette_plays_its_first_answer_parsing_two_server_messages(
+def test_a_100k_exchange_cassette_plays_its_first_answer_parsing_three_messages(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = write_cassette(tmp_path / "big.jsonl", 100_000)
@@ -104,12 +105,14 @@ def test_a_100k_exchange_cassette_plays_its_first_answer_parsing_two_server_mess
     monkeypatch.setattr(cassette_module, "loads", no_whole_read)
     before = lazy.parsed_lines()
     cas = open_for_replay(path)
-    assert sum(type(e) is LazyEvent for e in cas.events) == 100_001  # every server message
+    assert sum(type(e) is LazyEvent for e in cas.events) == 200_003  # every message
     index = ReplayIndex(cas)
+    assert len(index.entries) == 100_000
     assert lazy.parsed_lines() == before + 1  # the recorded initialize result, and no other
     got = answers(index, INIT, call(7))
     assert got[1] == result(7)
-    assert lazy.parsed_lines() == before + 2  # and the one answer played
+    # and the request it matched (the engine compares what was recorded) and its answer
+    assert lazy.parsed_lines() == before + 3
 
 
 def _shape(session: Session, events: list[Event]) -> Any:
@@ -204,7 +207,43 @@ def test_the_cassette_opened_from_its_index_is_the_cassette_load_reads(
         assert (cas.header, cas.warnings, cas.lines) == (whole.header, whole.warnings, whole.lines)
         assert _shape(paired(cas), cas.events) == _shape(pair(whole.events), whole.events), path
         assert [e.line for e in lazies] == [whole.line_of(e.seq) for e in lazies]
+        for policy in (None, MatchPolicy(ignore=("/arguments/a",)), MatchPolicy(matchers=(name,))):
+            assert _index_shape(ReplayIndex(open_for_replay(path), policy)) == _index_shape(
+                ReplayIndex(load(path), policy)
+            ), (path, policy)
     assert cas.lines  # (the hand-made one has lines apart from their seq: its index says where)
+
+
+def _index_shape(index: ReplayIndex) -> Any:
+    """Everything a `ReplayIndex` files, each exchange by its index."""
+    return (
+        index.methods,
+        [(e.exchange.index, e.key, e.declared, e.subject) for e in index.entries],
+        {k: [e.exchange.index for e in v] for k, v in index.by_key.items()},
+        [x.index for x in (*index.initialize, *index.discover, *index.pings)],
+        (index.modern, index.legacy, index.hangup, index.redacted, index.notified),
+        {k: [i.event.seq for i in v] for k, v in index.after.items()},
+        sorted((i.event.seq, i.msg == index.replies[k].msg) for k, i in index.replies.items()),
+    )
+
+
+def test_a_replay_from_the_index_file_reads_no_request_to_index_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default policy's keys and what each recorded client declared are in the index file;
+    a policy that keys otherwise (ignored paths) reads the requests, and finds what it ignores."""
+    path = write_cassette(tmp_path / "c.jsonl", 6_000)
+    replayed_twice(path)
+    before = lazy.parsed_lines()
+    index = ReplayIndex(open_for_replay(path))
+    assert lazy.parsed_lines() == before + 1  # the initialize result
+    assert len(index.by_key) == 6_000
+    assert answers(index, INIT, call(6_000))[1] == result(6_000)
+    before = lazy.parsed_lines()
+    index = ReplayIndex(open_for_replay(path), MatchPolicy(ignore=("/arguments/i",)))
+    assert lazy.parsed_lines() == before + 6_000 + 1  # the requests it keys, the initialize result
+    assert len(index.by_key) == 1
+    assert answers(index, INIT, call(9))[1]["result"] == result(1)["result"]  # i is ignored
 
 
 def test_a_cassette_whose_events_were_changed_is_paired_again(
@@ -262,6 +301,9 @@ def test_a_corrupt_or_foreign_index_file_is_read_past_and_rewritten(tmp_path: Pa
     offsets = orjson.loads(rest[0])
     short = orjson.dumps(offsets[:-1])  # a column one short
     odd = [b"\n".join((m, *rest)) for m in miscounted] + [b"\n".join((meta, short, *rest[1:]))]
+    # the plan's last lines: the requests' keys one after another, what each client declared
+    assert rest[-1] == b"" and rest[-4].startswith(b'{"method":"tools/call"')
+    odd.append(b"\n".join((meta, *rest[:-4], rest[-4][:-1], *rest[-3:])))  # a key one byte short
     for junk in (
         b"not json",
         orjson.dumps({"layout": 99}),

@@ -377,8 +377,8 @@ class ReplayEngine:
         level = request_params(msg).get("level")
         answered = [
             ex
-            for ex in self.index.session.exchanges
-            if ex.method == "logging/setLevel" and ex.response is not None
+            for ex, method in zip(self.index.session.exchanges, self.index.methods, strict=True)
+            if method == "logging/setLevel" and ex.response is not None
         ]
         if answered:
             resp = answered[0].response

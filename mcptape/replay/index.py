@@ -20,9 +20,9 @@ when none fits, the nearest, and the pass says what differed (`Pass.differs`).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -158,19 +158,46 @@ def _comparable(
     }
 
 
-@dataclass(slots=True)
 class Entry:
-    """One playable recorded exchange."""
+    """One playable recorded exchange.
 
-    exchange: Exchange
-    key: bytes
-    subject: Subject
-    declared: dict[str, Any] = field(default_factory=dict)
-    """What the recorded client declared (capabilities, log level) when it sent the request."""
+    Its `subject` (the matching view of the recorded request) is made when first asked, when the
+    index was built with its keys at hand (`Plan`): the default policy matches by key alone, and
+    only extra matchers and a no-match report look at subjects.
+    """
+
+    __slots__ = ("_subject", "_view", "declared", "exchange", "key")
+
+    def __init__(
+        self,
+        exchange: Exchange,
+        key: bytes,
+        subject: Subject | None,
+        declared: dict[str, Any] | None = None,
+        view: Callable[[dict[str, Any]], Subject] | None = None,
+    ) -> None:
+        self.exchange = exchange
+        self.key = key
+        self._subject = subject
+        self._view = view
+        """What makes the subject of the recorded request, when `subject` is None."""
+        self.declared: dict[str, Any] = {} if declared is None else declared
+        """What the recorded client declared (capabilities, log level) when it sent the request."""
+
+    @property
+    def subject(self) -> Subject:
+        subject = self._subject
+        if subject is None:
+            assert self._view is not None
+            subject = self._subject = self._view(self.exchange.request.msg)
+        return subject
 
     @property
     def seq(self) -> int:
         return self.exchange.request.event.seq
+
+    def __repr__(self) -> str:
+        return f"Entry(exchange={self.exchange.index}, key={self.key!r})"
 
 
 @dataclass(slots=True)
@@ -186,16 +213,49 @@ class Miss:
     """Exact declarations were asked for and only recordings declared otherwise: the nearest's difference."""
 
 
-def _redactions(session: Session) -> dict[str, tuple[tuple[str, ...], ...]]:
-    """Method -> the request params its recordings redacted (a redacted value matches any)."""
+def _redactions(session: Session, methods: list[str]) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """Method -> the request params its recordings redacted (a redacted value matches any).
+    `methods`: each exchange's method (only the requests with redactions are read)."""
     redacted: dict[str, tuple[tuple[str, ...], ...]] = {}
-    for ex in session.exchanges:
+    for ex, method in zip(session.exchanges, methods, strict=True):
         event = ex.request.event
+        if not event.redacted:
+            continue
         paths = redacted_param_paths(event.redacted, batch_position(ex.request.msg, event.msg))
         if paths:
-            known = redacted.get(ex.method, ())
-            redacted[ex.method] = known + tuple(p for p in paths if p not in known)
+            known = redacted.get(method, ())
+            redacted[method] = known + tuple(p for p in paths if p not in known)
     return redacted
+
+
+class Plan(NamedTuple):
+    """What a `ReplayIndex` reads of each exchange's request of `session`, by exchange: its
+    method, its key under a policy keyed by default (`keyed_by_default`; None: not indexed),
+    what its client had declared. An index file keeps it (`mcptape.sidecar`), so that a replay
+    from one indexes a big cassette without reading a request (`plan_of` makes it)."""
+
+    session: Session
+    methods: list[str]
+    keys: list[bytes | None]
+    declared: list[dict[str, Any]]
+
+
+def keyed_by_default(policy: MatchPolicy) -> bool:
+    """True when `policy` keys recorded requests as the default policy does (the params matcher,
+    no ignored paths): a `Plan`'s keys are its keys."""
+    return policy.exact and not policy.paths
+
+
+def plan_of(cassette: Cassette) -> Plan:
+    """The `Plan` of the cassette's pairing (`paired`), as the default policy indexes it."""
+    index = ReplayIndex(cassette)
+    count = len(index.session.exchanges)
+    keys: list[bytes | None] = [None] * count
+    declared: list[dict[str, Any]] = [{}] * count  # (read only; an entry's own where it has one)
+    for entry in index.entries:
+        keys[entry.exchange.index] = entry.key
+        declared[entry.exchange.index] = entry.declared
+    return Plan(index.session, index.methods, keys, declared)
 
 
 class ReplayIndex:
@@ -212,23 +272,35 @@ class ReplayIndex:
         self.policy = policy or MatchPolicy()
         session = paired(cassette)
         self.session = session
+        plan = cassette.plan
+        if not (isinstance(plan, Plan) and plan.session is session):
+            plan = None
+        self.methods: list[str] = (
+            plan.methods if plan is not None else [ex.method for ex in session.exchanges]
+        )
+        """Each exchange's method, by its index."""
         eofs = [e.seq for e in cassette.events if e.kind is Kind.EOF and e.src is Source.CLIENT]
         self.hangup: int | None = eofs[0] if eofs else None
         """Seq of the recorded client's end of input. Results and notifications after it are
         played (a server that finishes its work at end of input writes them, and the client
         reads them); server requests (the client could not answer them) and error answers
         (a server saying the connection closed) are not."""
-        self.redacted: dict[str, tuple[tuple[str, ...], ...]] = _redactions(session)
+        self.redacted: dict[str, tuple[tuple[str, ...], ...]] = _redactions(session, self.methods)
         """Method -> the request params that recordings of it redacted (not matched)."""
         self._ignored: dict[str, tuple[tuple[str, ...], ...]] = {}
         """Method -> every params path left out of its subject (computed once per method)."""
+        methods = self.methods
         self.pings: list[Exchange] = [
-            ex for ex in session.exchanges if ex.method == "ping" and ex.response is not None
+            ex
+            for ex, method in zip(session.exchanges, methods, strict=True)
+            if method == "ping" and ex.response is not None
         ]
         """Recorded `ping` answers: played before anything mcptape would make up."""
-        self._index_requests(session)
+        self._index_requests(session, plan)
         self.modern = any(
-            is_modern(ex.protocol_version) for ex in session.exchanges if ex.method != "initialize"
+            is_modern(ex.protocol_version)
+            for ex, method in zip(session.exchanges, methods, strict=True)
+            if method != "initialize"
         )
         """True when the cassette speaks 2026-07-28 or later (no handshake)."""
         self.legacy = any(ex.result is not None for ex in self.initialize)
@@ -240,17 +312,24 @@ class ReplayIndex:
                 self.retries.setdefault(ex.retry_of, []).append(ex)
         self._file_server_messages(session)
 
-    def _index_requests(self, session: Session) -> None:
-        """Files every request exchange under its key; `initialize` and `server/discover` apart."""
+    def _index_requests(self, session: Session, plan: Plan | None) -> None:
+        """Files every request exchange under its key; `initialize` and `server/discover` apart.
+        With a `plan`, what the clients declared is read from it, and under a policy keyed by
+        default, the keys too: no request is read."""
         self.entries: list[Entry] = []
         self.initialize: list[Exchange] = []
         self.discover: list[Exchange] = []
         by_key: dict[bytes, list[Entry]] = {}
-        declarations = recorded_declarations(session)
-        for ex in session.exchanges:
-            if ex.is_notification:
+        keys = plan.keys if plan is not None and keyed_by_default(self.policy) else None
+        if plan is not None:
+            declarations = plan.declared
+        else:
+            recorded = recorded_declarations(session)
+            declarations = [recorded.get(ex.index, {}) for ex in session.exchanges]
+        notification = MessageType.NOTIFICATION
+        for ex, method in zip(session.exchanges, self.methods, strict=True):
+            if ex.request.type is notification:
                 continue
-            method = ex.method
             if method == "initialize":
                 self.initialize.append(ex)
                 continue
@@ -258,8 +337,12 @@ class ReplayIndex:
                 self.discover.append(ex)
             if method in UNINDEXED:
                 continue
-            subject = self.subject(ex.request.msg)
-            entry = Entry(ex, self.key(subject), subject, declarations.get(ex.index, {}))
+            key = keys[ex.index] if keys is not None else None
+            if key is not None:
+                entry = Entry(ex, key, None, declarations[ex.index], self.subject)
+            else:
+                subject = self.subject(ex.request.msg)
+                entry = Entry(ex, self.key(subject), subject, declarations[ex.index])
             self.entries.append(entry)
             by_key.setdefault(entry.key, []).append(entry)
         self.by_key: dict[bytes, tuple[Entry, ...]] = {k: tuple(v) for k, v in by_key.items()}
@@ -274,9 +357,10 @@ class ReplayIndex:
         after `notifications/initialized`), not with the response before it."""
         self.replies: dict[int, Item] = {id(request): answer for request, answer in session.replies}
         """id(unsolicited server request) -> the recorded client's answer to it."""
-        for ex in session.exchanges:
-            if ex.is_notification:
-                self.notified.setdefault(ex.method, []).append(ex.index)
+        notification = MessageType.NOTIFICATION
+        for ex, method in zip(session.exchanges, self.methods, strict=True):
+            if ex.request.type is notification:
+                self.notified.setdefault(method, []).append(ex.index)
         for before, item in session.unsolicited:
             prior = session.exchanges[before - 1] if 0 < before <= len(session.exchanges) else None
             self.after.setdefault(prior.index if prior is not None else -1, []).append(item)
@@ -390,10 +474,11 @@ class Pass:
 
     def candidates(self, method: str | None = None) -> Iterable[tuple[int, Subject]]:
         """Every indexed recorded request (of `method`, when given) as (seq, subject)."""
+        methods = self.index.methods
         return [
             (e.seq, e.subject)
             for e in self.index.entries
-            if method is None or e.subject.method == method
+            if method is None or methods[e.exchange.index] == method
         ]
 
 

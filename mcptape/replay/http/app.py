@@ -105,7 +105,11 @@ class HttpReplayApp:
         self.plan = HttpPlan(cassette)
         self.guard = Guard(host, allowed_hosts)
         self.params = ParamHeaders(
-            [ex.result for ex in self.index.session.exchanges if ex.method == "tools/list"]
+            [
+                ex.result
+                for ex, method in zip(self.index.session.exchanges, self.index.methods, strict=True)
+                if method == "tools/list"
+            ]
         )
         self.max_body = max_body
         self.on_note = on_note
