@@ -319,6 +319,24 @@ def test_a_corrupt_or_foreign_index_file_is_read_past_and_rewritten(tmp_path: Pa
         assert idx.read_bytes() == whole
 
 
+def test_an_index_file_written_by_other_code_is_read_past_and_rewritten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editable install keeps its version number while its code changes (a key rule, the
+    pairing): its index files are its sources' too (their sizes and times)."""
+    path = write_cassette(tmp_path / "c.jsonl", 6_000)
+    replayed_twice(path)
+    (idx,) = index_files()
+    assert orjson.loads(idx.read_bytes().split(b"\n", 1)[0])["code"] == sidecar.code_stamp()
+    assert any(type(e) is LazyEvent for e in open_for_replay(path).events)
+    monkeypatch.setattr(sidecar, "_stamp", ["another checkout's"])
+    replayed_twice(path)  # the old index file unused: read whole, the second time written again
+    cas = open_for_replay(path)
+    assert any(type(e) is LazyEvent for e in cas.events)
+    assert orjson.loads(idx.read_bytes().split(b"\n", 1)[0])["code"] == "another checkout's"
+    assert answers(ReplayIndex(cas), INIT, call(3))[1] == result(3)
+
+
 def test_small_cassettes_and_cassettes_of_requests_are_read_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
