@@ -168,11 +168,9 @@ def _message_of(line: bytes, event: LazyEvent, name: str) -> Any:
     """The message of `event`'s line, which must still be that event's line."""
     try:
         obj = orjson.loads(line)
-        if (
-            obj["seq"] == event.seq
-            and obj["kind"] == event.kind.value
-            and obj["from"] == event.src.value  # type: ignore[union-attr]
-        ):
+        # (a kind and a source are `StrEnum`s, equal to their strings: `.value` is a descriptor
+        # call, a third of what this check took)
+        if obj["seq"] == event.seq and obj["kind"] == event.kind and obj["from"] == event.src:
             return obj["msg"]
     except (orjson.JSONDecodeError, KeyError, TypeError, AttributeError):
         pass

@@ -463,3 +463,43 @@ def test_a_replay_process_takes_its_cassette_out_of_the_collectors_sight(tmp_pat
     )
     assert orjson.loads(done.stdout)["result"]["protocolVersion"] == "2025-11-25"
     assert int(done.stderr.decode().split()[-1]) > 5 * 400  # every event's objects, at least
+
+
+def test_a_replay_process_takes_the_messages_it_parses_out_of_sight_as_they_pile_up(
+    tmp_path: Path,
+) -> None:
+    """Each full collection walked every message a replay from an index file had parsed and kept
+    so far: a process that serves until it exits freezes them every `SETTLE_EVERY` parses."""
+    path = write_cassette(tmp_path / "c.jsonl", 6_000)
+    replayed_twice(path)
+    code = (
+        "import gc, sys\n"
+        "from mcptape import lazy\n"
+        "from mcptape.replay import server_stdio\n"
+        "from mcptape.replay.engine import ReplayConfig\n"
+        "from mcptape.sidecar import open_for_replay\n"
+        "server_stdio.SETTLE_EVERY = int(sys.argv[2])\n"
+        "cassette = open_for_replay(sys.argv[1])\n"
+        "server_stdio.serve_stdio(cassette, ReplayConfig(), quiet=True)\n"
+        "print(lazy.parsed_lines(), gc.get_freeze_count(), file=sys.stderr)\n"
+    )
+    asks = b"".join(orjson.dumps(m) + b"\n" for m in [INIT, *(call(i) for i in range(1, 201))])
+    counts = []
+    for every in (50, 10**9):
+        done = subprocess.run(
+            [*mcptape_cmd()[:1], "-c", code, str(path), str(every)],
+            input=asks,
+            capture_output=True,
+            cwd=ROOT,
+            check=True,
+            env={**os.environ},
+        )
+        answers_ = [orjson.loads(line) for line in done.stdout.splitlines()]
+        assert [a["id"] for a in answers_] == list(range(201))
+        assert answers_[200] == result(200)
+        parsed, frozen = map(int, done.stderr.decode().split()[-2:])
+        assert parsed == 202  # each answer played (not the recorded requests: their keys match)
+        counts.append(frozen)
+    settled_often, settled_once = counts
+    # each answer's result, its content and its text block: frozen after the chunk that played them
+    assert settled_often >= settled_once + 3 * 200

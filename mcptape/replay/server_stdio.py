@@ -27,6 +27,7 @@ import orjson
 from mcptape._perf import settled
 from mcptape.cassette import Cassette
 from mcptape.errors import McpTapeError
+from mcptape.lazy import parsed_lines
 from mcptape.wire.jsonrpc import (
     JSONRPC_PARSE_ERROR,
     NOT_JSON,
@@ -44,6 +45,10 @@ from .pacing import Pacer
 from .report import UnplayedReport
 
 CHUNK = 1 << 16
+SETTLE_EVERY = 4096
+"""Messages parsed from the cassette file (a replay from its index file keeps each one it
+plays) between two `settled()` of a process that serves until it exits: each full collection
+walked every message kept so far (`docs/performance.md`)."""
 _HANGUP = b""
 """Queued in the scheduler where a fault closes stdout (a real line is never empty)."""
 
@@ -122,6 +127,9 @@ class StdioReplayServer:
         self.max_line = max_line
         """Longest client line parsed (bytes); a longer one is answered -32700 and never held whole."""
         self.report = report
+        self.settle = False
+        """True in a process that serves this replay until it exits (`serve_stdio`): the messages
+        it parses from the cassette file are taken out of the collector's sight as they pile up."""
         """Where to append a JSON line listing the unplayed exchanges at disconnect (`--report`)."""
         self._out_open = True
         self._pacer = Pacer.on(stdout_fd, self._write)
@@ -197,6 +205,8 @@ class StdioReplayServer:
         )
         framer = LineFramer(self.max_line)
         engine = self.engine
+        settle = self.settle
+        frozen = parsed_lines()
         try:
             while self._out_open:
                 try:
@@ -210,6 +220,9 @@ class StdioReplayServer:
                 for line in framer.feed(chunk):
                     steps.extend(self._receive(line))
                 self._emit(steps, arrived, scheduler)  # one write for every line of the chunk
+                if settle and parsed_lines() - frozen >= SETTLE_EVERY:
+                    settled()  # the messages parsed from the file since, kept: out of sight too
+                    frozen = parsed_lines()
             tail = framer.flush()
             if tail is not None:
                 self._emit(self._receive(tail), time.monotonic(), scheduler)
@@ -274,6 +287,7 @@ def serve_stdio(
             report=report,
         )  # fmt: skip
         settled()  # (this process serves this cassette until it exits)
+        server.settle = True
         return server.run()
     finally:
         os.close(out_fd)
