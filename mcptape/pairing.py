@@ -54,22 +54,34 @@ class LazyItem(Item):
         _ITEM_MSG.__set__(self, value)
 
 
-def lazy_item(src: Source, ev: Event, typ: MessageType, pos: int) -> Item:
-    """The `Item` of the message at `pos` in `ev`'s batch (-1: not a batch), of kind `typ`,
-    which reads it from `ev` when first asked."""
-    out = LazyItem.__new__(LazyItem)
+class LazyProgress(LazyItem):
+    """A `LazyItem` known to be a `notifications/progress` with a `progressToken` (an index file
+    says so): a replay for a client that asked for no progress skips it without reading it."""
+
+    __slots__ = ()
+
+
+def lazy_item(src: Source, ev: Event, typ: MessageType, pos: int, progress: bool = False) -> Item:
+    """The `Item` of the message at `pos` in `ev`'s batch (-1: not a batch), of kind `typ` (a
+    `LazyProgress` with `progress`), which reads it from `ev` when first asked."""
+    out = LazyItem.__new__(LazyProgress if progress else LazyItem)
     out.src, out.event, out.type, out._pos = src, ev, typ, pos
     return out
 
 
-def lazy_items(events: Sequence[Event], types: Iterable[MessageType]) -> list[Item]:
-    """`lazy_item(ev.src, ev, typ, -1)` of each event of `events` and kind of `types`, in bulk."""
+def lazy_items(
+    events: Sequence[Event], types: Iterable[MessageType], progress: Iterable[int] = ()
+) -> list[Item]:
+    """`lazy_item(ev.src, ev, typ, -1)` of each event of `events` and kind of `types`, in bulk;
+    a `LazyProgress` for the `k`s of `progress`."""
     out: list[Item] = []
     add, new = out.append, LazyItem.__new__
     for ev, typ in zip(events, types, strict=True):
         item = new(LazyItem)
         item.src, item.event, item.type, item._pos = ev.src, ev, typ, -1  # type: ignore[assignment]
         add(item)
+    for k in progress:
+        out[k].__class__ = LazyProgress  # (the same slots)
     return out
 
 

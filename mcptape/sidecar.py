@@ -52,6 +52,7 @@ from mcptape.model import (
     Source,
 )
 from mcptape.pairing import Exchange, Item, Session, lazy_item, lazy_items, pair
+from mcptape.replay.encoded import PROGRESS, rewrite_kind
 from mcptape.replay.index import Plan, plan_of
 from mcptape.wire.jsonrpc import MessageType, classify
 
@@ -79,15 +80,19 @@ of the exchanges, one of the rest of the pairing (`_pairing_rows`), and a line p
 what the replay index reads of each request (`_plan_rows`)."""
 
 _TYPES = tuple(MessageType)
-"""A message's kind in an index file: its place in this tuple."""
+"""A message's kind in an index file: its place in this tuple, or `_PROGRESS`."""
 _CODES = {t: i for i, t in enumerate(_TYPES)}
+_PROGRESS = len(_TYPES)
+"""The code of a notification that a replay rewrites as progress (`LazyProgress`)."""
+_KINDS_OF = (*_TYPES, MessageType.NOTIFICATION)
+"""A code's `MessageType`."""
 _NOTHING = (None,) * 5
 """An event's text, b64, size, http and info when it has none of them."""
 _Columns = tuple[
     list[int], list[int], list[int], list[float], list[int], list[list[int]], list[int]
 ]
 """An index file's columns of plain messages: offsets, lengths, seqs, ts, kinds (each a place
-in `_TYPES`), the `[k, file line]` of those not on line `seq + 1`, and the `k` of those the
+in `_TYPES`, or `_PROGRESS`), the `[k, file line]` of those not on line `seq + 1`, and the `k` of those the
 client sent."""
 _PLAN_COLUMNS = 5
 """An index file's lines of what the replay index reads of each request (`_plan_rows`)."""
@@ -280,7 +285,8 @@ def _events_of(
     loads_ = orjson.loads
     offsets, lengths, seqs, ts, codes, apart, clients = (loads_(next(lines, b"")) for _ in range(7))
     plain = plain_messages(source, offsets, lengths, seqs, ts, apart, clients)
-    plain_items = lazy_items(plain, [_TYPES[c] for c in codes])
+    progress = [k for k, c in enumerate(codes) if c == _PROGRESS]
+    plain_items = lazy_items(plain, [_KINDS_OF[c] for c in codes], progress)
     events: list[Event] = []
     items: list[Any] = []
     others: list[Event] = []
@@ -317,9 +323,12 @@ def _row_event(
     if lazy:  # a message: the kind of each of its messages
         assert source_ is not None
         if type(msg) is int:
-            items.append(lazy_item(source_, ev, _TYPES[msg], -1))
+            items.append(lazy_item(source_, ev, _KINDS_OF[msg], -1, msg == _PROGRESS))
         else:  # a batch
-            items.extend(lazy_item(source_, ev, _TYPES[c], pos) for pos, c in enumerate(msg))
+            items.extend(
+                lazy_item(source_, ev, _KINDS_OF[c], pos, c == _PROGRESS)
+                for pos, c in enumerate(msg)
+            )
     elif ev.kind is not Kind.MESSAGE or source_ is None:
         others.append(ev)
     else:
@@ -491,8 +500,9 @@ def _rows(data: bytes, start: int, events: list[Event]) -> _Rows | None:
         if lazy:
             if ev.src is server:
                 lazy_bytes += stop - offset
+            code = _code if ev.src is server else _client_code
             if type(msg) is list:
-                msg = [_CODES[classify(m)] for m in msg]
+                msg = [code(m) for m in msg]
             elif (ev.text, ev.b64, ev.size, ev.http, ev.info) == _NOTHING and not ev.redacted:
                 if lineno != ev.seq + 1:
                     apart.append([len(offsets), lineno])
@@ -502,15 +512,29 @@ def _rows(data: bytes, start: int, events: list[Event]) -> _Rows | None:
                 lengths.append(stop - offset)
                 seqs.append(ev.seq)
                 ts.append(ev.t)
-                codes.append(_CODES[classify(msg)])
+                codes.append(code(msg))
                 offset = stop + 1
                 continue
             else:
-                msg = _CODES[classify(msg)]
+                msg = code(msg)
         full.append([at, lineno, offset, stop - offset, int(lazy), ev.seq, ev.t, ev.kind, ev.src,
                      msg, ev.text, ev.b64, ev.size, ev.http, ev.info, ev.redacted])  # fmt: skip
         offset = stop + 1
     return full, columns, lazy_bytes
+
+
+def _code(msg: Any) -> int:
+    """A server message's code in an index file: its place in `_TYPES`, or `_PROGRESS` for a
+    notification the replay rewrites as progress (what a client that asked for none skips)."""
+    typ = classify(msg)
+    if typ is MessageType.NOTIFICATION and rewrite_kind(msg) == PROGRESS:
+        return _PROGRESS
+    return _CODES[typ]
+
+
+def _client_code(msg: Any) -> int:
+    """A client message's code in an index file (`_TYPES`)."""
+    return _CODES[classify(msg)]
 
 
 def _numbers(events: list[Event]) -> dict[int, int]:

@@ -17,11 +17,13 @@ from mcptape.cassette import Cassette, dumps, load
 from mcptape.errors import CassetteError
 from mcptape.lazy import LazyEvent
 from mcptape.model import Event, Kind, Source
-from mcptape.pairing import Item, LazyItem, Session, pair, paired
+from mcptape.pairing import Item, LazyItem, LazyProgress, Session, pair, paired
+from mcptape.replay.encoded import PROGRESS, rewrite_kind
 from mcptape.replay.engine import ReplayEngine, Send
 from mcptape.replay.index import ReplayIndex
 from mcptape.replay.matcher import MatchPolicy, name
 from mcptape.sidecar import open_for_replay
+from mcptape.wire.jsonrpc import MessageType
 from tests.conftest import ROOT, mcptape_cmd
 from tests.replay.tape import LEGACY_INIT, note, ok, req, tape
 from tests.replay.tape import call as tape_call
@@ -207,6 +209,10 @@ def test_the_cassette_opened_from_its_index_is_the_cassette_load_reads(
         assert (cas.header, cas.warnings, cas.lines) == (whole.header, whole.warnings, whole.lines)
         assert _shape(paired(cas), cas.events) == _shape(pair(whole.events), whole.events), path
         assert [e.line for e in lazies] == [whole.line_of(e.seq) for e in lazies]
+        for x in kept.exchanges:  # the progress a client that asked for none skips unread
+            for i in (*x.items, *([x.response] if x.response else [])):
+                said = i.type is MessageType.NOTIFICATION and rewrite_kind(i.msg) == PROGRESS
+                assert (type(i) is LazyProgress) == said, (path, i.msg)
         for policy in (None, MatchPolicy(ignore=("/arguments/a",)), MatchPolicy(matchers=(name,))):
             assert _index_shape(ReplayIndex(open_for_replay(path), policy)) == _index_shape(
                 ReplayIndex(load(path), policy)
@@ -503,3 +509,34 @@ def test_a_replay_process_takes_the_messages_it_parses_out_of_sight_as_they_pile
     settled_often, settled_once = counts
     # each answer's result, its content and its text block: frozen after the chunk that played them
     assert settled_often >= settled_once + 3 * 200
+
+
+def test_progress_a_client_did_not_ask_for_is_skipped_unread(tmp_path: Path) -> None:
+    """An index file marks the recorded progress notifications: a replay from it reads them
+    only for a client that asked for progress."""
+    lines = [orjson.dumps(HEADER)]
+    steps: list[tuple[str, Any]] = [("client", INIT), ("server", result(0))]
+    for i in range(1, 3_001):
+        ask = call(i)
+        ask["params"]["_meta"] = {"progressToken": f"p{i}"}
+        steps.append(("client", ask))
+        for k in (1, 2):
+            params = {"progressToken": f"p{i}", "progress": k, "total": 2}
+            steps.append(("server", {"jsonrpc": "2.0", "method": "notifications/progress", "params": params}))  # fmt: skip
+        steps.append(("server", result(i)))
+    for seq, (src, msg) in enumerate(steps, 1):
+        lines.append(orjson.dumps({"seq": seq, "t": seq / 1000, "kind": "message", "from": src, "msg": msg}))  # fmt: skip
+    path = tmp_path / "progress.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    replayed_twice(path)
+    for token, read in ((None, 1), ("mine", 3)):
+        index = ReplayIndex(open_for_replay(path))
+        ask = call(7)
+        if token is not None:
+            ask["params"]["_meta"] = {"progressToken": token}
+        answers(index, INIT)
+        before = lazy.parsed_lines()
+        got = answers(index, ask)
+        assert lazy.parsed_lines() == before + read
+        assert got[-1]["result"] == result(7)["result"]
+        assert [m["params"]["progressToken"] for m in got[:-1]] == [token] * (read - 1)

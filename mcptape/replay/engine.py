@@ -58,7 +58,7 @@ from mcptape.eras import (
     wanted,
 )
 from mcptape.model import Kind, Source
-from mcptape.pairing import Exchange, Item
+from mcptape.pairing import Exchange, Item, LazyProgress
 from mcptape.versions import META_LOG_LEVEL as META_LOG_LEVEL_KEY
 from mcptape.versions import META_SERVER_INFO, MODERN, is_modern
 from mcptape.wire.jsonrpc import (
@@ -652,6 +652,8 @@ class ReplayEngine:
         while play.pos < len(items):
             item = items[play.pos]
             play.pos += 1
+            if token is None and type(item) is LazyProgress:
+                continue  # progress this client did not ask for, skipped unread (an index file's)
             if item.src is Source.CLIENT or (hangup is not None and index.played_out(item)):
                 continue  # the live client sends its own answers and cancellations
             m = item.msg  # (once: a lazy item reads it through two properties)
