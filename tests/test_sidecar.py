@@ -540,3 +540,24 @@ def test_progress_a_client_did_not_ask_for_is_skipped_unread(tmp_path: Path) -> 
         assert lazy.parsed_lines() == before + read
         assert got[-1]["result"] == result(7)["result"]
         assert [m["params"]["progressToken"] for m in got[:-1]] == [token] * (read - 1)
+
+
+def test_an_index_let_go_is_freed_at_once(tmp_path: Path) -> None:
+    """Entries made without their subject keep what makes it, not the index: no reference cycle,
+    so a test suite's cassettes go when their replay does, not at the next full collection."""
+    import gc
+    import weakref
+
+    path = write_cassette(tmp_path / "c.jsonl", 6_000)
+    replayed_twice(path)
+    index = ReplayIndex(open_for_replay(path))
+    assert index.entries[0]._subject is None  # (made when asked)
+    gone = weakref.ref(index)
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        del index
+        assert gone() is None
+    finally:
+        if was:
+            gc.enable()

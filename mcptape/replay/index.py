@@ -228,6 +228,28 @@ def _redactions(session: Session, methods: list[str]) -> dict[str, tuple[tuple[s
     return redacted
 
 
+class _Subjects:
+    """The matching view of requests under `policy`, ignoring what recordings of each method
+    redacted (`redacted`) and what the client declared (`ReplayIndex.subject`)."""
+
+    __slots__ = ("_ignored", "policy", "redacted")
+
+    def __init__(
+        self, policy: MatchPolicy, redacted: dict[str, tuple[tuple[str, ...], ...]]
+    ) -> None:
+        self.policy = policy
+        self.redacted = redacted
+        self._ignored: dict[str, tuple[tuple[str, ...], ...]] = {}
+        """Method -> every params path left out of its subject (computed once per method)."""
+
+    def __call__(self, msg: dict[str, Any]) -> Subject:
+        method = str(msg.get("method", ""))
+        ignored = self._ignored.get(method)
+        if ignored is None:
+            ignored = self._ignored[method] = (*self.redacted.get(method, ()), *DECLARED_PATHS)
+        return self.policy.subject(msg, ignored)
+
+
 class Plan(NamedTuple):
     """What a `ReplayIndex` reads of each exchange's request of `session`, by exchange: its
     method, its key under a policy keyed by default (`keyed_by_default`; None: not indexed),
@@ -287,8 +309,9 @@ class ReplayIndex:
         (a server saying the connection closed) are not."""
         self.redacted: dict[str, tuple[tuple[str, ...], ...]] = _redactions(session, self.methods)
         """Method -> the request params that recordings of it redacted (not matched)."""
-        self._ignored: dict[str, tuple[tuple[str, ...], ...]] = {}
-        """Method -> every params path left out of its subject (computed once per method)."""
+        self._subjects = _Subjects(self.policy, self.redacted)
+        """What `subject` asks (the entries made without a subject keep it too: not the index,
+        whose entries they are, so that an index let go is freed at once)."""
         methods = self.methods
         self.pings: list[Exchange] = [
             ex
@@ -339,7 +362,7 @@ class ReplayIndex:
                 continue
             key = keys[ex.index] if keys is not None else None
             if key is not None:
-                entry = Entry(ex, key, None, declarations[ex.index], self.subject)
+                entry = Entry(ex, key, None, declarations[ex.index], self._subjects)
             else:
                 subject = self.subject(ex.request.msg)
                 entry = Entry(ex, self.key(subject), subject, declarations[ex.index])
@@ -368,11 +391,7 @@ class ReplayIndex:
     def subject(self, msg: dict[str, Any]) -> Subject:
         """The matching view of a request, ignoring what was redacted in recordings of its method
         and what the client declared (compared apart)."""
-        method = str(msg.get("method", ""))
-        ignored = self._ignored.get(method)
-        if ignored is None:
-            ignored = self._ignored[method] = (*self.redacted.get(method, ()), *DECLARED_PATHS)
-        return self.policy.subject(msg, ignored)
+        return self._subjects(msg)
 
     def key(self, subject: Subject) -> bytes:
         """The index key: method + significant params, or the method alone without the `params` matcher."""
