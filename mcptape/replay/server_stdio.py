@@ -127,10 +127,10 @@ class StdioReplayServer:
         self.max_line = max_line
         """Longest client line parsed (bytes); a longer one is answered -32700 and never held whole."""
         self.report = report
+        """Where to append a JSON line listing the unplayed exchanges at disconnect (`--report`)."""
         self.settle = False
         """True in a process that serves this replay until it exits (`serve_stdio`): the messages
         it parses from the cassette file are taken out of the collector's sight as they pile up."""
-        """Where to append a JSON line listing the unplayed exchanges at disconnect (`--report`)."""
         self._out_open = True
         self._pacer = Pacer.on(stdout_fd, self._write)
         """Holds a response back until the client has read the progress before it (pacing.py)."""
