@@ -500,9 +500,8 @@ def _rows(data: bytes, start: int, events: list[Event]) -> _Rows | None:
         if lazy:
             if ev.src is server:
                 lazy_bytes += stop - offset
-            code = _code if ev.src is server else _client_code
             if type(msg) is list:
-                msg = [code(m) for m in msg]
+                msg = [_code(m) for m in msg]
             elif (ev.text, ev.b64, ev.size, ev.http, ev.info) == _NOTHING and not ev.redacted:
                 if lineno != ev.seq + 1:
                     apart.append([len(offsets), lineno])
@@ -512,11 +511,11 @@ def _rows(data: bytes, start: int, events: list[Event]) -> _Rows | None:
                 lengths.append(stop - offset)
                 seqs.append(ev.seq)
                 ts.append(ev.t)
-                codes.append(code(msg))
+                codes.append(_code(msg))
                 offset = stop + 1
                 continue
             else:
-                msg = code(msg)
+                msg = _code(msg)
         full.append([at, lineno, offset, stop - offset, int(lazy), ev.seq, ev.t, ev.kind, ev.src,
                      msg, ev.text, ev.b64, ev.size, ev.http, ev.info, ev.redacted])  # fmt: skip
         offset = stop + 1
@@ -524,17 +523,13 @@ def _rows(data: bytes, start: int, events: list[Event]) -> _Rows | None:
 
 
 def _code(msg: Any) -> int:
-    """A server message's code in an index file: its place in `_TYPES`, or `_PROGRESS` for a
-    notification the replay rewrites as progress (what a client that asked for none skips)."""
+    """A message's code in an index file: its place in `_TYPES`, or `_PROGRESS` for a
+    notification the replay rewrites as progress (what a client that asked for none skips; the
+    engine plays no client message, so a client's progress is skipped all the same)."""
     typ = classify(msg)
     if typ is MessageType.NOTIFICATION and rewrite_kind(msg) == PROGRESS:
         return _PROGRESS
     return _CODES[typ]
-
-
-def _client_code(msg: Any) -> int:
-    """A client message's code in an index file (`_TYPES`)."""
-    return _CODES[classify(msg)]
 
 
 def _numbers(events: list[Event]) -> dict[int, int]:
