@@ -22,6 +22,7 @@ the replay reads the cassette as `load` does.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import stat
 import time
@@ -173,35 +174,31 @@ def _seen(index: Path, data: bytes, cas: Cassette) -> None:
         _write_index(index, data, cas)
 
 
-_stamp: list[str] = []
-
-
+@functools.cache
 def code_stamp() -> str:
     """The SHA-1 of the path, size and modification time of each of mcptape's own source files:
     an index file holds what this code made of a cassette (its pairing, its requests' keys), and
     an edited checkout (an editable install keeps its version number) must not meet an index
     file its old code wrote. About 0.5 ms, once a process; sources that cannot be read stamp
     this process alone (no index file is then used, and none is of use later)."""
-    if not _stamp:
-        import hashlib
+    import hashlib
 
-        found: list[str] = []
-        folders = [Path(__file__).parent]
-        try:
-            while folders:
-                with os.scandir(folders.pop()) as entries:
-                    for entry in entries:
-                        if entry.is_dir(follow_symlinks=False):
-                            if entry.name != "__pycache__":
-                                folders.append(Path(entry.path))
-                        elif entry.name.endswith(".py"):
-                            st = entry.stat()
-                            found.append(f"{entry.path}:{st.st_size}:{st.st_mtime_ns}")
-        except OSError:
-            found = [os.urandom(16).hex()]
-        found.sort()
-        _stamp.append(hashlib.sha1("\n".join(found).encode(), usedforsecurity=False).hexdigest())
-    return _stamp[0]
+    found: list[str] = []
+    folders = [Path(__file__).parent]
+    try:
+        while folders:
+            with os.scandir(folders.pop()) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.name != "__pycache__":
+                            folders.append(Path(entry.path))
+                    elif entry.name.endswith(".py"):
+                        st = entry.stat()
+                        found.append(f"{entry.path}:{st.st_size}:{st.st_mtime_ns}")
+    except OSError:
+        found = [os.urandom(16).hex()]
+    found.sort()
+    return hashlib.sha1("\n".join(found).encode(), usedforsecurity=False).hexdigest()
 
 
 def _index_name(content: int | bytes) -> str:

@@ -335,7 +335,7 @@ def test_an_index_file_written_by_other_code_is_read_past_and_rewritten(
     (idx,) = index_files()
     assert orjson.loads(idx.read_bytes().split(b"\n", 1)[0])["code"] == sidecar.code_stamp()
     assert any(type(e) is LazyEvent for e in open_for_replay(path).events)
-    monkeypatch.setattr(sidecar, "_stamp", ["another checkout's"])
+    monkeypatch.setattr(sidecar, "code_stamp", lambda: "another checkout's")
     replayed_twice(path)  # the old index file unused: read whole, the second time written again
     cas = open_for_replay(path)
     assert any(type(e) is LazyEvent for e in cas.events)
