@@ -297,6 +297,10 @@ def stream(
     if head[HEADER_MARKER] != FORMAT_VERSION:  # an older format: migrate it whole, in memory
         f.close()
         return CassetteStream(name, p, size, head, first, _migrated(p, action))
+    problem = header_problem(head)  # before any event is read or written
+    if problem is not None:
+        f.close()
+        raise CassetteError(f"{name}:1: malformed header: {problem}")
     out = CassetteStream(name, p, size, head, first, iter(()))
     out.events = _stream_events(f, first, head, name, action, out.warnings, tolerate_truncated)
     return out
@@ -351,9 +355,6 @@ def _stream_events(
                 yield EventLine(lineno, start, line, obj, event)
         except OSError as exc:
             raise CassetteError(f"{name}: cannot read: {exc.strerror}") from None
-    problem = header_problem(head)
-    if problem is not None:
-        raise CassetteError(f"{name}:1: malformed header: {problem}")
 
 
 def cut_short(name: str, events: list[Event]) -> list[str]:

@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -21,6 +22,13 @@ DEMO_SERVER = EXAMPLES / "demo_server.py"
 if "MCPTAPE_CACHE_DIR" not in os.environ:
     os.environ["MCPTAPE_CACHE_DIR"] = tempfile.mkdtemp(prefix="mcptape-cache-")
     atexit.register(shutil.rmtree, os.environ["MCPTAPE_CACHE_DIR"], ignore_errors=True)
+
+
+# Property tests draw the same examples on every run, so that a crash one of them can find is
+# found every time (in CI and on a fresh clone alike); HYPOTHESIS_PROFILE=explore draws new ones.
+settings.register_profile("deterministic", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
 
 def demo_server_cmd(*args: str) -> list[str]:

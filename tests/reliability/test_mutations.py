@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from mcptape.cassette import load
@@ -108,6 +108,13 @@ def _one_line_error(err: str, path: Path) -> None:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(case=mutated())
+@example(  # `redact` once crashed on it ("'int' object is not iterable"): found every run
+    case=(
+        GOLDEN[0],
+        1,
+        json.dumps({**orjson.loads(LINES[GOLDEN[0]][0]), "redaction": {"keys": -1}}).encode(),
+    )
+)
 def test_every_reading_command_survives_a_wrong_type_anywhere(
     case: tuple[Path, int, bytes], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
