@@ -23,13 +23,14 @@ from tests.conftest import ROOT
 PACKAGE = ROOT / "mcptape"
 
 FIGURE = re.compile(
-    r"(?<![\w.])\d[\d,]*(?:\.\d+)?"  # a number: 3, 0.5, 100,000
+    r"(?<![\w.])\d[\d,]*(?:\.\d+)?k?"  # a number: 3, 0.5, 100,000, 30k
     r"(?:"
     r"\s?(?:(?:requests|req|round trips|calls|lines|MB|KB|GB)/s"  # a rate
     r"|ms|us|µs|ns|milliseconds?|microseconds?|seconds?|minutes?"  # a time
     r"|B|KB|MB|GB|TB|KiB|MiB|GiB)"  # a size
     r"|\ss"  # seconds, spaced only ("202s" is a plural of a status code)
     r"|x|%"  # a ratio, unspaced only ("2 x 3" is a product)
+    r"|\stimes\s(?:as|faster|slower|more|less|the)"  # a ratio in words ("3 times" is a count)
     r")(?![\w/])"
 )
 """A number followed by a unit of time, size, rate or ratio."""
@@ -88,8 +89,8 @@ def hits(path: Path) -> list[str]:
     ("text", "found"),
     [
         ("took 0.5 ms a line", ["0.5 ms"]),
-        ("30k requests/s", []),  # no number directly before the unit
-        ("30,000 requests/s against 1.57x", ["30,000 requests/s", "1.57x"]),
+        ("30k requests/s against 1.57x", ["30k requests/s", "1.57x"]),
+        ("20 to 50 times faster; retried 3 times", ["50 times faster"]),
         ("held 413 MB, in 2.1 us; 3 s to open; 18% less", ["413 MB", "2.1 us", "3 s", "18%"]),
         ("heads, stream ends, 202s; 2 x 3; TS SDK 1.x; sleep(20e-6)", []),
         ("Default bound on one line: 256 MiB, far above any real MCP message.", []),
