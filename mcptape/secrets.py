@@ -275,14 +275,15 @@ def credential_like(value: str, strength: Strength) -> bool:
     return (len(value) >= 6 and not value.isalpha()) or random_looking(value, 8)
 
 
-_TO_SEPARATOR = re.compile(r"[a-z0-9_.-]{0,40}[\"']?[ \t]{0,3}[=:]")
+_TO_SEPARATOR = re.compile(r"[a-z0-9_.-]{0,40}[\"']?[ \t]{0,16}[=:]")
 """From the end of a name word (in lowercased text) to the separator of an assignment."""
-_NAME_BEFORE = re.compile(r"[ \t]{0,3}[\"']?([A-Za-z0-9_.-]{0,63}[A-Za-z_])")
+_NAME_BEFORE = re.compile(r"[ \t]{0,16}[\"']?([A-Za-z0-9_.-]{0,63}[A-Za-z_])")
 """Matched on the reversed text before a separator: the name, reversed (bounded, so linear)."""
 _VALUE_AFTER = re.compile(
-    r"[ \t]{0,3}[\"']?([^\s\"'&,;<>(){}\[\]=:?]{1,512}(?::[^\s\"'&,;<>(){}\[\]=:?]{1,512})?={0,2})"
+    r"[ \t]{0,16}(?:>[ \t]{0,3})?[\"']?([^\s\"'&,;<>(){}\[\]=:?]{1,512}(?::[^\s\"'&,;<>(){}\[\]=:?]{1,512})?={0,2})"
 )
-"""The value after a separator: no `=`, `:` or `?` in it (but one `user:password` colon), bounded,
+"""The value after a separator (`=`, `:` or `=>`, columns aligned with spaces or tabs before and
+after it): no `=`, `:` or `?` in it (but one `user:password` colon), bounded,
 so that a string of many separators is still scanned in linear time."""
 _B64_RUN = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{20}[A-Za-z0-9+/]*={0,2}")
 """A base64 run of 20 characters or more, from its first character (the lookbehind makes each
@@ -434,7 +435,7 @@ class Scanner:
     def _assignments(self, text: str, separators: list[int]) -> Iterator[Span]:
         """`name=value`, `name: value`, `"name": "value"` in free text (stderr, env dumps, queries)."""
         for i in separators:
-            before = _NAME_BEFORE.match(text[max(0, i - 70) : i][::-1])
+            before = _NAME_BEFORE.match(text[max(0, i - 90) : i][::-1])
             if before is None:
                 continue
             name = before.group(1)[::-1]
