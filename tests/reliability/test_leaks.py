@@ -238,13 +238,20 @@ def test_import_keeps_none_of_the_planted_secrets(tmp_path: Path) -> None:
     flow["response"]["headers"] += [{"name": k, "value": v} for k, v in response_headers().items()]
     refused = entry("POST", "http://127.0.0.1:8000/mcp", at=0.2, body=call_with_everything(UNAUTHORIZED),
                     headers=request_headers(), status=401, ctype="text/plain", response=error_body())  # fmt: skip
+    failed = entry(
+        "POST",
+        "http://127.0.0.1:8000/mcp",
+        at=0.3,
+        body=call_with_everything(3),
+        error=f"connection reset by peer; {texts()[-4]}",
+    )  # (a capture's own error text)
     src = tmp_path / "c.har"
-    src.write_bytes(har(flow, refused))
+    src.write_bytes(har(flow, refused, failed))
     out = tmp_path / "out.jsonl"
     stats = import_file(src, out)
-    assert stats.imported == 2
+    assert stats.imported == 3
     data = out.read_bytes()
-    assert b'"status":401' in data
+    assert b'"status":401' in data and b"connection reset by peer" in data
     assert_clean(data, HTTP_SECRETS)
     false_positives_intact(data)
 
