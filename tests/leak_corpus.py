@@ -162,6 +162,14 @@ FALSE_POSITIVES: dict[str, Any] = {
 }
 """Members that look secret-ish but are not: they must stay as they are."""
 
+KEPT_TEXTS: list[str] = [
+    f"nextCursor: {FALSE_POSITIVES['nextCursor']}",
+    f"fetching page pageToken={FALSE_POSITIVES['pageToken']}&limit=10",
+    f"cursor => {FALSE_POSITIVES['cursor']}",
+    f"nextPageToken:       {FALSE_POSITIVES['nextPageToken']}",
+]
+"""Free-text lines of pagination names: cursors and page tokens are no secrets (a replay needs them)."""
+
 
 def leaked(data: bytes, secrets: list[str]) -> list[str]:
     """The planted secrets found in `data` (as they are, or JSON-escaped)."""

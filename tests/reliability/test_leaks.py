@@ -26,6 +26,7 @@ from tests.conftest import ROOT, mcptape_cmd
 from tests.e2e.test_import_formats import entry, har
 from tests.leak_corpus import (
     FALSE_POSITIVES,
+    KEPT_TEXTS,
     PEM_RSA,
     PEM_SSH,
     SECRETS,
@@ -79,6 +80,7 @@ def test_stdio_recording_keeps_none_of_the_planted_secrets(tmp_path: Path) -> No
         orjson.dumps(call_with_everything(1)),
         orjson.dumps(batch),
         *(orjson.dumps(error_answer(10 + i, t)) for i, t in enumerate(texts())),  # error messages
+        *(b"stderr " + t.encode() for t in KEPT_TEXTS),
         *(
             t.encode() for t in texts()
         ),  # non-JSON lines, both ways (the echo server sends them back)
@@ -100,6 +102,7 @@ def test_stdio_recording_keeps_none_of_the_planted_secrets(tmp_path: Path) -> No
     data = out.read_bytes()
     assert_clean(data, [*ALL_TEXT, *member_secrets()])
     false_positives_intact(data)
+    assert all(orjson.dumps(t) in data for t in KEPT_TEXTS), "cursors in free text stay"
 
 
 class Upstream(BaseHTTPRequestHandler):
@@ -386,6 +389,7 @@ def test_false_positives_are_not_findings(tmp_path: Path) -> None:
             }
         ),
         server({"jsonrpc": "2.0", "id": 1, "result": {"tools": [], **FALSE_POSITIVES}}),
+        *({"kind": "stderr", "from": "server", "text": t} for t in KEPT_TEXTS),
     )
     assert check_bytes(path.read_bytes()).findings == []
 
