@@ -156,22 +156,7 @@ def har_flows(har: Any, name: str = "<har>") -> list[CapturedFlow]:
 def _har_entry(e: dict[str, Any], proxy: bool) -> CapturedFlow:
     req, resp = e["request"], e.get("response") or {}
     start = datetime.fromisoformat(e["startedDateTime"].replace("Z", "+00:00")).timestamp()
-    timings = e.get("timings") or {}
-
-    def ms(key: str) -> float:
-        v = timings.get(key)
-        return v / 1000 if isinstance(v, (int, float)) and v > 0 else 0.0
-
-    if timings:
-        # a browser's entry starts before queueing, DNS and connecting; mitmproxy's savehar counts
-        # the upstream connect in `wait` already (its `connect` happened after the request arrived)
-        before = 0.0 if proxy else ms("blocked") + ms("dns") + ms("connect")
-        req_end = start + before + ms("send")
-        resp_start = req_end + ms("wait")
-        resp_end = resp_start + ms("receive")
-    else:
-        req_end = resp_start = start
-        resp_end = start + max(0.0, float(e.get("time") or 0)) / 1000
+    req_end, resp_start, resp_end = _har_times(e, start, proxy)
     parts = urlsplit(req["url"])
     post = req.get("postData")
     body = _har_body(post.get("text"), post.get("encoding")) if post else b""
@@ -189,6 +174,24 @@ def _har_entry(e: dict[str, Any], proxy: bool) -> CapturedFlow:
         response_end=resp_end if status and not resp.get("_error") else None,
         error=error, error_at=resp_end if error else None,
     )  # fmt: skip
+
+
+def _har_times(e: dict[str, Any], start: float, proxy: bool) -> tuple[float, float, float]:
+    """When the entry's request ended, its response started and ended (epoch seconds)."""
+    timings = e.get("timings") or {}
+
+    def ms(key: str) -> float:
+        v = timings.get(key)
+        return v / 1000 if isinstance(v, (int, float)) and v > 0 else 0.0
+
+    if not timings:
+        return start, start, start + max(0.0, float(e.get("time") or 0)) / 1000
+    # a browser's entry starts before queueing, DNS and connecting; mitmproxy's savehar counts
+    # the upstream connect in `wait` already (its `connect` happened after the request arrived)
+    before = 0.0 if proxy else ms("blocked") + ms("dns") + ms("connect")
+    req_end = start + before + ms("send")
+    resp_start = req_end + ms("wait")
+    return req_end, resp_start, resp_start + ms("receive")
 
 
 def _har_headers(items: Any) -> Headers:
