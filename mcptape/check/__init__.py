@@ -28,6 +28,7 @@ import contextlib
 import os
 from typing import Any
 
+from mcptape.cassette import NOT_JSON, read_lines
 from mcptape.model import HEADER_MARKER
 
 from . import format as fmt
@@ -81,12 +82,10 @@ def check_lines(
             from .detect_secrets import DetectSecrets
 
             lines.backend = stack.enter_context(DetectSecrets())
-        for lineno, line in enumerate(source(), start=1):
-            if not line.strip():
-                continue
+        for lineno, _, raw, obj in read_lines(source()):
             seen = True
-            obj = fmt.parse(lineno, line, lines.reports[0])
-            if obj is fmt.CORRUPT:
+            if obj is NOT_JSON:
+                fmt.not_json(lineno, raw, lines.reports[0])
                 if lineno == 1:
                     return lines.reports[0]  # another tool's file: its other lines say nothing more
                 continue

@@ -10,8 +10,6 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-import orjson
-
 from mcptape.cassette import metadata_ok
 from mcptape.errors import CassetteVersionError
 from mcptape.migrate import check_version
@@ -21,13 +19,12 @@ from mcptape.schema.plain import plain
 from .report import Report, short
 
 __all__ = [
-    "CORRUPT",
     "LineSource",
     "bytes_lines",
     "event",
     "file_lines",
     "header_problem",
-    "parse",
+    "not_json",
     "schema",
     "schema_validators",
 ]
@@ -54,25 +51,16 @@ def file_lines(path: str | os.PathLike[str]) -> LineSource:
     return lines
 
 
-CORRUPT = object()
-"""What `parse` returns for a line that is not JSON."""
-
-
-def parse(lineno: int, line: bytes, report: Report) -> Any:
-    """The line's JSON value, or `CORRUPT` (and a finding, or a warning for a truncated last
-    line, in `report`)."""
-    try:
-        return orjson.loads(line)
-    except orjson.JSONDecodeError:
-        if lineno == 1:
-            report.add(1, "format", "not an mcptape cassette (line 1 is not JSON)")
-        elif not line.endswith(b"\n"):
-            report.warn(
-                lineno, "format", "last line is truncated (the recorder was stopped mid-write)"
-            )
-        else:
-            report.add(lineno, "format", "corrupt line (not JSON)")
-        return CORRUPT
+def not_json(lineno: int, raw: bytes, report: Report) -> None:
+    """What a line that is not JSON (`mcptape.cassette.NOT_JSON`) is: on line 1, not a
+    cassette; without its newline (the last line), a truncated line (a warning); else a
+    corrupt line."""
+    if lineno == 1:
+        report.add(1, "format", "not an mcptape cassette (line 1 is not JSON)")
+    elif not raw.endswith(b"\n"):
+        report.warn(lineno, "format", "last line is truncated (the recorder was stopped mid-write)")
+    else:
+        report.add(lineno, "format", "corrupt line (not JSON)")
 
 
 def header_problem(obj: Any) -> str | None:

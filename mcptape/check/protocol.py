@@ -10,8 +10,7 @@ from array import array
 from types import UnionType
 from typing import TYPE_CHECKING, Any, get_args
 
-import orjson
-
+from mcptape.cassette import read_lines
 from mcptape.model import Event, Kind
 from mcptape.pairing import Exchange, Item
 from mcptape.wire.jsonrpc import MessageType, classify
@@ -142,15 +141,13 @@ class McpValidator:
         # by line, a line's checks in plan order (a stable sort)
         todo = iter(sorted(range(len(lines)), key=lines.__getitem__))
         task = next(todo, None)
-        for lineno, line in enumerate(source(), start=1):
+        for lineno, _, _, obj in read_lines(source()):
             if task is None:
                 break
             if lines[task] != lineno:
                 continue
-            try:
-                msg = orjson.loads(line)["msg"]
-            except (orjson.JSONDecodeError, KeyError, TypeError):
-                msg = None  # (the file changed since the first pass)
+            # (no message: the file changed since the first pass)
+            msg = obj.get("msg") if isinstance(obj, dict) else None
             while task is not None and lines[task] == lineno:
                 if msg is not None:
                     place = places[task]
