@@ -269,7 +269,7 @@ def _json_type(value: Any) -> str:
 def clip_json(value: Any, limit: int = 200) -> str:
     """`value` as JSON text, cut after `limit` characters with `... (N bytes)` (N: its whole size).
 
-    For messages that quote what a client sent: a 20 MB argument must not make a 20 MB error.
+    For messages that quote what a client sent: a huge argument must not make a huge error.
     A value too deep to serialize is named by its type instead.
     """
     try:
