@@ -116,6 +116,7 @@ def test_json_report_shape_is_stable() -> None:
         "b",
         "options",
         "differences",
+        "groups",
         "envelope",
         "noise",
         "masked",
