@@ -40,7 +40,12 @@ CASES = [
         [("properties/b", Change.REMOVED, Impact.BREAKING)],
     ),
     (obj({"a": S}), obj({"a": I}), False, [("properties/a/type", Change.CHANGED, Impact.BREAKING)]),
-    (obj({"a": S}), obj({"a": S}, ["a"]), False, [("required/a", Change.TIGHTENED, Impact.BREAKING)]),
+    (
+        obj({"a": S}),
+        obj({"a": S}, ["a"]),
+        False,
+        [("required/a", Change.TIGHTENED, Impact.BREAKING)],
+    ),
     (
         obj({"a": S}, ["a"]),
         obj({"a": S}),
