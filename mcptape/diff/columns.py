@@ -20,6 +20,9 @@ WIDTH = 100
 _GAP = 2
 """Spaces between two columns of tabulate's "simple" format."""
 
+_HEAD_PAD = 2
+"""tabulate makes a column at least its header plus this wide (its MIN_PADDING)."""
+
 _BREAK = re.compile(r"(?<=[ /,])|(?<=[A-Za-z]-)")
 """Where a cell may wrap: after a space, a slash, a comma, or a hyphen within a word."""
 
@@ -68,9 +71,9 @@ _FLOOR = 24
 """A column is kept at least as wide as its longest unbreakable piece, up to this."""
 
 
-def _floor(header: str, cells: list[str]) -> int:
+def _floor(head: int, cells: list[str]) -> int:
     pieces = (len(p.rstrip()) for c in cells for line in c.split("\n") for p in _BREAK.split(line))
-    return max(len(header), min(_FLOOR, max(pieces, default=0)))
+    return max(head, min(_FLOOR, max(pieces, default=0)))
 
 
 def _wrapped(cells: list[list[str]], widths: list[int]) -> list[list[str]]:
@@ -82,29 +85,32 @@ def _used(cells: list[list[str]], count: int) -> list[int]:
     return [max([0, *(max(map(len, row[i].split("\n"))) for row in cells)]) for i in range(count)]
 
 
-def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], width: int = WIDTH) -> str:
-    """A tabulate "simple" table no wider than `width`; rows that wrap are set apart by a blank line."""
-    cells = [[str(c) for c in row] for row in rows]
-    natural = [max(len(h), n) for h, n in zip(headers, _used(cells, len(headers)), strict=True)]
-    budget = width - _GAP * (len(headers) - 1)
-    floors = [_floor(h, [row[i] for row in cells]) for i, h in enumerate(headers)]
-    widths = _share(natural, floors, budget)
-    wrapped = _wrapped(cells, widths)
-    for _ in range(
-        4
-    ):  # a column that wrapped at a space is narrower than its share: give the rest away
-        used = [max(len(h), n) for h, n in zip(headers, _used(wrapped, len(headers)), strict=True)]
+def _fill(cells: list[list[str]], headers: Sequence[str], budget: int) -> list[list[str]]:
+    """The cells wrapped to widths that share `budget`.
+
+    A cell wrapped at a space is narrower than its column's share: what that leaves over
+    goes to the columns that still wrap, a few rounds over.
+    """
+    heads = [len(h) + _HEAD_PAD for h in headers]
+    natural = [max(h, n) for h, n in zip(heads, _used(cells, len(headers)), strict=True)]
+    floors = [_floor(h, [row[i] for row in cells]) for i, h in enumerate(heads)]
+    wrapped = _wrapped(cells, _share(natural, floors, budget))
+    for _ in range(4):
+        used = [max(h, n) for h, n in zip(heads, _used(wrapped, len(headers)), strict=True)]
         short = [i for i, w in enumerate(used) if w < natural[i]]
         spare = budget - sum(used)
         if spare <= 0 or not short:
             break
-        widths = [
-            min(natural[i], w + spare // len(short)) if i in short else w
-            for i, w in enumerate(used)
-        ]
-        if spare < len(short):
-            widths[short[0]] += spare
-        wrapped = _wrapped(cells, widths)
+        more = [spare // len(short) if i in short else 0 for i in range(len(used))]
+        more[short[0]] += spare % len(short)
+        wrapped = _wrapped(cells, [w + m for w, m in zip(used, more, strict=True)])
+    return wrapped
+
+
+def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], width: int = WIDTH) -> str:
+    """A tabulate "simple" table no wider than `width`; rows that wrap are set apart by a blank line."""
+    cells = [[str(c) for c in row] for row in rows]
+    wrapped = _fill(cells, headers, width - _GAP * (len(headers) - 1))
     if any("\n" in c for row in wrapped for c in row):
         spaced: list[list[str]] = []
         for row in wrapped:

@@ -164,9 +164,9 @@ def render_text(report: DiffReport, width: int = 28) -> str:
     head = ["kind", "where", "path", "A", "B", "what"]
     for title, entries in _sections(report):
         if entries:
-            n, notes = sum(len(g.rows) for g in entries), []
-            rows = _rows(entries, width, notes=notes)
-            lines += ["", f"{title}{_entries_note(n, len(entries))}:", table(rows, head)]
+            n, notes = sum(len(g.rows) for g in entries), list[str]()
+            table_rows = _rows(entries, width, notes=notes)
+            lines += ["", f"{title}{_entries_note(n, len(entries))}:", table(table_rows, head)]
             for i, items in enumerate(notes, 1):
                 lines += wrap(f"[{i}] {items}", WIDTH, " " * (len(str(i)) + 3), anywhere=False)
     for title, rows in _set_apart(report):

@@ -261,6 +261,10 @@ def test_prompt_arguments_are_classified() -> None:
         ("breaking", "/prompts/review/arguments/style"),
         ("cosmetic", "/prompts/review/arguments/code/description"),
     ]
+    relaxed = diff(prompts([{"name": "code", "required": True}]), prompts([{"name": "code"}]))
+    assert [(d.kind, d.change, d.impact, d.message) for d in relaxed.differences] == [
+        ("relaxed", "relaxed", "compatible", "argument 'code' is now optional (relaxed)")
+    ]
 
 
 def test_resources_and_templates_added_and_removed() -> None:

@@ -65,6 +65,23 @@ CASES = [
     (obj({"r": {"type": "array", "items": obj({"a": S}, additionalProperties=False)}}),
      obj({"r": {"type": "array", "items": obj({"a": S})}}), True,
      [("properties/r/items/additionalProperties", Change.RELAXED, Impact.BREAKING, "property 'r[]': other properties now allowed (relaxed)")]),
+    # relaxations and tightenings are named so, never "removed" or "added"
+    (obj({"a": {**S, "maxLength": 10}}), obj({"a": {**S, "maxLength": 20}}), False,
+     [("properties/a/maxLength", Change.RELAXED, Impact.COMPATIBLE, "argument 'a': maxLength raised (relaxed)")]),
+    (obj({"a": {**I, "minimum": 0}}), obj({"a": {**I, "minimum": 1}}), False,
+     [("properties/a/minimum", Change.TIGHTENED, Impact.BREAKING, "argument 'a': minimum raised (tightened)")]),
+    (obj({"a": {**S, "pattern": "^x"}}), obj({"a": S}), False,
+     [("properties/a/pattern", Change.RELAXED, Impact.COMPATIBLE, "argument 'a': pattern dropped (relaxed)")]),
+    (obj({"a": {**S, "pattern": "^x"}}), obj({"a": {**S, "pattern": "^y"}}), False,
+     [("properties/a/pattern", Change.CHANGED, Impact.BREAKING, "argument 'a': pattern changed")]),
+    (obj({"a": {**S, "enum": ["x"]}}), obj({"a": S}), False,
+     [("properties/a/enum", Change.RELAXED, Impact.COMPATIBLE, "argument 'a': enum dropped (relaxed)")]),
+    (obj({"a": {"type": "array", "items": S}}), obj({"a": {"type": "array"}}), False,
+     [("properties/a/items", Change.RELAXED, Impact.COMPATIBLE, "argument 'a': items dropped (relaxed)")]),
+    (obj({"r": {**S, "maxLength": 5}}), obj({"r": {**S, "maxLength": 3}}), True,
+     [("properties/r/maxLength", Change.TIGHTENED, Impact.COMPATIBLE, "property 'r': maxLength lowered (tightened)")]),
+    (obj({}), obj({}, additionalProperties=False), True,
+     [("additionalProperties", Change.TIGHTENED, Impact.COMPATIBLE, "schema: other properties no longer allowed (tightened)")]),
 ]  # fmt: skip
 
 
