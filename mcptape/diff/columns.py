@@ -49,16 +49,22 @@ def wrap(text: str, width: int, indent: str = "", *, anywhere: bool = True) -> l
     return out
 
 
-def _share(natural: list[int], floors: list[int], budget: int) -> list[int]:
-    """Column widths within `budget`: max-min fair, not below a column's floor while they fit."""
+def _share(
+    natural: list[int], floors: list[int], weights: Sequence[float], budget: int
+) -> list[int]:
+    """Column widths within `budget`: weighted max-min fair, not below a column's floor while they fit.
+
+    A column narrower than its share keeps its width; the others split what is left in
+    proportion to their weights.
+    """
     if sum(natural) <= budget:
         return natural
     if sum(floors) > budget:
         floors = [1] * len(natural)
     widths = list(natural)
-    left, pending = budget, sorted(range(len(natural)), key=lambda c: natural[c])
+    left, pending = budget, sorted(range(len(natural)), key=lambda c: natural[c] / weights[c])
     for done, col in enumerate(pending):
-        fair = left // (len(pending) - done)
+        fair = int(left * weights[col] / sum(weights[c] for c in pending[done:]))
         widths[col] = min(natural[col], max(fair, floors[col]))
         left -= widths[col]
     while sum(widths) > budget:  # floors took more than a fair share: the roomiest column gives
@@ -85,7 +91,9 @@ def _used(cells: list[list[str]], count: int) -> list[int]:
     return [max([0, *(max(map(len, row[i].split("\n"))) for row in cells)]) for i in range(count)]
 
 
-def _fill(cells: list[list[str]], headers: Sequence[str], budget: int) -> list[list[str]]:
+def _fill(
+    cells: list[list[str]], headers: Sequence[str], weights: Sequence[float], budget: int
+) -> list[list[str]]:
     """The cells wrapped to widths that share `budget`.
 
     A cell wrapped at a space is narrower than its column's share: what that leaves over
@@ -94,7 +102,7 @@ def _fill(cells: list[list[str]], headers: Sequence[str], budget: int) -> list[l
     heads = [len(h) + _HEAD_PAD for h in headers]
     natural = [max(h, n) for h, n in zip(heads, _used(cells, len(headers)), strict=True)]
     floors = [_floor(h, [row[i] for row in cells]) for i, h in enumerate(heads)]
-    wrapped = _wrapped(cells, _share(natural, floors, budget))
+    wrapped = _wrapped(cells, _share(natural, floors, weights, budget))
     for _ in range(4):
         used = [max(h, n) for h, n in zip(heads, _used(wrapped, len(headers)), strict=True)]
         short = [i for i, w in enumerate(used) if w < natural[i]]
@@ -107,10 +115,20 @@ def _fill(cells: list[list[str]], headers: Sequence[str], budget: int) -> list[l
     return wrapped
 
 
-def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], width: int = WIDTH) -> str:
-    """A tabulate "simple" table no wider than `width`; rows that wrap are set apart by a blank line."""
+def table(
+    rows: Sequence[Sequence[Any]],
+    headers: Sequence[str],
+    width: int = WIDTH,
+    weights: Sequence[float] | None = None,
+) -> str:
+    """A tabulate "simple" table no wider than `width`; rows that wrap are set apart by a blank line.
+
+    `weights` (one per column, default all 1) say which columns get more of the room when
+    they must share it.
+    """
     cells = [[str(c) for c in row] for row in rows]
-    wrapped = _fill(cells, headers, width - _GAP * (len(headers) - 1))
+    weights = weights or [1.0] * len(headers)
+    wrapped = _fill(cells, headers, weights, width - _GAP * (len(headers) - 1))
     if any("\n" in c for row in wrapped for c in row):
         spaced: list[list[str]] = []
         for row in wrapped:
