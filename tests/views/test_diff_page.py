@@ -163,6 +163,9 @@ def test_the_same_change_in_nine_tools_is_one_card_and_a_relaxation_is_not_red(
     )  # --res, the colour of "added"
     assert browser.find_element(By.CSS_SELECTOR, ".count-box[data-count='relaxed'] b").text == "9"
     assert len(browser.find_elements(By.CSS_SELECTOR, "#surface-diffs .diff-row")) == 6
+    assert (
+        browser.find_elements(By.ID, "folded-groups") == []
+    )  # groups are cards, not a folded list
     screenshot(browser, "diff-everything-releases")
 
 
