@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from tests.conftest import EXAMPLES
+from tests.diff.text_table import text_rows
 
 pytestmark = pytest.mark.e2e
 
@@ -36,7 +37,8 @@ def test_make_demo_runs_every_step(tmp_path: object) -> None:
     assert "demo: done" in out
     assert out.count("add(1, 2) = 3") == 3, "recorded, replayed, and recorded again for v2"
     assert "equivalent (11 envelope differences, not behaviour)" in out
-    assert "behaviour differs" in out and "new required argument 'tone'" in out
+    whats = [r.get("what") for r in text_rows(out)]  # the diff's tables wrap within 100 columns
+    assert "behaviour differs" in out and "new required argument 'tone'" in whats
 
 
 def test_record_http_example(tmp_path: object) -> None:
@@ -61,7 +63,7 @@ def test_verify_example() -> None:
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "-> exit 0" in proc.stdout and "-> exit 1" in proc.stdout
-    assert "tool 'weather' removed" in proc.stdout
+    assert "tool 'weather' removed" in [r.get("what") for r in text_rows(proc.stdout)]
 
 
 def test_diff_in_ci_example(tmp_path: object) -> None:

@@ -3,6 +3,9 @@
     normalize (per protocol era -> canonical calls) -> align (by matching key)
         -> engine (DeepDiff per pair -> DiffReport) -> report (text, markdown, JSON)
 
+`report` shows the same change in several tools as one entry (`group`) and fits text
+tables within 100 columns (`columns`).
+
 All pure; the CLI and `mcptape.verify` (whose own sans-IO core is `verify.plan`) do the I/O.
 """
 

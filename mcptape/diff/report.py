@@ -1,17 +1,23 @@
 """Rendering a `DiffReport`: text tables for a terminal, markdown for a pull request, JSON.
 
-No computing here. Every format starts with the same summary line. The JSON shape is
-documented in docs/diff.md and versioned by its `format` member.
+No computing here. Every format starts with the same summary line. The same change in
+several tools (`group`) is one entry of the tables, naming the tools, and one member of
+the JSON's `groups`; the JSON's `differences` keep every row. Text lines are at most
+`columns.WIDTH` wide. The JSON shape is documented in docs/diff.md and versioned by its
+`format` member.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from tabulate import tabulate
 
+from .columns import WIDTH, table, wrap
+from .group import Group, group
 from .types import MISSING, Change, Difference, DiffReport, Section
 
 JSON_FORMAT = "mcptape.diff/1"
@@ -75,19 +81,36 @@ def _cut(text: str, width: int, total: int) -> str:
     return f'{body[: width - 12]}…" ({total} chars)'
 
 
+def _single(diffs: Sequence[Difference]) -> list[Group]:
+    """Rows shown one by one (envelope, noise, masked)."""
+    return [Group((i,), d, d.path, ()) for i, d in enumerate(diffs)]
+
+
 def _rows(
-    diffs: list[Difference], width: int, *, with_kind: bool = True, count: bool = False
+    entries: Sequence[Group],
+    width: int,
+    *,
+    with_kind: bool = True,
+    count: bool = False,
+    notes: list[str] | None = None,
 ) -> list[list[Any]]:
+    """Table rows; a shared change names its items inline, or by a numbered note (`notes`)."""
     rows = []
-    for d in diffs:
+    for g in entries:
+        d = g.first
         va, vb = shorten_pair(_gist(d, d.a), _gist(d, d.b), width)
         row: list[Any] = [d.kind] if with_kind else []
         where = (
-            f"{d.exchange} (+{d.count - 1} more)" if d.count > 1 and not d.cassettes else d.exchange
+            f"{d.exchange} (+{d.count - 1} more)" if d.count > 1 and not d.cassettes else g.where
         )
+        if len(g.rows) > 1 and notes is None:
+            where += ": " + ", ".join(g.items)
+        elif len(g.rows) > 1 and notes is not None:
+            notes.append(", ".join(g.items))
+            where += f" [{len(notes)}]"
         if d.cassettes:
             where += f" [{_cassettes(d.cassettes)}]"
-        row += [where, d.path or "/", va, vb, d.message]
+        row += [where, g.path or "/", va, vb, d.message]
         if count:
             row.append(d.count)
         rows.append(row)
@@ -96,7 +119,8 @@ def _rows(
 
 def _gist(d: Difference, value: Any) -> Any:
     """A whole tool/prompt/resource added or removed is shown by its description (the JSON keeps all)."""
-    if d.section in SURFACE and d.change is not Change.CHANGED and isinstance(value, dict):
+    whole = d.change in (Change.ADDED, Change.REMOVED)
+    if d.section in SURFACE and whole and isinstance(value, dict):
         return value.get("description", value.get("title", value.get("name", value)))
     return value
 
@@ -121,28 +145,44 @@ def _set_apart(report: DiffReport) -> list[tuple[str, list[Difference]]]:
     return out
 
 
-def _groups(report: DiffReport) -> list[tuple[str, list[Difference]]]:
-    surface = [d for d in report.differences if d.section in SURFACE]
-    exchanges = [d for d in report.differences if d.section not in SURFACE]
+def _sections(report: DiffReport) -> list[tuple[str, list[Group]]]:
+    """The differences as entries (the same change in several tools is one), surface first."""
+    entries = group(report.differences)
+    surface = [g for g in entries if g.first.section in SURFACE]
+    exchanges = [g for g in entries if g.first.section not in SURFACE]
     return [("Server surface", surface), ("Exchanges", exchanges)]
 
 
-def render_text(report: DiffReport, width: int = 48) -> str:
-    """Plain tables for a terminal."""
-    lines = [summary(report), f"A: {_side(report.a)}", f"B: {_side(report.b)}"]
+def _entries_note(n_rows: int, n_entries: int) -> str:
+    return f" ({n_rows} differences in {n_entries} entries)" if n_rows != n_entries else ""
+
+
+WEIGHTS = {"what": 1.6, "path": 1.2, "A": 0.6, "B": 0.6}
+"""A text table's share of the room by column when it must wrap: the message most, the
+values least (the JSON and HTML reports hold them whole); other columns 1."""
+
+
+def _table(rows: list[list[Any]], head: list[str]) -> str:
+    return table(rows, head, weights=[WEIGHTS.get(h, 1.0) for h in head])
+
+
+def render_text(report: DiffReport, width: int = 28) -> str:
+    """Plain tables for a terminal, no line wider than `columns.WIDTH`."""
+    lines = [*wrap(summary(report), WIDTH, "  "), *wrap(f"A: {_side(report.a)}", WIDTH, "   "),
+             *wrap(f"B: {_side(report.b)}", WIDTH, "   ")]  # fmt: skip
     head = ["kind", "where", "path", "A", "B", "what"]
-    for title, diffs in _groups(report):
-        if diffs:
-            lines += [
-                "",
-                f"{title}:",
-                tabulate(_rows(diffs, width), headers=head, tablefmt="simple"),
-            ]
+    for title, entries in _sections(report):
+        if entries:
+            n, notes = sum(len(g.rows) for g in entries), list[str]()
+            table_rows = _rows(entries, width, notes=notes)
+            lines += ["", f"{title}{_entries_note(n, len(entries))}:", _table(table_rows, head)]
+            for i, items in enumerate(notes, 1):
+                lines += wrap(f"[{i}] {items}", WIDTH, " " * (len(str(i)) + 3), anywhere=False)
     for title, rows in _set_apart(report):
         lines += [
             "",
-            f"{title}:",
-            tabulate(_rows(rows, width, with_kind=False), headers=head[1:], tablefmt="simple"),
+            *wrap(f"{title}:", WIDTH),
+            _table(_rows(_single(rows), width, with_kind=False), head[1:]),
         ]
     if report.envelope:
         note = (
@@ -151,8 +191,8 @@ def render_text(report: DiffReport, width: int = 48) -> str:
             else "not behaviour; --strict-envelope counts them"
         )
         lines += ["", f"Envelope ({note}):",
-                  tabulate(_rows(report.envelope, width, with_kind=False, count=True),
-                           headers=["where", "path", "A", "B", "what", "count"], tablefmt="simple")]  # fmt: skip
+                  _table(_rows(_single(report.envelope), width, with_kind=False, count=True),
+                        ["where", "path", "A", "B", "what", "count"])]  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
@@ -179,16 +219,18 @@ def render_markdown(report: DiffReport, width: int = 60) -> str:
         f"- B: {_md_code(_side(report.b))}",
     ]
     head = ["kind", "where", "path", "A", "B", "what"]
-    for title, diffs in _groups(report):
-        if diffs:
+    for title, entries in _sections(report):
+        if entries:
             rows = [
                 [_md_cell(c) if i not in (2, 3, 4) else _md_code(c) for i, c in enumerate(r)]
-                for r in _rows(diffs, width)
+                for r in _rows(entries, width)
             ]
-            lines += ["", f"### {title}", "", tabulate(rows, headers=head, tablefmt="github")]
+            n = sum(len(g.rows) for g in entries)
+            lines += ["", f"### {title}{_entries_note(n, len(entries))}", "",
+                      tabulate(rows, headers=head, tablefmt="github", disable_numparse=True)]  # fmt: skip
     for title, apart in _set_apart(report):
         rows = [[_md_cell(c) if i not in (1, 2, 3) else f"`{_md_cell(c)}`" for i, c in enumerate(r)]
-                for r in _rows(apart, width, with_kind=False)]  # fmt: skip
+                for r in _rows(_single(apart), width, with_kind=False)]  # fmt: skip
         lines += [
             "",
             f"<details><summary>{title}</summary>",
@@ -199,7 +241,7 @@ def render_markdown(report: DiffReport, width: int = 60) -> str:
         ]
     if report.envelope:
         rows = [[_md_cell(c) if i not in (1, 2, 3) else _md_code(c) for i, c in enumerate(r)]
-                for r in _rows(report.envelope, width, with_kind=False, count=True)]  # fmt: skip
+                for r in _rows(_single(report.envelope), width, with_kind=False, count=True)]  # fmt: skip
         lines += ["", f"<details><summary>Envelope differences ({len(report.envelope)}, not behaviour)</summary>", "",
                   tabulate(rows, headers=["where", "path", "A", "B", "what", "count"], tablefmt="github"), "", "</details>"]  # fmt: skip
     return (
@@ -249,6 +291,23 @@ def difference_json(d: Difference) -> dict[str, Any]:
     return out
 
 
+def group_json(g: Group) -> dict[str, Any]:
+    """One entry of the same change in several items: what they share, and which rows they are."""
+    d = g.first
+    out: dict[str, Any] = {
+        "section": str(d.section), "kind": d.kind, "change": str(d.change), "impact": str(d.impact),
+        "where": g.where, "path": g.path, "message": d.message,
+    }  # fmt: skip
+    if d.a is not MISSING:
+        out["a"] = _json_value(d.a)
+    if d.b is not MISSING:
+        out["b"] = _json_value(d.b)
+    out["items"] = list(g.items)
+    out["exchanges"] = [f"{d.exchange.split(' ', 1)[0]} {name}" for name in g.items]
+    out["differences"] = list(g.rows)
+    return out
+
+
 def report_json(report: DiffReport) -> dict[str, Any]:
     """The whole report as a JSON-ready dict (docs/diff.md, format `mcptape.diff/1`)."""
     counts = report.counts()
@@ -277,6 +336,7 @@ def report_json(report: DiffReport) -> dict[str, Any]:
             "strict_messages": report.options.strict_messages,
         },
         "differences": [difference_json(d) for d in report.differences],
+        "groups": [group_json(g) for g in group(report.differences) if len(g.rows) > 1],
         "envelope": [difference_json(d) for d in report.envelope],
         "noise": [difference_json(d) for d in report.noise],
         "masked": [difference_json(d) for d in report.masked],

@@ -7,6 +7,11 @@ depth (`properties`, `required`, `items`, `additionalProperties`, `enum`, `anyOf
 an input schema is what the client sends, so what accepts less is breaking; an output
 schema is what the client reads, so what may send more (or other) is breaking.
 
+A change that only makes a schema accept more (a constraint dropped or loosened, a type
+widened, an argument made optional, an enum value or branch added) is `Change.RELAXED`, one
+that makes it accept less is `Change.TIGHTENED`, with " (relaxed)" or " (tightened)" at the
+end of its message; a relaxation is never a "removed".
+
                                    input schema      output schema
   property removed                 breaking          breaking
   new required property            breaking          compatible
@@ -22,6 +27,8 @@ schema is what the client reads, so what may send more (or other) is breaking.
   constraint added (maxLength, pattern, additionalProperties: false, items, ...)
                                    breaking          compatible
   constraint removed               compatible        breaking
+  bound loosened / tightened (maxLength 10 -> 20 / 20 -> 10)
+                                   compatible / breaking   breaking / compatible
   default changed                  compatible        compatible
   description, examples            cosmetic          cosmetic
 
@@ -64,6 +71,14 @@ _RETYPING = frozenset(
     {"$ref", "allOf", "const", "format", "not", "if", "then", "else", "prefixItems"}
 )
 """Keywords whose change makes a different type: breaking both ways."""
+
+LOWER_BOUNDS = frozenset(
+    {"minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains"}
+)
+UPPER_BOUNDS = frozenset(
+    {"maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains"}
+)
+"""Numeric constraints whose change has a direction: a lower minimum or a higher maximum accepts more."""
 
 SchemaChange = tuple[tuple[str, ...], Change, Impact, str, Any, Any]
 """(path under the schema, change, impact, message, value in A, value in B)."""
@@ -152,6 +167,11 @@ class _Compare:
     ) -> None:
         self.out.append((path, change, impact, msg, va, vb))
 
+    def loosen(self, path: tuple[str, ...], accepts_more: bool, msg: str, va: Any, vb: Any) -> None:
+        """A relaxation (the schema accepts more) or a tightening, named so in its message."""
+        change = Change.RELAXED if accepts_more else Change.TIGHTENED
+        self.add(path, change, _impact(accepts_more, self.output), f"{msg} ({change})", va, vb)
+
     def schema(self, path: tuple[str, ...], where: str, a: Any, b: Any) -> None:
         """Compares two (sub)schemas at `path`; `where` names them for people (`edits[].oldText`)."""
         if a == b:
@@ -220,27 +240,13 @@ class _Compare:
             was, now = n in ra, n in rb
             if was != now:
                 msg = f"{self.what} {child(n)!r} is now {'required' if now else 'optional'}"
-                self.add(
-                    (*path, "required", n),
-                    Change.CHANGED,
-                    _impact(not now, self.output),
-                    msg,
-                    was,
-                    now,
-                )
+                self.loosen((*path, "required", n), not now, msg, was, now)
             self.schema((*path, "properties", n), child(n), pa[n], pb[n])
         # required names without a property schema (allowed by JSON Schema)
         for n in sorted((ra ^ rb) - (pa.keys() | pb.keys())):
             now = n in rb
             msg = f"{self.what} {child(n)!r} is now {'required' if now else 'optional'}"
-            self.add(
-                (*path, "required", n),
-                Change.CHANGED,
-                _impact(not now, self.output),
-                msg,
-                not now,
-                now,
-            )
+            self.loosen((*path, "required", n), not now, msg, not now, now)
 
     def _items(
         self, path: tuple[str, ...], where: str, a: dict[str, Any], b: dict[str, Any]
@@ -251,15 +257,9 @@ class _Compare:
         if isinstance(ia, dict) and isinstance(ib, dict):
             self.schema((*path, "items"), f"{where}[]", ia, ib)
         elif ia is MISSING or ib is MISSING:
-            change = _change(ia, ib)
-            self.add(
-                (*path, "items"),
-                change,
-                _impact(ib is MISSING, self.output),
-                f"{self._name(where)}: items {change}",
-                ia,
-                ib,
-            )
+            dropped = ib is MISSING
+            msg = f"{self._name(where)}: items {'dropped' if dropped else 'added'}"
+            self.loosen((*path, "items"), dropped, msg, ia, ib)
         else:
             self.add(
                 (*path, "items"),
@@ -298,7 +298,7 @@ class _Compare:
             return
         loosened = ob > oa
         msg = f"{self._name(where)}: {'other properties now allowed' if loosened else 'other properties no longer allowed'}"
-        self.add(p, change, _impact(loosened, self.output), msg, va, vb)
+        self.loosen(p, loosened, msg, va, vb)
 
     def _enum(
         self, path: tuple[str, ...], where: str, a: dict[str, Any], b: dict[str, Any]
@@ -311,13 +311,9 @@ class _Compare:
         if not isinstance(va, list) or not isinstance(
             vb, list
         ):  # an enum added is a constraint added
-            self.add(
-                p,
-                change,
-                _impact(vb is MISSING, self.output),
-                f"{self._name(where)}: enum {change}",
-                va,
-                vb,
+            dropped = vb is MISSING
+            self.loosen(
+                p, dropped, f"{self._name(where)}: enum {'dropped' if dropped else 'added'}", va, vb
             )
             return
         sa, sb = set(map(repr, va)), set(map(repr, vb))
@@ -325,21 +321,12 @@ class _Compare:
             self.add(
                 p, change, Impact.COSMETIC, f"{self._name(where)}: allowed values reordered", va, vb
             )
-        elif sa <= sb:
-            self.add(
+        elif sa <= sb or sb <= sa:
+            grew = sa <= sb
+            self.loosen(
                 p,
-                change,
-                _impact(True, self.output),
-                f"{self._name(where)}: allowed values extended",
-                va,
-                vb,
-            )
-        elif sb <= sa:
-            self.add(
-                p,
-                change,
-                _impact(False, self.output),
-                f"{self._name(where)}: allowed values narrowed",
+                grew,
+                f"{self._name(where)}: allowed values {'extended' if grew else 'narrowed'}",
                 va,
                 vb,
             )
@@ -364,23 +351,13 @@ class _Compare:
         ra, rb = [repr(x) for x in la], [repr(x) for x in lb]
         for i, x in enumerate(la):
             if ra[i] not in rb:
-                self.add(
-                    (*p, str(i)),
-                    Change.REMOVED,
-                    _impact(False, self.output),
-                    f"{self._name(where)}: {key} branch removed",
-                    x,
-                    MISSING,
+                self.loosen(
+                    (*p, str(i)), False, f"{self._name(where)}: {key} branch dropped", x, MISSING
                 )
         for i, x in enumerate(lb):
             if rb[i] not in ra:
-                self.add(
-                    (*p, str(i)),
-                    Change.ADDED,
-                    _impact(True, self.output),
-                    f"{self._name(where)}: {key} branch added",
-                    MISSING,
-                    x,
+                self.loosen(
+                    (*p, str(i)), True, f"{self._name(where)}: {key} branch added", MISSING, x
                 )
 
     def _type(
@@ -400,11 +377,10 @@ class _Compare:
         narrowed = ta is None or (tb is not None and tb < ta)
         msg = "schema type changed" if not where else f"{self._name(where)} retyped (type)"
         if widened or narrowed:
-            self.add(
+            self.loosen(
                 (*path, "type"),
-                _change(va, vb),
-                _impact(widened, self.output),
-                f"{msg}: {'widened' if widened else 'narrowed'}",
+                widened,
+                f"{self._name(where)}: type {'widened' if widened else 'narrowed'}",
                 va,
                 vb,
             )
@@ -458,11 +434,25 @@ class _Compare:
             elif key in _RETYPING:
                 self.add((*path, key), change, Impact.BREAKING, f"{name} retyped ({key})", va, vb)
             else:  # a constraint (maxLength, pattern, minimum, ...): removing it accepts more
-                self.add(
-                    (*path, key),
-                    change,
-                    _impact(vb is MISSING, self.output),
-                    f"{name}: {key} {change}",
-                    va,
-                    vb,
-                )
+                self._constraint((*path, key), name, key, va, vb)
+
+    def _constraint(self, path: tuple[str, ...], name: str, key: str, va: Any, vb: Any) -> None:
+        """A validation keyword: dropped relaxes, added tightens, a numeric bound moves either way."""
+        if va is MISSING or vb is MISSING:
+            dropped = vb is MISSING
+            self.loosen(path, dropped, f"{name}: {key} {'dropped' if dropped else 'added'}", va, vb)
+            return
+        numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (va, vb))
+        if numbers and key in LOWER_BOUNDS | UPPER_BOUNDS:
+            raised = vb > va
+            self.loosen(
+                path,
+                raised == (key in UPPER_BOUNDS),
+                f"{name}: {key} {'raised' if raised else 'lowered'}",
+                va,
+                vb,
+            )
+            return
+        self.add(
+            path, Change.CHANGED, _impact(False, self.output), f"{name}: {key} changed", va, vb
+        )

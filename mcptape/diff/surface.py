@@ -163,9 +163,11 @@ def _prompt_arguments(
             continue
         if bool(xa.get("required")) != bool(xb.get("required")):
             now = bool(xb.get("required"))
-            impact = Impact.BREAKING if now else Impact.COMPATIBLE
-            out.append(Difference(section, Change.CHANGED, impact, label, path + "/required", xa.get("required", MISSING),
-                                  xb.get("required", MISSING), f"argument {name!r} is now {'required' if now else 'optional'}"))  # fmt: skip
+            impact, change = (
+                (Impact.BREAKING, Change.TIGHTENED) if now else (Impact.COMPATIBLE, Change.RELAXED)
+            )
+            out.append(Difference(section, change, impact, label, path + "/required", xa.get("required", MISSING),
+                                  xb.get("required", MISSING), f"argument {name!r} is now {'required' if now else 'optional'} ({change})"))  # fmt: skip
         for fld in sorted((xa.keys() | xb.keys()) - {"name", "required"}):
             va, vb = xa.get(fld, MISSING), xb.get(fld, MISSING)
             if va != vb:

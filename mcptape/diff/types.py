@@ -37,6 +37,12 @@ class Change(StrEnum):
     ADDED = "added"
     REMOVED = "removed"
     CHANGED = "changed"
+    RELAXED = "relaxed"
+    """A schema now accepts more: a constraint dropped or loosened, a type widened, an argument
+    made optional (compatible for what the client sends, breaking for what it reads)."""
+    TIGHTENED = "tightened"
+    """A schema now accepts less: a constraint added or narrowed (breaking for what the client
+    sends, compatible for what it reads)."""
 
 
 class Impact(StrEnum):
@@ -70,7 +76,9 @@ class Section(StrEnum):
     ENVELOPE = "envelope"
 
 
-KINDS: tuple[str, ...] = ("breaking", "changed", "added", "removed", "cosmetic")
+KINDS: tuple[str, ...] = (
+    "breaking", "changed", "added", "removed", "relaxed", "tightened", "cosmetic",
+)  # fmt: skip
 """The summary's categories, in print order; each behaviour difference is exactly one."""
 
 

@@ -119,7 +119,15 @@ def test_a_second_release_lists_each_change_once_with_its_class(modern: bool) ->
         session(V2_TOOLS, "Hi, Ada!", -32001, modern=modern),
     )
     assert sorted(rows(report)) == sorted(EXPECTED_V1_V2)
-    assert report.counts() == {"breaking": 2, "changed": 2, "added": 1, "removed": 0, "cosmetic": 1}
+    assert report.counts() == {
+        "breaking": 2,
+        "changed": 2,
+        "added": 1,
+        "removed": 0,
+        "relaxed": 0,
+        "tightened": 0,
+        "cosmetic": 1,
+    }
     assert report.exit_code == 1
     greet = next(d for d in report.differences if d.exchange == "tools/call greet")
     assert (greet.a, greet.b) == ("Hello, Ada!", "Hi, Ada!")
@@ -252,6 +260,10 @@ def test_prompt_arguments_are_classified() -> None:
         ("breaking", "/prompts/review/arguments/lang"),
         ("breaking", "/prompts/review/arguments/style"),
         ("cosmetic", "/prompts/review/arguments/code/description"),
+    ]
+    relaxed = diff(prompts([{"name": "code", "required": True}]), prompts([{"name": "code"}]))
+    assert [(d.kind, d.change, d.impact, d.message) for d in relaxed.differences] == [
+        ("relaxed", "relaxed", "compatible", "argument 'code' is now optional (relaxed)")
     ]
 
 

@@ -116,6 +116,7 @@ def test_json_report_shape_is_stable() -> None:
         "b",
         "options",
         "differences",
+        "groups",
         "envelope",
         "noise",
         "masked",
@@ -126,6 +127,8 @@ def test_json_report_shape_is_stable() -> None:
         "changed": 1,
         "added": 0,
         "removed": 0,
+        "relaxed": 0,
+        "tightened": 0,
         "cosmetic": 0,
         "envelope": 1,
     }

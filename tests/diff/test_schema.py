@@ -40,12 +40,17 @@ CASES = [
         [("properties/b", Change.REMOVED, Impact.BREAKING)],
     ),
     (obj({"a": S}), obj({"a": I}), False, [("properties/a/type", Change.CHANGED, Impact.BREAKING)]),
-    (obj({"a": S}), obj({"a": S}, ["a"]), False, [("required/a", Change.CHANGED, Impact.BREAKING)]),
+    (
+        obj({"a": S}),
+        obj({"a": S}, ["a"]),
+        False,
+        [("required/a", Change.TIGHTENED, Impact.BREAKING)],
+    ),
     (
         obj({"a": S}, ["a"]),
         obj({"a": S}),
         False,
-        [("required/a", Change.CHANGED, Impact.COMPATIBLE)],
+        [("required/a", Change.RELAXED, Impact.COMPATIBLE)],
     ),
     (
         obj({"a": {**S, "description": "x"}}),
@@ -57,13 +62,13 @@ CASES = [
         obj({"a": {**S, "enum": ["x"]}}),
         obj({"a": {**S, "enum": ["x", "y"]}}),
         False,
-        [("properties/a/enum", Change.CHANGED, Impact.COMPATIBLE)],
+        [("properties/a/enum", Change.RELAXED, Impact.COMPATIBLE)],
     ),
     (
         obj({"a": {**S, "enum": ["x", "y"]}}),
         obj({"a": {**S, "enum": ["x"]}}),
         False,
-        [("properties/a/enum", Change.CHANGED, Impact.BREAKING)],
+        [("properties/a/enum", Change.TIGHTENED, Impact.BREAKING)],
     ),
     (
         obj({"a": S}),
@@ -75,13 +80,13 @@ CASES = [
         obj({"a": S}),
         obj({"a": {**S, "maxLength": 3}}),
         False,
-        [("properties/a/maxLength", Change.ADDED, Impact.BREAKING)],
+        [("properties/a/maxLength", Change.TIGHTENED, Impact.BREAKING)],
     ),
     (
         obj({"a": {**S, "maxLength": 3}}),
         obj({"a": S}),
         False,
-        [("properties/a/maxLength", Change.REMOVED, Impact.COMPATIBLE)],
+        [("properties/a/maxLength", Change.RELAXED, Impact.COMPATIBLE)],
     ),
     # output schemas: the reader's point of view
     (obj({"r": S}, ["r"]), obj({}, []), True, [("properties/r", Change.REMOVED, Impact.BREAKING)]),
@@ -91,7 +96,7 @@ CASES = [
         True,
         [("properties/s", Change.ADDED, Impact.COMPATIBLE)],
     ),
-    (obj({"r": S}, ["r"]), obj({"r": S}), True, [("required/r", Change.CHANGED, Impact.BREAKING)]),
+    (obj({"r": S}, ["r"]), obj({"r": S}), True, [("required/r", Change.RELAXED, Impact.BREAKING)]),
     (MISSING, obj({"r": S}), True, [("", Change.ADDED, Impact.COMPATIBLE)]),
     (obj({"r": S}), MISSING, True, [("", Change.REMOVED, Impact.BREAKING)]),
 ]

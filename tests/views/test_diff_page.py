@@ -129,3 +129,67 @@ def test_verify_draws_the_same_page_against_a_live_server(
         "demo_server.py --v2" in browser.find_element(By.TAG_NAME, "h1").text
     )  # side B: the live command
     screenshot(browser, "verify-demo-v2")
+
+
+def test_the_same_change_in_nine_tools_is_one_card_and_a_relaxation_is_not_red(
+    browser: webdriver.Chrome, tmp_path: Path
+) -> None:
+    runs = ROOT / "cassettes" / "runs" / "everything"
+    code, page = diff_page(
+        runs / "2026.1.26/run-1.jsonl", runs / "2026.8.31/run-1.jsonl", tmp_path / "everything.html"
+    )
+    assert code == 1
+    open_page(browser, page)
+    assert console_problems(browser) == []
+    assert (
+        browser.find_element(By.ID, "verdict").text
+        == "behaviour differs: 1 added, 9 relaxed, 15 cosmetic"
+    )
+    assert (
+        browser.find_element(By.ID, "surface").text
+        == "Server surface (25 differences in 6 entries)"
+    )
+    assert browser.find_elements(By.CSS_SELECTOR, ".diff-row[data-kind='removed']") == []
+    (card,) = browser.find_elements(
+        By.CSS_SELECTOR,
+        "#surface-diffs .diff-row[data-path='/tools/*/inputSchema/additionalProperties']",
+    )
+    assert (card.get_attribute("data-kind"), card.get_attribute("data-rows")) == ("relaxed", "9")
+    items = [i.text for i in card.find_elements(By.CSS_SELECTOR, ".item")]
+    assert len(items) == 9 and items[0] == "echo" and "gzip-file-as-resource" in items
+    kind = card.find_element(By.CSS_SELECTOR, ".kind")
+    assert (
+        kind.value_of_css_property("color") == "rgba(21, 128, 61, 1)"
+    )  # --res, the colour of "added"
+    assert browser.find_element(By.CSS_SELECTOR, ".count-box[data-count='relaxed'] b").text == "9"
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#surface-diffs .diff-row")) == 6
+    assert (
+        browser.find_elements(By.ID, "folded-groups") == []
+    )  # groups are cards, not a folded list
+    screenshot(browser, "diff-everything-releases")
+
+
+def test_an_input_required_call_shows_its_final_result(
+    browser: webdriver.Chrome, tmp_path: Path
+) -> None:
+    from tests.diff.test_input_required import pair
+
+    code, page = diff_page(*pair(tmp_path), tmp_path / "input.html")
+    assert code == 1
+    open_page(browser, page)
+    assert console_problems(browser) == []
+    card = browser.find_element(By.CSS_SELECTOR, ".exchange-card[data-exchange='tools/call greet']")
+    ptr = "/response/result/content/0/text"
+    assert card.find_element(By.CSS_SELECTOR, f".mark-a[data-ptr='{ptr}']").text == '"Hello, Ada!"'
+    assert card.find_element(By.CSS_SELECTOR, f".mark-b[data-ptr='{ptr}']").text == '"Hi, Ada!"'
+    rounds = card.find_elements(By.CSS_SELECTOR, ".j-fold[data-ptr='/rounds']")
+    assert len(rounds) == 2 and all(
+        "closed" in r.get_attribute("class") for r in rounds
+    )  # folded, not hidden
+    rounds[0].find_element(By.CSS_SELECTOR, ".j-toggle").click()
+    asked = card.find_element(
+        By.CSS_SELECTOR, "[data-ptr='/rounds/0/input_required/result/resultType']"
+    )
+    assert asked.text == '"input_required"'
+    browser.execute_script("arguments[0].scrollIntoView()", card)
+    screenshot(browser, "diff-input-required")

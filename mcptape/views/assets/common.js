@@ -32,9 +32,10 @@ function escapePointer(key) {
   return String(key).replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
-/* A JSON value as a foldable, highlighted tree. `marks`: pointer -> css class, for diff highlights. */
+/* A JSON value as a foldable, highlighted tree. `marks`: pointer -> css class, for diff highlights;
+   `folded`: pointers drawn closed (like every `_meta`) unless a mark lies under them. */
 function jsonTree(value, options) {
-  const opts = Object.assign({ marks: null, openDepth: 4, base: "" }, options || {});
+  const opts = Object.assign({ marks: null, folded: null, openDepth: 4, base: "" }, options || {});
   const root = el("div", { class: "json" });
   root.append(jsonNode(value, opts.base, 0, opts));
   return root;
@@ -77,7 +78,8 @@ function jsonNode(value, ptr, depth, opts) {
   const [open, close] = isArray ? ["[", "]"] : ["{", "}"];
   if (keys.length === 0) return el("span", { class: "j-punct " + markOf(ptr, opts), "data-ptr": ptr }, open + close);
   const fold = el("span", { class: "j-fold " + markOf(ptr, opts), "data-ptr": ptr });
-  const envelope = ptr.endsWith("/_meta") && !(opts.marks && [...opts.marks.keys()].some((m) => m.startsWith(ptr)));
+  const foldable = ptr.endsWith("/_meta") || (opts.folded && opts.folded.has(ptr));
+  const envelope = foldable && !(opts.marks && [...opts.marks.keys()].some((m) => m.startsWith(ptr)));
   const closed = envelope || depth >= opts.openDepth || (isArray && keys.length > 50);
   if (closed) fold.classList.add("closed");
   const toggle = el("span", { class: "j-toggle", role: "button", title: "fold / unfold" });

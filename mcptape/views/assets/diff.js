@@ -3,7 +3,7 @@
 
 const IMPACT_ORDER = { breaking: 0, behaviour: 1, compatible: 2, cosmetic: 3, envelope: 4 };
 const SURFACE = new Set(["server", "tools", "prompts", "resources", "resourceTemplates"]);
-const KNOWN_LISTS = new Set(["differences", "envelope"]);
+const KNOWN_LISTS = new Set(["differences", "groups", "envelope"]);
 
 function value(v, missing) {
   if (missing) return el("span", { class: "hint" }, "absent");
@@ -11,10 +11,14 @@ function value(v, missing) {
   return el("div", { class: "json" }, jsonScalar(v, "", {}));
 }
 
-function diffRow(d) {
-  return el("div", { class: `diff-row ${d.kind} ${d.impact}`, "data-kind": d.kind, "data-section": d.section, "data-exchange": d.exchange, "data-path": d.path },
-    el("div", {}, el("span", { class: "kind " + d.kind }, d.kind), el("span", { class: "where" }, d.exchange),
-      el("span", { class: "path" }, d.path || "/"), d.count > 1 ? chip(`${d.count}×`) : null),
+/* One difference; with `group`, the same difference in several tools (one card naming them all). */
+function diffRow(d, group) {
+  const where = group ? group.where : d.exchange, path = group ? group.path : d.path;
+  return el("div", { class: `diff-row ${d.kind} ${d.impact}`, "data-kind": d.kind, "data-section": d.section, "data-exchange": where, "data-path": path,
+    "data-rows": group ? String(group.differences.length) : null },
+    el("div", {}, el("span", { class: "kind " + d.kind }, d.kind), el("span", { class: "where" }, where),
+      el("span", { class: "path" }, path || "/"), d.count > 1 ? chip(`${d.count}×`) : null),
+    group ? el("div", { class: "items" }, "in ", group.items.map((n) => el("code", { class: "item" }, n))) : null,
     d.message ? el("div", { class: "why" }, d.message) : null,
     el("div", { class: "ab" },
       el("div", {}, el("div", { class: "tag" }, "A"), value(d.a, !("a" in d))),
@@ -29,12 +33,16 @@ function markPointer(path) {
   return "";
 }
 
+/* The exchange as recorded; an input_required chain shows its rounds, then the final response the diff compared. */
 function exchangeValue(e) {
   const v = { request: e.request };
   if (e.during) v.during = e.during;
+  if (e.rounds) v.rounds = e.rounds;
   if (e.response) v.response = e.response;
   return v;
 }
+
+const ROUNDS = new Set(["/rounds"]);  /* an input_required chain's earlier rounds: folded, the final response in view */
 
 function exchangeCard(key, diffs) {
   const first = diffs[0];
@@ -46,19 +54,27 @@ function exchangeCard(key, diffs) {
     return m;
   };
   const side = (label, e, cls) => el("div", {}, el("div", { class: "tag" }, label + (e ? ` · line ${e.seq}` + (e.latency !== undefined ? ` · ${fmtMs(e.latency)}` : "") : "")),
-    e ? jsonTree(exchangeValue(e), { marks: marks(cls), openDepth: 5 }) : el("p", { class: "hint" }, "not in this cassette"));
+    e ? jsonTree(exchangeValue(e), { marks: marks(cls), folded: ROUNDS, openDepth: 5 }) : el("p", { class: "hint" }, "not in this cassette"));
   return el("article", { class: "exchange-card", "data-exchange": first.exchange },
     el("h3", {}, el("code", {}, first.exchange), " ", el("span", { class: "hint" }, `${diffs.length} difference${diffs.length === 1 ? "" : "s"}`)),
     diffs.map((d) => el("div", { class: "why change", "data-kind": d.kind, "data-section": d.section, "data-exchange": d.exchange, "data-path": d.path },
       el("span", { class: "kind " + d.kind }, d.kind), el("code", {}, d.path || "/"), " ", d.message || "")),
-    el("details", { class: "rows" }, el("summary", {}, "values"), diffs.map(diffRow)),
+    el("details", { class: "rows" }, el("summary", {}, "values"), diffs.map((d) => diffRow(d))),
     el("div", { class: "ab" }, side("A", exA, "mark-a"), side("B", exB, "mark-b")));
 }
 
 function main() {
   const app = document.getElementById("app");
   const diffs = DATA.differences;
-  const surface = diffs.filter((d) => SURFACE.has(d.section)).sort((x, y) => (IMPACT_ORDER[x.impact] ?? 9) - (IMPACT_ORDER[y.impact] ?? 9));
+  const groupOf = new Map();
+  for (const g of DATA.groups || []) for (const i of g.differences) groupOf.set(i, g);
+  const surface = [];  // [difference, its group or null]: a group once, at its first row
+  diffs.forEach((d, i) => {
+    const g = groupOf.get(i) || null;
+    if (SURFACE.has(d.section) && (!g || g.differences[0] === i)) surface.push([d, g]);
+  });
+  surface.sort(([x], [y]) => (IMPACT_ORDER[x.impact] ?? 9) - (IMPACT_ORDER[y.impact] ?? 9));
+  const surfaceRows = diffs.filter((d) => SURFACE.has(d.section)).length;
   const exchanges = diffs.filter((d) => !SURFACE.has(d.section));
   const groups = new Map();
   for (const d of exchanges) {
@@ -74,9 +90,10 @@ function main() {
     el("div", { class: "counts" }, counts),
     el("div", { class: "sides" }, side("A", DATA.a, DATA.files.a), side("B", DATA.b, DATA.files.b)),
     DATA.options.ignore.length ? el("div", { class: "facts" }, "ignored: ", DATA.options.ignore.map((p) => el("code", {}, p + " "))) : null);
-  out.append(el("h2", { class: "section", id: "surface" }, `Server surface (${surface.length})`));
+  const entries = surfaceRows === surface.length ? "" : ` differences in ${surface.length} entries`;
+  out.append(el("h2", { class: "section", id: "surface" }, `Server surface (${surfaceRows}${entries})`));
   if (!surface.length) out.append(el("p", { class: "hint" }, "The same tools, prompts and resources."));
-  out.append(el("div", { id: "surface-diffs" }, surface.map(diffRow)));
+  out.append(el("div", { id: "surface-diffs" }, surface.map(([d, g]) => diffRow(d, g))));
   out.append(el("h2", { class: "section", id: "exchanges" }, `Exchanges (${groups.size} changed)`));
   if (!groups.size) out.append(el("p", { class: "hint" }, "Every exchange answered the same."));
   out.append(el("div", { id: "exchange-diffs" }, [...groups.entries()].map(([k, ds]) => exchangeCard(k, ds))));
@@ -85,7 +102,7 @@ function main() {
   for (const [k, title] of folded) {
     const rows = DATA[k] || [];
     if (!rows.length) continue;
-    out.append(el("details", { class: "folded", id: "folded-" + k }, el("summary", {}, `${title} (${rows.length})`), rows.map(diffRow)));
+    out.append(el("details", { class: "folded", id: "folded-" + k }, el("summary", {}, `${title} (${rows.length})`), rows.map((d) => diffRow(d))));
   }
   app.replaceChildren(el("header", { class: "top" }, el("h1", {}, el("span", { class: "brand" }, "mcptape diff"), " ", DATA.files.a, " → ", DATA.files.b)), out);
   document.body.dataset.ready = "1";
