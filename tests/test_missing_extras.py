@@ -1,7 +1,7 @@
 """A command whose optional extra is not installed says so in one line and exits 2.
 
 The child processes here run with a `sitecustomize` that hides the extras' modules (uvicorn,
-mitmproxy, the mcp SDK, detect-secrets, httpx), as a core install (`pip install mcptape`)
+mitmproxy, the mcp SDK, detect-secrets, httpx), as a core install (`pip install .`)
 would lack them.
 """
 
