@@ -36,7 +36,7 @@ import pytest
 
 from mcptape.api import cassette_path, use_cassette
 from mcptape.commands import resolve_command
-from mcptape.errors import McpTapeError
+from mcptape.errors import McpTapeError, MissingExtraError
 from mcptape.extras import installed
 from mcptape.replay.report import MARKER_HINTS
 from mcptape.tape import RecordMode, Tape, no_match_failure, validate_record_mode
@@ -209,8 +209,9 @@ def mcptape(
         pytest.fail(error, pytrace=False)
     node = request.node
     original = getattr(node, "obj", None)
-    if inspect.iscoroutinefunction(original) and "mcptape" in getattr(node, "fixturenames", ()):
-        node.obj = _connected(original, cm, tape)
+    if "mcptape" in getattr(node, "fixturenames", ()) and callable(original):
+        is_async = inspect.iscoroutinefunction(original)
+        node.obj = _connected(original, cm, tape) if is_async else _one_line(original)
     try:
         yield tape
     finally:
@@ -262,6 +263,20 @@ def _connected(test: Any, cm: use_cassette, tape: Tape) -> Any:
             )
             if error is None:
                 raise leaf from None
+        pytest.fail(error, pytrace=False)
+
+    return run
+
+
+def _one_line(test: Any) -> Any:
+    """`test` (a sync one) failing in one line when a way into the tape needs a missing extra."""
+
+    @functools.wraps(test)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return test(*args, **kwargs)
+        except MissingExtraError as exc:
+            error = str(exc)
         pytest.fail(error, pytrace=False)
 
     return run

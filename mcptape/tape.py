@@ -148,12 +148,14 @@ class Tape:
             py = [sys.executable, "-m", "mcptape"]
             if self.recording:
                 assert self.url_upstream is not None
+                require("mitm", "mitmproxy", "tape.url (the recording proxy)")
                 argv = [*py, "record", "--http", "--upstream", self.url_upstream, "--listen", "127.0.0.1:0",
                         "-o", str(self.path), *self.redaction.flags()]  # fmt: skip
                 self._background = Background(
                     argv, what=f"the recording proxy for {self.url_upstream}"
                 )
             else:
+                require("http", "uvicorn", "tape.url (mcptape serve)")
                 argv = [*py, "serve", "-q", "--port", "0", *self._replay_flags(), str(self.path)]
                 self._background = Background(argv, what=f"mcptape serve {self.path}")
         url: str = self._background.url

@@ -83,7 +83,8 @@ def test_a_command_without_its_extra_is_one_line_naming_it(
 def test_the_pytest_plugin_loads_without_the_sdk_and_only_the_client_asks_for_it(
     core_env: dict[str, str], tmp_path: Path
 ) -> None:
-    """`tape.command` works with the core install; `tape.client` fails the test in one line."""
+    """`tape.command` works with the core install; `tape.client` and `tape.url` fail the test in
+    one line naming their extra."""
     (tmp_path / "test_core.py").write_text(f"""
 import pytest
 
@@ -100,6 +101,11 @@ def test_command(mcptape):
     assert mcptape.command[-1] == CASSETTE
 
 
+@pytest.mark.mcptape(cassette=CASSETTE)
+def test_url(mcptape):
+    assert mcptape.url
+
+
 @pytest.mark.anyio
 @pytest.mark.mcptape(cassette=CASSETTE)
 async def test_client(mcptape):
@@ -109,10 +115,14 @@ async def test_client(mcptape):
     proc = run([sys.executable, *args, "test_core.py"], core_env, tmp_path)
     out = proc.stdout
     assert proc.returncode == 1, out + proc.stderr
-    assert "1 failed, 1 passed" in out
+    assert "2 failed, 1 passed" in out
     failure = out[out.index("test_client ___") :].splitlines()
     assert failure[1] == (
         "the in-process client (tape.client) needs the 'sdk' extra: pip install 'mcptape[sdk]'"
+    )
+    failure = out[out.index("test_url ___") :].splitlines()
+    assert failure[1] == (
+        "tape.url (mcptape serve) needs the 'http' extra: pip install 'mcptape[http]'"
     )
     assert "Traceback" not in out and "ModuleNotFoundError" not in out
 
