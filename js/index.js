@@ -41,7 +41,7 @@ export function findMcptape(env = process.env, from = process.cwd()) {
   }
   const found = onPath("mcptape", env);
   if (found) return { command: found, args: [] };
-  throw new Error("mcptape: no `mcptape` command found: pip install mcptape, or set MCPTAPE_COMMAND (e.g. 'python -m mcptape')");
+  throw new Error("mcptape: no `mcptape` command found: install it from a checkout of mcptape (pipx install ./path/to/mcptape, or pip install it into .venv), or set MCPTAPE_COMMAND (e.g. 'python -m mcptape')");
 }
 
 /** The mcptape arguments for a cassette under a record mode (`server`: the real server's command). */

@@ -4,6 +4,7 @@ McpTapeError                 base: every error mcptape raises on purpose
  +-- CassetteError           a cassette cannot be read or written (names file and line)
  |    +-- CassetteVersionError   written by a newer mcptape: upgrade
  +-- ConfigError             a bad option value (exit code 2 on the CLI)
+ |    +-- MissingExtraError      a command needs an optional extra that is not installed
  +-- RecordError             the recorder cannot go on (child did not start, disk full)
  +-- NoMatchError            the replay has no recorded answer for a request
 """
@@ -31,6 +32,10 @@ class CassetteNotFoundError(CassetteError):
 
 class ConfigError(McpTapeError):
     """An option or argument has a value mcptape cannot use."""
+
+
+class MissingExtraError(ConfigError):
+    """A command needs an optional extra (`pip install 'mcptape[http]'`) that is not installed."""
 
 
 class RecordError(McpTapeError):

@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import inspect
 import re
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -35,9 +36,10 @@ import pytest
 
 from mcptape.api import cassette_path, use_cassette
 from mcptape.commands import resolve_command
-from mcptape.errors import McpTapeError
+from mcptape.errors import McpTapeError, MissingExtraError
+from mcptape.extras import installed
 from mcptape.replay.report import MARKER_HINTS
-from mcptape.tape import RecordMode, Tape, validate_record_mode
+from mcptape.tape import RecordMode, Tape, no_match_failure, validate_record_mode
 
 MARKER_KEYS = (
     "cassette", "server", "url", "allow_repeats", "ignore", "strict", "client", "faults", "match_on",
@@ -207,8 +209,9 @@ def mcptape(
         pytest.fail(error, pytrace=False)
     node = request.node
     original = getattr(node, "obj", None)
-    if inspect.iscoroutinefunction(original) and "mcptape" in getattr(node, "fixturenames", ()):
-        node.obj = _connected(original, cm, tape)
+    if "mcptape" in getattr(node, "fixturenames", ()) and callable(original):
+        is_async = inspect.iscoroutinefunction(original)
+        node.obj = _connected(original, cm, tape) if is_async else _one_line(original)
     try:
         yield tape
     finally:
@@ -230,16 +233,70 @@ def mcptape_cassette(mcptape: Tape) -> Tape:
 
 
 def _connected(test: Any, cm: use_cassette, tape: Tape) -> Any:
-    """`test` with the tape's client connected around it, in the task that runs the test."""
+    """`test` with the tape's client connected around it, in the task that runs the test.
+
+    Without the `mcp` SDK (the `sdk` extra) no client is connected: `tape.command` and
+    `tape.url` still work, and `tape.client` fails in one line naming the extra. What the
+    test raises comes out of the client's task groups as itself, not wrapped in exception
+    groups; a request the cassette has no answer for fails the test with the replay's
+    explanation and its fix, without a traceback.
+    """
 
     @functools.wraps(test)
     async def run(*args: Any, **kwargs: Any) -> Any:
         error: str | None = None
         try:
+            if not installed("mcp"):
+                return await test(*args, **kwargs)
             async with cm.connected(tape):
                 return await test(*args, **kwargs)
         except McpTapeError as exc:
             error = str(exc)
+        except BaseExceptionGroup as group:
+            leaf = _only_leaf(group)
+            if leaf is None:
+                raise
+            error = (
+                str(leaf)
+                if isinstance(leaf, McpTapeError)
+                else no_match_failure(leaf, tape.path, _where(leaf, test))
+            )
+            if error is None:
+                raise leaf from None
         pytest.fail(error, pytrace=False)
 
     return run
+
+
+def _one_line(test: Any) -> Any:
+    """`test` (a sync one) failing in one line when a way into the tape needs a missing extra."""
+
+    @functools.wraps(test)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return test(*args, **kwargs)
+        except MissingExtraError as exc:
+            error = str(exc)
+        pytest.fail(error, pytrace=False)
+
+    return run
+
+
+def _only_leaf(group: BaseExceptionGroup[Any]) -> BaseException | None:
+    """The one exception at the bottom of nested single-exception groups, or None."""
+    exc: BaseException = group
+    while isinstance(exc, BaseExceptionGroup):
+        if len(exc.exceptions) != 1:
+            return None
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _where(exc: BaseException, test: Any) -> str:
+    """`test_x.py:12`: the line of `test` that `exc` came through ('' when it did not)."""
+    code = getattr(inspect.unwrap(test), "__code__", None)
+    where = ""
+    for frame, line in traceback.walk_tb(exc.__traceback__):
+        if frame.f_code is code:
+            where = f"{Path(frame.f_code.co_filename).name}:{line}"
+    return where

@@ -20,8 +20,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-from mcptape.errors import ConfigError, McpTapeError
-from mcptape.replay.report import PYTHON_HINTS, Hints
+from mcptape.errors import ConfigError, McpTapeError, MissingExtraError
+from mcptape.extras import installed, missing_extra_message, require
+from mcptape.replay.report import EXHAUSTED, NO_MATCH, PYTHON_HINTS, Hints
 
 T = TypeVar("T")
 
@@ -147,12 +148,14 @@ class Tape:
             py = [sys.executable, "-m", "mcptape"]
             if self.recording:
                 assert self.url_upstream is not None
+                require("mitm", "mitmproxy", "tape.url (the recording proxy)")
                 argv = [*py, "record", "--http", "--upstream", self.url_upstream, "--listen", "127.0.0.1:0",
                         "-o", str(self.path), *self.redaction.flags()]  # fmt: skip
                 self._background = Background(
                     argv, what=f"the recording proxy for {self.url_upstream}"
                 )
             else:
+                require("http", "uvicorn", "tape.url (mcptape serve)")
                 argv = [*py, "serve", "-q", "--port", "0", *self._replay_flags(), str(self.path)]
                 self._background = Background(argv, what=f"mcptape serve {self.path}")
         url: str = self._background.url
@@ -181,6 +184,10 @@ class Tape:
     def client(self) -> Any:
         """The connected `mcp.Client` (inside `async with use_cassette(...)`, or an async test)."""
         if self._client is None:
+            if not installed("mcp"):
+                raise MissingExtraError(
+                    missing_extra_message("sdk", "the in-process client (tape.client)")
+                )
             raise RuntimeError("tape.client is connected only inside `async with use_cassette(...)` and while an "
                                "async test runs; elsewhere use `async with tape.connect() as client`, "
                                "tape.run(fn), tape.command or tape.url")  # fmt: skip
@@ -188,6 +195,7 @@ class Tape:
 
     def transport(self) -> Any:
         """A fresh transport for an `mcp.Client`: in-process replay, the recorder, or the live server."""
+        require("sdk", "mcp", "tape.transport() (a transport for an mcp.Client)")
         if self.live or self.recording:
             if self.server:
                 return self._stdio(self.server if self.live else self.command)
@@ -242,6 +250,7 @@ class Tape:
     @contextlib.asynccontextmanager
     async def connect(self, **options: Any) -> AsyncIterator[Any]:
         """Another connected `mcp.Client` (options as for `mcp.Client`, e.g. mode="legacy")."""
+        require("sdk", "mcp", "tape.connect() (an in-process mcp.Client)")
         from mcp import Client
 
         async with Client(self.transport(), **{**self.client_options, **options}) as client:
@@ -336,3 +345,36 @@ class Tape:
 
     def describe_server(self) -> str:
         return shlex.join(self.server) if self.server else str(self.url_upstream)
+
+
+def no_match_failure(exc: BaseException, path: Path, where: str = "") -> str | None:
+    """A replay's no-match error (the `MCPError` a client raises for it) as a test failure: what
+    was asked, the nearest recording and what differs, and the fix; None for any other error.
+
+    `where` (`test_x.py:12`) says which line of the test made the request.
+    """
+    code, message, data = (getattr(exc, name, None) for name in ("code", "message", "data"))
+    if code not in (NO_MATCH, EXHAUSTED) or not isinstance(message, str):
+        return None
+    data = data if isinstance(data, dict) else {}
+    lines = [
+        f"{where + ': ' if where else ''}{message.removeprefix('mcptape replay: ')}",
+        f"  cassette: {path}",
+    ]
+    request = data.get("request")
+    if isinstance(request, dict):
+        lines.append(f"  asked:    {_quote(request)}")
+    near = data.get("nearest")
+    if isinstance(near, list) and near and isinstance(near[0], dict):
+        lines.append(f"  nearest:  line {near[0].get('line', '?')}: {_quote(near[0])}")
+    if data.get("hint"):
+        lines.append(f"  fix:      {data['hint']}")
+    return "\n".join(lines)
+
+
+def _quote(request: dict[str, Any], limit: int = 200) -> str:
+    """`tools/call {"name": "add", ...}`: a request's method and params, cut after `limit` characters."""
+    text = json.dumps(request.get("params"), ensure_ascii=False, default=str)
+    if len(text) > limit:
+        text = f"{text[:limit]}... ({len(text.encode())} bytes)"
+    return f"{request.get('method', '?')} {text}"

@@ -25,6 +25,7 @@ FLOORS: dict[str, int] = {
     "mcptape._perf": BASE,
     "mcptape._version": BASE,
     "mcptape.errors": BASE,
+    "mcptape.extras": BASE,
     "mcptape.model": BASE,
     "mcptape.pointer": BASE,
     "mcptape.schema": BASE,

@@ -63,11 +63,14 @@ class StdioCapture:
 
     def run(self) -> int:
         """Runs the session to the child's exit, then ends the recording (`Recorder.finish`):
-        returns the exit code to pass on.
+        returns the exit code to pass on: the server's (128 + N when signal N ended it, as a
+        shell says), also when the recording failed (the server answered nothing, the cassette
+        could not be written), which is said in one line on our stderr (`cassette` stays None,
+        an existing cassette is left as it was). Only a server that exited 0 while its
+        recording failed gives 1, so a failed recording never looks like a success.
 
         Raises:
-            RecordError: the child could not start, the server answered nothing, or the
-                cassette could not be written (the session itself ran to its end).
+            RecordError: the child could not start (there is no exit code to pass on).
         """
         writer = self.recorder.writer
         assert isinstance(writer, CassetteWriter), "the stdio recorder writes a cassette file"
@@ -107,8 +110,14 @@ class StdioCapture:
         code_, sig_name = exit_status(code)
         self.recorder.exit(code_, sig_name)
         why = f"it was stopped by {sig_name}" if sig_name else f"it exited with code {code}"
-        self.cassette = self.recorder.finish(why=why)
-        return 128 - code if code < 0 else code
+        passed_on = 128 - code if code < 0 else code
+        try:
+            self.cassette = self.recorder.finish(why=why)
+        except RecordError as exc:
+            line = " ".join(str(exc).splitlines())
+            _write_all(self.stderr_fd, f"mcptape: error: {line}\n".encode(errors="replace"))
+            return passed_on or 1
+        return passed_on
 
     def _settle(self, up: threading.Thread) -> None:
         """Lets the client pump record what the client wrote before the server went (a client

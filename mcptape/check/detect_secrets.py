@@ -35,7 +35,7 @@ class DetectSecrets:
             from detect_secrets.settings import default_settings
         except ImportError:
             raise DetectSecretsMissing(
-                "--detect-secrets needs detect-secrets: pip install 'mcptape[secrets]'"
+                "--detect-secrets needs the 'secrets' extra: pip install 'mcptape[secrets]'"
             ) from None
         self._scan_line = scan_line
         self._settings: AbstractContextManager[Any] = default_settings()

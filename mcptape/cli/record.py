@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from mcptape.errors import ConfigError
+from mcptape.extras import require as require_extra
 
 from .options import redact_config, redaction_options
 
@@ -103,6 +104,7 @@ def record(
             )
         if not upstream:
             raise click.UsageError("--http needs --upstream URL (the server to record)")
+        require_extra("mitm", "mitmproxy", "mcptape record --http")
         from mcptape.capture.http import record_http
 
         out = cassette_for(output, (), upstream)

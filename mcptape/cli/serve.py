@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from mcptape.extras import require as require_extra
+
 from .options import fault_options, replay_options
 from .replay_run import replay_config
 
@@ -75,6 +77,7 @@ def serve(
     With the mcp SDK:
         Client("http://127.0.0.1:8000/mcp")
     """
+    require_extra("http", "uvicorn", "mcptape serve")
     from mcptape.replay.faults import rules_from_options
     from mcptape.replay.http.run import serve_http
     from mcptape.sidecar import open_for_replay

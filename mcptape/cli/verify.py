@@ -12,6 +12,7 @@ import click
 from mcptape.cassette import Cassette, load
 from mcptape.diff.types import DiffOptions
 from mcptape.errors import McpTapeError
+from mcptape.extras import require as require_extra
 from mcptape.verify.gate import Problem, cassette_paths, gate
 from mcptape.versions import KNOWN
 
@@ -99,6 +100,8 @@ def verify(ctx: click.Context, cassettes: tuple[str, ...], url: str | None, outp
             if url
             else "give the server command after --, or --url URL"
         )
+    if url:
+        require_extra("http", "httpx", "mcptape verify --url")
     check_ignore(ignore)
     if protocol is not None and protocol not in KNOWN:
         fail(f"unknown protocol version {protocol!r}; known: {', '.join(KNOWN)}")

@@ -4,20 +4,34 @@ Two questions, one per direction: how much of what we wrote our peer has not rea
 (`unread_probe`: the replay holds a response back until the client has read the progress
 before it), and how much waits for us to read (`unread_input`: the recorder's end of session
 records what the client wrote just before the server went).
+
+`fcntl` and `termios` are POSIX-only: they are imported when a question is asked, so this
+module (and the recorder and replay that import it) loads on Windows too, where every
+answer is "cannot tell".
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
 import select
 import stat
 import struct
-import termios
 from collections.abc import Callable
+from types import ModuleType
+
+
+def _termios() -> ModuleType | None:
+    """The `termios` module, or None where there is none (Windows)."""
+    try:
+        import termios
+    except ImportError:
+        return None
+    return termios
 
 
 def _ioctl_count(fd: int, request: int) -> int:
+    import fcntl
+
     return int(struct.unpack("i", fcntl.ioctl(fd, request, b"\0\0\0\0"))[0])
 
 
@@ -25,6 +39,9 @@ def unread_probe(fd: int) -> Callable[[], int] | None:
     """A function returning the bytes written to `fd` that its reader has not read yet (0 once the
     reader has closed its end: nothing more will be read), or None when `fd` cannot tell (a file,
     a terminal, another platform)."""
+    termios = _termios()
+    if termios is None or not hasattr(select, "poll"):
+        return None
     try:
         mode = os.fstat(fd).st_mode
     except OSError:
@@ -61,7 +78,11 @@ def reads_take_later_writes(fd: int) -> bool:
 
 
 def unread_input(fd: int) -> int:
-    """Bytes waiting to be read on `fd` (0 when it cannot say: a closed fd, a terminal gone)."""
+    """Bytes waiting to be read on `fd` (0 when it cannot say: a closed fd, a terminal gone,
+    another platform)."""
+    termios = _termios()
+    if termios is None:
+        return 0
     try:
         return _ioctl_count(fd, termios.FIONREAD)
     except OSError:

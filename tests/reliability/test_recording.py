@@ -77,7 +77,7 @@ def test_a_re_recording_whose_server_fails_to_start_keeps_the_old_cassette(tmp_p
     missing = tmp_path / "nonexistent.py"
     proc = subprocess.run(mcptape_cmd("record", "-o", str(out), "--", sys.executable, str(missing)),
                           input=session("second").decode(), capture_output=True, text=True, timeout=60)  # fmt: skip
-    assert proc.returncode == 1
+    assert proc.returncode == 2, "the server's exit code is passed on"
     assert out.read_bytes() == good, "the old cassette is kept byte for byte"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["good.jsonl"], "no recording left behind"
     error = proc.stderr.strip().splitlines()[-1]
