@@ -29,7 +29,7 @@ def check_version(header: dict[str, Any], where: str) -> int:
     if version > FORMAT_VERSION:
         raise CassetteVersionError(
             f"{where}: written in cassette format {version}, but this mcptape reads formats up to "
-            f"{FORMAT_VERSION}: upgrade mcptape (pip install -U mcptape)"
+            f"{FORMAT_VERSION}: upgrade mcptape (pull your checkout, then pip install -U .)"
         )
     return version
 

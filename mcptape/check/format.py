@@ -12,6 +12,7 @@ from typing import Any
 
 from mcptape.cassette import metadata_ok
 from mcptape.errors import CassetteVersionError
+from mcptape.extras import missing_extra_message
 from mcptape.migrate import check_version
 from mcptape.model import HEADER_MARKER, Event
 from mcptape.schema.plain import plain
@@ -81,7 +82,7 @@ def schema_validators(report: Report) -> dict[str, Any] | None:
         import jsonschema
     except ImportError:
         report.warn(
-            0, "format", "JSON Schema not checked: install jsonschema (pip install jsonschema)"
+            0, "format", "JSON Schema not checked: " + missing_extra_message("check", "that check")
         )
         return None
     from mcptape.schema import cassette_schema

@@ -11,6 +11,7 @@ from types import UnionType
 from typing import TYPE_CHECKING, Any, get_args
 
 from mcptape.cassette import read_lines
+from mcptape.extras import missing_extra_message
 from mcptape.model import Event, Kind
 from mcptape.pairing import Exchange, Item
 from mcptape.wire.jsonrpc import MessageType, classify
@@ -42,7 +43,8 @@ def validator(report: Report) -> McpValidator | None:
         report.warn(
             0,
             "protocol",
-            "messages not checked against the MCP schema: install mcp-types (pip install mcp-types)",
+            "messages not checked against the MCP schema: "
+            + missing_extra_message("check", "that check"),
         )
         return None
     return McpValidator(methods, ValidationError)

@@ -16,6 +16,7 @@ import anyio
 
 from mcptape.capture.recorder import Recorder
 from mcptape.errors import RecordError
+from mcptape.extras import missing_extra_message
 from mcptape.model import Source
 from mcptape.wire.jsonrpc import NOT_JSON, decode, encode, messages_of, request_params
 from mcptape.wire.sse import SseParser
@@ -29,7 +30,7 @@ async def run_http(driver: Driver, url: str, recorder: Recorder, timeout: float)
     try:
         import httpx  # optional: only `verify --url` needs it
     except ModuleNotFoundError:
-        raise RecordError("mcptape verify --url needs httpx: pip install httpx") from None
+        raise RecordError(missing_extra_message("http", "mcptape verify --url")) from None
     state = _HttpState(url)
     outcome = Outcome(target=url)
     async with httpx.AsyncClient(timeout=httpx.Timeout(timeout)) as client:
