@@ -278,7 +278,9 @@ def handshake(
     supported = modern_versions(index)
     if not supported:
         subject = index.subject(msg)
-        error, text = no_match(index, pass_, subject, Miss(b"", 0), msg["id"], config.hints)
+        error, text = no_match(
+            index, pass_, subject, Miss(b"", 0), msg["id"], config.hints, config.label
+        )
         return [Send(error, request_id=msg["id"], final=True), Note(text, "error")]
     text = f"this server speaks {', '.join(supported)} (recorded without a handshake); initialize is not served"
     data = {"supported": supported, "requested": asked}

@@ -56,7 +56,7 @@ from . import bridge
 from .bridge import LegacyClient, ModernClient, UnknownEra
 from .housekeeping import Housekeeping
 from .index import Miss, Pass, ReplayIndex, declared_in, only_who
-from .matcher import describe, explain_diffs
+from .matcher import Subject, describe, explain_diffs
 from .outputs import Note, Output, ReplayConfig, Send
 from .playing import Play, Player
 from .report import NO_MATCH, no_match
@@ -70,7 +70,7 @@ OnMiss = Callable[[dict[str, Any], bool], list[Output] | None]
 request, whether it carried the 2026 `_meta`) -> the answer, or None for the no-match error."""
 
 _SHARED: weakref.WeakKeyDictionary[Pass, Housekeeping] = weakref.WeakKeyDictionary()
-"""The housekeeping of a pass engines share (`shared_pass`): theirs is one session, whose
+"""Each pass's housekeeping: engines that share a pass (`shared_pass`) are one session, whose
 pings count and whose notes are said once, not once per engine."""
 
 
@@ -106,12 +106,8 @@ class ReplayEngine:
         return cls(ReplayIndex(cassette, config.match), config)
 
     def _reset(self, pass_: Pass | None = None) -> None:
-        if pass_ is None:
-            self.pass_ = self.index.new_pass(self.config.allow_repeats)
-            self.housekeeping = Housekeeping()
-        else:
-            self.pass_ = pass_
-            self.housekeeping = _SHARED.setdefault(pass_, Housekeeping())
+        self.pass_ = pass_ if pass_ is not None else self.index.new_pass(self.config.allow_repeats)
+        self.housekeeping = _SHARED.setdefault(self.pass_, Housekeeping())
         self.player = Player(self.index, self.pass_)
         self.bridge: UnknownEra = UnknownEra()
         """The client's era, once it showed it (an `initialize`, or a request with the 2026 `_meta`)."""
@@ -304,7 +300,7 @@ class ReplayEngine:
         found = self.pass_.take(subject, who, self.config.exact_clients)
         if isinstance(found, Miss):
             answer = on_miss(msg, own is not None) if on_miss is not None else None
-            return answer if answer is not None else self._no_match(msg, found)
+            return answer if answer is not None else self._no_match(msg, subject, found)
         differs = self.pass_.differs
         said = self.housekeeping
         if not differs or differs is said.told:
@@ -322,9 +318,8 @@ class ReplayEngine:
             notes = said.note(text, key=what)
         return notes + self._start(found.exchange, msg)
 
-    def _no_match(self, msg: dict[str, Any], miss: Miss) -> list[Output]:
+    def _no_match(self, msg: dict[str, Any], subject: Subject, miss: Miss) -> list[Output]:
         """The error for a request the cassette has no recording of (left, or that fits)."""
-        subject = self.index.subject(msg)
         if miss.declared:
             text = (f"{self.config.label}: {describe(subject)} was recorded only for a client that declared otherwise: "
                     f"{explain_diffs(miss.declared)}; strict replay plays only recordings that fit")  # fmt: skip
@@ -336,7 +331,13 @@ class ReplayEngine:
             error = error_response(msg["id"], NO_MATCH, text, data)
         else:
             error, text = no_match(
-                self.index, self.pass_, subject, miss, msg["id"], self.config.hints
+                self.index,
+                self.pass_,
+                subject,
+                miss,
+                msg["id"],
+                self.config.hints,
+                self.config.label,
             )
         return [Send(error, request_id=msg["id"], final=True), Note(text, "error")]
 

@@ -33,6 +33,10 @@ class ReplayConfig:
     label: str = "mcptape replay"
     """What the engine's errors and their notes start with: the shell's name (`mcptape serve`)."""
 
+    def labelled(self, label: str) -> ReplayConfig:
+        """This configuration for the shell named `label` (its errors start with it)."""
+        return replace(self, label=label)
+
 
 @dataclass(slots=True)
 class Send:
