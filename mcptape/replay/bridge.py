@@ -267,13 +267,19 @@ class ModernClient(UnknownEra):
 # -- the other era's moves, answered from the recording ------------------------------------------
 
 
+def makes_handshake(index: ReplayIndex, config: ReplayConfig) -> bool:
+    """True when an `initialize` the cassette did not record gets a handshake made from its
+    2026-07-28 recordings (`handshake`)."""
+    return config.cross_era and index.modern
+
+
 def handshake(
     index: ReplayIndex, pass_: Pass, msg: dict[str, Any], config: ReplayConfig
 ) -> list[Output]:
     """`initialize` on a cassette that recorded none: the handshake a server with the recorded
-    `server/discover` result gives (`cross_era`), else -32022 with the versions it speaks."""
+    `server/discover` result gives (`makes_handshake`), else -32022 with the versions it speaks."""
     asked = request_params(msg).get("protocolVersion")
-    if config.cross_era and index.modern:
+    if makes_handshake(index, config):
         return _handshake_from_discover(index, pass_, msg, asked)
     supported = modern_versions(index)
     if not supported:
@@ -315,11 +321,13 @@ def _handshake_from_discover(
 
 def discover_on_legacy(
     index: ReplayIndex, pass_: Pass, msg: dict[str, Any], cross_era: bool
-) -> tuple[list[Output], bool]:
-    """`server/discover` the legacy cassette has no answer for: the recorded error, else (with
+) -> tuple[list[Output], bool] | None:
+    """`server/discover` a legacy cassette has no answer for: the recorded error, else (with
     `cross_era`) a result made from the recorded `initialize` result, else method-not-found, so
-    that the client falls back to `initialize`. And True when the client is now served as a
-    2026-07-28 one."""
+    that the client falls back to `initialize`; and True when the client is now served as a
+    2026-07-28 one. None on a cassette without a handshake (the no-match error)."""
+    if not index.legacy:
+        return None
     errors = [ex for ex in index.discover if ex.error is not None]
     if errors:
         assert errors[0].response is not None

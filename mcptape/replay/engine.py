@@ -225,7 +225,7 @@ class ReplayEngine:
         self.handshakes += 1
         params = request_params(msg)
         recorded = [ex for ex in self.index.initialize if ex.response is not None]
-        if recorded or (self.config.cross_era and self.index.modern):
+        if recorded or bridge.makes_handshake(self.index, self.config):
             self._meet(LegacyClient(params, self.config.label))
         if not recorded:
             return bridge.handshake(self.index, self.pass_, msg, self.config)
@@ -250,9 +250,10 @@ class ReplayEngine:
         return self._match(msg, self._discover_on_legacy)
 
     def _discover_on_legacy(self, msg: dict[str, Any], modern: bool) -> list[Output] | None:
-        if not self.index.legacy:
+        answered = bridge.discover_on_legacy(self.index, self.pass_, msg, self.config.cross_era)
+        if answered is None:
             return None
-        out, shown = bridge.discover_on_legacy(self.index, self.pass_, msg, self.config.cross_era)
+        out, shown = answered
         if shown:
             self._meet(ModernClient(self.config.cross_era))
         return out
