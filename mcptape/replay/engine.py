@@ -294,9 +294,11 @@ class ReplayEngine:
         if own is not None and not self.bridge.modern:
             self._meet(ModernClient(self.config.cross_era))
         who = own if own is not None else self.bridge.declared()
-        resumed = bridge.resume(self.player, msg, params.get("requestState"), self.config.label)
-        if resumed is not None:
-            return resumed
+        state = params.get("requestState")
+        if state is not None:  # the retry of an `input_required` the bridge made up?
+            resumed = bridge.resume(self.player, msg, state, self.config.label)
+            if resumed is not None:
+                return resumed
         subject = self.index.subject(msg)
         found = self.pass_.take(subject, who, self.config.exact_clients)
         if isinstance(found, Miss):
