@@ -274,7 +274,7 @@ class Tape:
     @property
     def play_count(self) -> int:
         """How many recorded exchanges were replayed (handshake included), over every in-process session."""
-        return sum(sum(e.pass_.plays.values()) for e in self._engines())
+        return sum(e.played for e in self._engines())
 
     @property
     def unplayed(self) -> list[tuple[int, str, str | None]]:

@@ -30,6 +30,12 @@ class ReplayConfig:
     """Serve a client of the other protocol era (False: refuse it, as before)."""
     exact_clients: bool = False
     """Play only recordings made by a client that declared the same (`--strict`); else the nearest, with a note."""
+    label: str = "mcptape replay"
+    """What the engine's errors and their notes start with: the shell's name (`mcptape serve`)."""
+
+    def labelled(self, label: str) -> ReplayConfig:
+        """This configuration for the shell named `label` (its errors start with it)."""
+        return replace(self, label=label)
 
 
 @dataclass(slots=True)

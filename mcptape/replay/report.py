@@ -62,8 +62,10 @@ def no_match(
     miss: Miss,
     msg_id: Any,
     hints: Hints = CLI_HINTS,
+    label: str = "mcptape replay",
 ) -> tuple[dict[str, Any], str]:
-    """The JSON-RPC error response for an unmatched request, and the one-line text for stderr."""
+    """The JSON-RPC error response for an unmatched request, and the one-line text for stderr
+    (both start with `label`, the shell's name)."""
     what = describe(subject)
     cassette = client_name(index.cassette)
     near = nearest(list(pass_.candidates()), subject, index.policy)
@@ -76,7 +78,7 @@ def no_match(
     if miss.played:
         code = EXHAUSTED
         times = "once" if miss.played == 1 else f"{miss.played} times"
-        message = f"mcptape replay: {what} was recorded {times} and has already been played {times}"
+        message = f"{label}: {what} was recorded {times} and has already been played {times}"
         hint = f"{hints.repeats} to answer it again with the last recording"
         data["reason"] = "exhausted"
         data["played"] = miss.played
@@ -84,7 +86,7 @@ def no_match(
         code = NO_MATCH
         entry, reasons = miss.rejected[0]
         line = index.cassette.line_of(entry.seq)
-        message = f"mcptape replay: {what} matched recorded line {line} by key, but a matcher refused it: {'; '.join(reasons)}"
+        message = f"{label}: {what} matched recorded line {line} by key, but a matcher refused it: {'; '.join(reasons)}"
         hint = "check the custom matchers of the match policy"
         data["reason"] = "matcher"
     elif (
@@ -96,7 +98,7 @@ def no_match(
         code = NO_MATCH
         best = near[0]
         message = (
-            f"mcptape replay: no recorded answer for {what}: {explain_diffs(best.diffs)}, "
+            f"{label}: no recorded answer for {what}: {explain_diffs(best.diffs)}, "
             f"compared with the nearest recorded request (line {index.cassette.line_of(best.seq)})"
         )
         pointer = _ignorable(index, pass_, subject, best)
@@ -107,7 +109,7 @@ def no_match(
         data["reason"] = "differs"
     else:
         code = NO_MATCH
-        message = f"mcptape replay: {what} was never recorded in {cassette}"
+        message = f"{label}: {what} was never recorded in {cassette}"
         names = sorted(
             {n for _, s in pass_.candidates(subject.method) if isinstance(n := _name(s), str)}
         )

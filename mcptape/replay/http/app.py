@@ -100,7 +100,7 @@ class HttpReplayApp:
         """Fault rules: each session counts its own; 2026-07-28 stateless requests share one count."""
         self.stateless_faults = FaultPlan(self.faults, http=True)
         self.cassette = cassette
-        self.config = config or ReplayConfig()
+        self.config = (config or ReplayConfig()).labelled("mcptape serve")
         self.index = ReplayIndex(cassette, self.config.match)
         self.plan = HttpPlan(cassette)
         self.guard = Guard(host, allowed_hosts)

@@ -1,0 +1,473 @@
+"""A client of one protocol era served from a recording of the other. Sans-IO.
+
+`mcptape.eras` says how each message translates; this module says when the replay uses it.
+Each session has one `Bridge`, chosen when its client shows its era (`UnknownEra` until then,
+`LegacyClient` after an `initialize`, `ModernClient` after a request with the 2026 `_meta`).
+The bridge gives each exchange it plays a mode (`mcptape.replay.playing.AsRecorded` or a
+translation), so that neither the engine nor the player branches on eras:
+
+- `ModernForLegacy`: a 2026-07-28 exchange for a legacy client: results without the 2026-only
+  envelope, and each `input_required` as legacy server-to-client requests whose answers pick
+  the recorded retry;
+- `LegacyForModern`: a legacy exchange for a 2026-07-28 client (`ReplayConfig.cross_era`):
+  results with the envelope, each server request as an `input_required` result whose retry
+  (`resume`) goes on where the exchange stood, change notifications only on a listen stream.
+
+The other era's own moves are answered here too, from what the recording has: a legacy
+`initialize` on a 2026-07-28 cassette (`handshake`), `server/discover` on a legacy one
+(`discover_on_legacy`), and `resources/subscribe` <-> `subscriptions/listen` (`subscriptions`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, cast
+
+from mcptape.eras import (
+    CHANGE_NOTIFICATIONS,
+    acknowledged,
+    discover_result,
+    honoured,
+    initialize_result,
+    input_requests,
+    is_input_required,
+    listen_filter,
+    listen_uris,
+    modern_error,
+    modern_result,
+    strip_envelope,
+    tagged,
+    untagged,
+    wanted,
+)
+from mcptape.model import Kind, Source
+from mcptape.pairing import Exchange, Item
+from mcptape.versions import META_LOG_LEVEL, META_SERVER_INFO, MODERN, is_modern
+from mcptape.wire.jsonrpc import (
+    JSONRPC_INVALID_PARAMS,
+    JSONRPC_METHOD_NOT_FOUND,
+    MCP_UNSUPPORTED_PROTOCOL_VERSION,
+    error_response,
+    id_key,
+    request_meta,
+    request_params,
+)
+
+from .index import Miss, Pass, ReplayIndex, declared
+from .matcher import describe
+from .outputs import Note, Output, ReplayConfig, Send
+from .playing import AS_RECORDED, AsRecorded, Play, Player
+from .report import NO_MATCH, no_match
+
+STATE_PREFIX = "mcptape:"
+"""The `requestState` of an `input_required` made from a legacy server request: exchange and position."""
+
+NoteFn = Callable[..., list[Output]]
+"""Says a note once per session (`Housekeeping.note`): (text, level, key) -> the note or nothing."""
+
+
+# -- one exchange, translated ----------------------------------------------------------------
+
+
+class ModernForLegacy(AsRecorded):
+    """A 2026-07-28 exchange for a legacy client."""
+
+    translates = True
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+
+    def respond(self, player: Player, play: Play, resp: Item, after: float) -> list[Output] | None:
+        """A recorded `input_required`: its questions as server-to-client requests."""
+        if not is_input_required(resp.msg.get("result")):
+            return None
+        play.answers = {}
+        out: list[Output] = []
+        for key, req in input_requests(resp.msg.get("result")).items():
+            fresh = player.fresh_id(0)
+            player.waiting[id_key(fresh)] = (play, key)
+            ask = {
+                "jsonrpc": "2.0",
+                "id": fresh,
+                "method": req.get("method"),
+                "params": req.get("params", {}),
+            }
+            out.append(Send(ask, resp.event, play.exchange, play.client_id, after))
+        return out or self.answered(player, play)
+
+    def result(self, method: str, msg: dict[str, Any]) -> dict[str, Any] | None:
+        return {**msg, "result": strip_envelope(msg["result"])[0]} if "result" in msg else None
+
+    def answered(self, player: Player, play: Play) -> list[Output]:
+        """Every question answered: play the recorded retry whose answers are the client's (else the next one)."""
+        answers, ex, index = play.answers or {}, play.exchange, player.index
+        resp = ex.response
+        assert resp is not None
+        root = ex.retry_of if ex.retry_of is not None else ex.index
+        later = [
+            r
+            for r in index.retries.get(root, [])
+            if r.index > ex.index and r.index not in player.pass_.plays
+        ]
+        fitting = [r for r in later if request_params(r.msg).get("inputResponses") == answers]
+        out: list[Output] = []
+        if not fitting and later:
+            got = request_params(later[0].msg).get("inputResponses")
+            out.append(
+                Note(
+                    f"the client answered {describe(index.subject(ex.msg))}'s questions differently than recorded ({answers} vs {got}); replaying the recorded retry"
+                )
+            )
+        chosen = next(iter(fitting or later), None)
+        if chosen is None:
+            text = f"{self.label}: {describe(index.subject(ex.msg))} asked for input, and the cassette recorded no retry with the answers"
+            data = {"cassette": index.cassette.name, "reason": "no retry", "answers": answers}
+            player.active.pop(id_key(play.client_id), None)
+            error = error_response(play.client_id, NO_MATCH, text, data)
+            return [Send(error, request_id=play.client_id, final=True), Note(text, "error")]
+        player.pass_.mark(chosen)
+        return out + player.start(Play(chosen, play.client_id, play.token, resp.event.t, mode=self))
+
+
+class LegacyForModern(AsRecorded):
+    """A legacy exchange for a 2026-07-28 client."""
+
+    translates = True
+    drops = CHANGE_NOTIFICATIONS
+    """2026-07-28 sends these only on a listen stream that asked for them."""
+
+    def server_request(
+        self, player: Player, play: Play, item: Item, after: float
+    ) -> list[Output] | None:
+        """An `input_required` result (ping excepted); the retry resumes here (`resume`)."""
+        method = item.msg.get("method")
+        if method == "ping":
+            return None
+        player.active.pop(id_key(play.client_id), None)
+        key = f"{method}-{play.pos}"
+        state = f"{STATE_PREFIX}{play.exchange.index}:{play.pos}:{key}"
+        ask = {"method": method, "params": item.msg.get("params", {})}
+        result = {
+            "resultType": "input_required",
+            "inputRequests": {key: ask},
+            "requestState": state,
+        }
+        answer = {"jsonrpc": "2.0", "id": play.client_id, "result": result}
+        return [Send(answer, item.event, play.exchange, play.client_id, after, final=True)]
+
+    def result(self, method: str, msg: dict[str, Any]) -> dict[str, Any] | None:
+        if isinstance(msg.get("result"), dict):
+            return {**msg, "result": modern_result(method, msg["result"])}
+        if isinstance(msg.get("error"), dict):
+            return {**msg, "error": modern_error(method, msg["error"])}
+        return None
+
+
+LEGACY_FOR_MODERN = LegacyForModern()
+
+
+def resume(player: Player, msg: dict[str, Any], state: Any, label: str) -> list[Output] | None:
+    """The retry of an `input_required` this replay made up (`LegacyForModern`): the recorded
+    exchange goes on after its request. None: `state` is no such `requestState`."""
+    if not (isinstance(state, str) and state.startswith(STATE_PREFIX)):
+        return None
+    try:
+        index, pos, key = state[len(STATE_PREFIX) :].split(":", 2)
+        ex = player.index.session.exchanges[int(index)]
+        request = ex.items[int(pos) - 1]
+    except (ValueError, IndexError):
+        text = f"{label}: requestState {state!r} names no recorded exchange of {player.index.cassette.name}"
+        error = error_response(msg["id"], JSONRPC_INVALID_PARAMS, text)
+        return [Send(error, request_id=msg["id"], final=True), Note(text, "error")]
+    answers = request_params(msg).get("inputResponses")
+    got = answers.get(key) if isinstance(answers, dict) else None
+    token = request_meta(msg).get("progressToken")
+    play = Play(ex, msg["id"], token, request.event.t, int(pos), mode=LEGACY_FOR_MODERN)
+    player.active[id_key(msg["id"])] = play
+    recorded = player.recorded_answer(play, request)
+    out: list[Output] = []
+    want = (
+        recorded.msg.get("result", {"error": recorded.msg.get("error")})
+        if recorded is not None
+        else None
+    )
+    if recorded is not None and got != want:
+        out.append(
+            Note(
+                f"the client answered {request.msg.get('method')} differently than recorded ({got} vs {want}); replaying the recorded outcome"
+            )
+        )
+    return out + player.advance(play)
+
+
+# -- one session: the client's era -------------------------------------------------------------
+
+
+class UnknownEra:
+    """A session whose client has not shown its era yet: everything plays as recorded."""
+
+    legacy = False
+    modern = False
+    unsolicited_drops: frozenset[Any] = frozenset()
+    """Methods of unsolicited recorded messages this client does not get."""
+
+    def mode(self, ex: Exchange) -> AsRecorded:
+        """How exchange `ex` plays for this client."""
+        return AS_RECORDED
+
+    def declared(self) -> dict[str, Any] | None:
+        """What the client declared by handshake and `logging/setLevel` (None: per request)."""
+        return None
+
+    def set_level(self, level: str) -> None:
+        """The client's `logging/setLevel` (a legacy client declares its log level so)."""
+
+
+class LegacyClient(UnknownEra):
+    """A client that opened with `initialize`: 2026-07-28 exchanges are translated for it."""
+
+    legacy = True
+
+    def __init__(self, params: dict[str, Any], label: str) -> None:
+        self._caps, self._info = params.get("capabilities"), params.get("clientInfo")
+        self._level: str | None = None
+        self._who: dict[str, Any] | None = None
+        self._translated = ModernForLegacy(label)
+
+    def mode(self, ex: Exchange) -> AsRecorded:
+        return self._translated if is_modern(ex.protocol_version) else AS_RECORDED
+
+    def declared(self) -> dict[str, Any]:
+        """Made again only when it changed: the same dict on every request lets the pass compare it once."""
+        if self._who is None:
+            self._who = declared(self._caps, self._level, self._info)
+        return self._who
+
+    def set_level(self, level: str) -> None:
+        if level != self._level:
+            self._level, self._who = level, None
+
+
+class ModernClient(UnknownEra):
+    """A 2026-07-28 client: legacy exchanges are translated for it unless `cross_era` is off;
+    change notifications reach it only on a listen stream."""
+
+    modern = True
+    unsolicited_drops = CHANGE_NOTIFICATIONS
+
+    def __init__(self, cross_era: bool) -> None:
+        self._cross_era = cross_era
+
+    def mode(self, ex: Exchange) -> AsRecorded:
+        if self._cross_era and not is_modern(ex.protocol_version):
+            return LEGACY_FOR_MODERN
+        return AS_RECORDED
+
+
+# -- the other era's moves, answered from the recording ------------------------------------------
+
+
+def makes_handshake(index: ReplayIndex, config: ReplayConfig) -> bool:
+    """True when an `initialize` the cassette did not record gets a handshake made from its
+    2026-07-28 recordings (`handshake`)."""
+    return config.cross_era and index.modern
+
+
+def handshake(
+    index: ReplayIndex, pass_: Pass, msg: dict[str, Any], config: ReplayConfig
+) -> list[Output]:
+    """`initialize` on a cassette that recorded none: the handshake a server with the recorded
+    `server/discover` result gives (`makes_handshake`), else -32022 with the versions it speaks."""
+    asked = request_params(msg).get("protocolVersion")
+    if makes_handshake(index, config):
+        return _handshake_from_discover(index, pass_, msg, asked)
+    supported = modern_versions(index)
+    if not supported:
+        subject = index.subject(msg)
+        error, text = no_match(
+            index, pass_, subject, Miss(b"", 0), msg["id"], config.hints, config.label
+        )
+        return [Send(error, request_id=msg["id"], final=True), Note(text, "error")]
+    text = f"this server speaks {', '.join(supported)} (recorded without a handshake); initialize is not served"
+    data = {"supported": supported, "requested": asked}
+    error = error_response(msg["id"], MCP_UNSUPPORTED_PROTOCOL_VERSION, text, data)
+    return [
+        Send(error, request_id=msg["id"], final=True),
+        Note(f"client sent initialize ({asked}) to a 2026-07-28 cassette; answered -32022", "info"),
+    ]
+
+
+def _handshake_from_discover(
+    index: ReplayIndex, pass_: Pass, msg: dict[str, Any], asked: Any
+) -> list[Output]:
+    """A legacy client on a 2026-07-28 cassette: the handshake a server with that discover result gives."""
+    found = [ex for ex in index.discover if isinstance(ex.result, dict)]
+    if found:
+        pass_.mark(found[0])
+        assert found[0].response is not None
+        result = initialize_result(found[0].result, asked)
+        event = found[0].response.event
+        where = f"the recorded server/discover (line {index.cassette.line_of(found[0].request.event.seq)})"
+    else:
+        result, event = initialize_result(inferred_discover(index), asked), None
+        where = "what the recorded results say (no server/discover was recorded)"
+    answer = {"jsonrpc": "2.0", "id": msg["id"], "result": result}
+    text = f"initialize ({asked}) on a 2026-07-28 cassette: answered {result['protocolVersion']} with a handshake made from {where}"
+    return [
+        Send(answer, event, found[0] if found else None, msg["id"], final=True),
+        Note(text, "info"),
+    ]
+
+
+def discover_on_legacy(
+    index: ReplayIndex, pass_: Pass, msg: dict[str, Any], cross_era: bool
+) -> tuple[list[Output], bool] | None:
+    """`server/discover` a legacy cassette has no answer for: the recorded error, else (with
+    `cross_era`) a result made from the recorded `initialize` result, else method-not-found, so
+    that the client falls back to `initialize`; and True when the client is now served as a
+    2026-07-28 one. None on a cassette without a handshake (the no-match error)."""
+    if not index.legacy:
+        return None
+    errors = [ex for ex in index.discover if ex.error is not None]
+    if errors:
+        assert errors[0].response is not None
+        pass_.mark(errors[0])
+        sent = {**errors[0].response.msg, "id": msg["id"]}
+        return [Send(sent, errors[0].response.event, errors[0], msg["id"], final=True)], False
+    handshakes = [ex for ex in index.initialize if isinstance(ex.result, dict)]
+    if handshakes and cross_era:
+        ex = handshakes[0]
+        assert ex.response is not None
+        answer = {"jsonrpc": "2.0", "id": msg["id"], "result": discover_result(ex.result)}
+        text = f"server/discover on a legacy cassette: answered from the recorded initialize result (line {index.cassette.line_of(ex.request.event.seq)})"
+        return [
+            Send(answer, ex.response.event, ex, msg["id"], final=True),
+            Note(text, "info"),
+        ], True
+    error = error_response(
+        msg["id"], JSONRPC_METHOD_NOT_FOUND, "Method not found", "server/discover"
+    )
+    text = "server/discover on a legacy cassette: answered -32601 (the client should fall back to initialize)"
+    return [Send(error, request_id=msg["id"], final=True), Note(text, "info")], False
+
+
+def subscriptions(
+    player: Player, msg: dict[str, Any], modern: bool, note: NoteFn
+) -> list[Output] | None:
+    """`resources/subscribe` on a 2026-07-28 cassette, `subscriptions/listen` on a legacy one
+    (neither recorded): the other era's way of asking for the same updates; None otherwise."""
+    method, index = msg["method"], player.index
+    if method in ("resources/subscribe", "resources/unsubscribe") and not modern:
+        if index.modern and not index.legacy:
+            return _subscribe_on_modern(player, msg, note)
+    elif method == "subscriptions/listen" and modern and index.legacy:
+        return _listen_on_legacy(player, msg)
+    return None
+
+
+def _subscribe_on_modern(player: Player, msg: dict[str, Any], note: NoteFn) -> list[Output]:
+    """A legacy client's `resources/subscribe`: `{}`, then the `notifications/resources/updated`
+    of a recorded `subscriptions/listen` that asked about the URI, as a legacy server sends them."""
+    uri = request_params(msg).get("uri")
+    answer = Send(
+        {"jsonrpc": "2.0", "id": msg["id"], "result": {}}, request_id=msg["id"], final=True
+    )
+    if msg["method"] == "resources/unsubscribe":
+        text = "resources/unsubscribe on a 2026-07-28 cassette: accepted (there, a subscription ends with its listen stream)"
+        return [answer, *note(text, "info", key="resources/unsubscribe")]
+    listens = [
+        ex
+        for ex in player.index.session.exchanges
+        if ex.method == "subscriptions/listen" and uri in listen_uris(request_params(ex.msg))
+    ]
+    if not listens:
+        text = f"resources/subscribe ({uri}) on a 2026-07-28 cassette: no recorded subscriptions/listen asked about it; accepted, with no update to play"
+        return [answer, Note(text, "info")]
+    ex = listens[0]
+    player.pass_.mark(ex)
+    only = {"resourceSubscriptions": [uri]}
+    # on the subscribe's own stream, before its answer: a 2026-07-28 cassette's server has no
+    # stream outside a request (over HTTP, no GET stream) for a legacy server's unsolicited ones
+    updates: list[Output] = [
+        Send(untagged(item.msg), None, None, msg["id"])
+        for item in ex.items
+        if item.src is Source.SERVER and wanted(only, item.msg)
+    ]
+    text = (f"resources/subscribe ({uri}) on a 2026-07-28 cassette: accepted, with the {len(updates)} "
+            f"update(s) of the subscriptions/listen of line {ex.request.event.seq}")  # fmt: skip
+    return [Note(text, "info"), *updates, answer]
+
+
+def _listen_on_legacy(player: Player, msg: dict[str, Any]) -> list[Output]:
+    """A 2026-07-28 client's `subscriptions/listen`: the acknowledgement of what the recorded
+    server could honour, then every recorded change notification the filter asks for (the
+    updates of the recorded `resources/subscribe`s), tagged; the stream stays open."""
+    index = player.index
+    filt = honoured(listen_filter(request_params(msg)), server_capabilities(index))
+    uris = listen_uris({"notifications": filt})
+    subs = [
+        ex
+        for ex in index.session.exchanges
+        if ex.method in ("resources/subscribe", "resources/unsubscribe")
+        and request_params(ex.msg).get("uri") in uris
+    ]
+    for ex in subs:
+        player.pass_.mark(ex)
+    updates = [
+        (ev, m)
+        for ev in index.cassette.events
+        if ev.kind is Kind.MESSAGE and ev.src is Source.SERVER
+        for m in (ev.msg if isinstance(ev.msg, list) else [ev.msg])
+        if wanted(filt, m)
+    ]  # fmt: skip
+    t0 = subs[0].request.event.t if subs else updates[0][0].t if updates else 0.0
+    player.streams.add(id_key(msg["id"]))
+    text = (f"subscriptions/listen on a legacy cassette: acknowledged {filt or 'nothing'} (what the recorded server "
+            f"declared), with {len(updates)} recorded notification(s)")  # fmt: skip
+    return [
+        Send(acknowledged(msg["id"], filt), request_id=msg["id"]),
+        Note(text, "info"),
+        *(Send(tagged(m, msg["id"]), ev, None, msg["id"], max(0.0, ev.t - t0)) for ev, m in updates),
+    ]  # fmt: skip
+
+
+# -- what the recorded server says about itself -------------------------------------------------
+
+
+def server_capabilities(index: ReplayIndex) -> dict[str, Any]:
+    """What the recorded server declared: in its `initialize` result, else its `server/discover`
+    result, else what the recorded traffic says."""
+    for ex in (*index.initialize, *index.discover):
+        caps = ex.result.get("capabilities") if isinstance(ex.result, dict) else None
+        if isinstance(caps, dict):
+            return caps
+    return cast(dict[str, Any], inferred_discover(index)["capabilities"])
+
+
+def inferred_discover(index: ReplayIndex) -> dict[str, Any]:
+    """A discover result from the recorded traffic: serverInfo from results, a capability per method family."""
+    caps: dict[str, Any] = {}
+    info: Any = None
+    for ex in index.session.exchanges:
+        family = ex.method.split("/")[0]
+        if family in ("tools", "prompts", "resources"):
+            caps.setdefault(family, {})
+        elif ex.method == "completion/complete":
+            caps.setdefault("completions", {})
+        if META_LOG_LEVEL in request_meta(ex.msg):
+            caps.setdefault("logging", {})
+        meta = ex.result.get("_meta") if isinstance(ex.result, dict) else None
+        if info is None and isinstance(meta, dict):
+            info = meta.get(META_SERVER_INFO)
+    out: dict[str, Any] = {"capabilities": caps}
+    if info is not None:
+        out["_meta"] = {META_SERVER_INFO: info}
+    return out
+
+
+def modern_versions(index: ReplayIndex) -> list[str]:
+    """The 2026-07-28 versions the recorded server speaks (none for a legacy-only cassette)."""
+    for ex in index.discover:
+        if isinstance(ex.result, dict) and isinstance(ex.result.get("supportedVersions"), list):
+            return list(ex.result["supportedVersions"])
+    return list(MODERN) if index.modern else []
