@@ -57,7 +57,7 @@ from .index import Miss, Pass, ReplayIndex, declared
 from .matcher import describe
 from .outputs import Note, Output, ReplayConfig, Send
 from .playing import AS_RECORDED, AsRecorded, Play, Player
-from .report import NO_MATCH, no_match
+from .report import NO_MATCH, client_name, no_match
 
 STATE_PREFIX = "mcptape:"
 """The `requestState` of an `input_required` made from a legacy server request: exchange and position."""
@@ -121,7 +121,11 @@ class ModernForLegacy(AsRecorded):
         chosen = next(iter(fitting or later), None)
         if chosen is None:
             text = f"{self.label}: {describe(index.subject(ex.msg))} asked for input, and the cassette recorded no retry with the answers"
-            data = {"cassette": index.cassette.name, "reason": "no retry", "answers": answers}
+            data = {
+                "cassette": client_name(index.cassette),
+                "reason": "no retry",
+                "answers": answers,
+            }
             player.active.pop(id_key(play.client_id), None)
             error = error_response(play.client_id, NO_MATCH, text, data)
             return [Send(error, request_id=play.client_id, final=True), Note(text, "error")]
@@ -176,7 +180,7 @@ def resume(player: Player, msg: dict[str, Any], state: Any, label: str) -> list[
         ex = player.index.session.exchanges[int(index)]
         request = ex.items[int(pos) - 1]
     except (ValueError, IndexError):
-        text = f"{label}: requestState {state!r} names no recorded exchange of {player.index.cassette.name}"
+        text = f"{label}: requestState {state!r} names no recorded exchange of {client_name(player.index.cassette)}"
         error = error_response(msg["id"], JSONRPC_INVALID_PARAMS, text)
         return [Send(error, request_id=msg["id"], final=True), Note(text, "error")]
     answers = request_params(msg).get("inputResponses")

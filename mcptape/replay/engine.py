@@ -59,7 +59,7 @@ from .index import Miss, Pass, ReplayIndex, declared_in, only_who
 from .matcher import Subject, describe, explain_diffs
 from .outputs import Note, Output, ReplayConfig, Send
 from .playing import Play, Player
-from .report import NO_MATCH, no_match
+from .report import NO_MATCH, client_name, no_match
 
 __all__ = ["HANDLERS", "Note", "Output", "ReplayConfig", "ReplayEngine", "Send"]
 
@@ -327,7 +327,7 @@ class ReplayEngine:
             text = (f"{self.config.label}: {describe(subject)} was recorded only for a client that declared otherwise: "
                     f"{explain_diffs(miss.declared)}; strict replay plays only recordings that fit")  # fmt: skip
             data = {
-                "cassette": self.index.cassette.name,
+                "cassette": client_name(self.index.cassette),
                 "reason": "declared",
                 "diff": [d.to_json() for d in miss.declared],
             }

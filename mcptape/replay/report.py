@@ -117,7 +117,7 @@ def no_match(
         if names and isinstance(_name(subject), str):
             its = f" (its {subject.method} requests are for {', '.join(map(repr, names))})"
         message += its
-        told = f"mcptape replay: {what} was never recorded in {index.cassette.name}{its}"
+        told = f"{label}: {what} was never recorded in {index.cassette.name}{its}"
         hint = "record a session that makes this request"
         data["reason"] = "never recorded"
     data["hint"] = hint

@@ -71,11 +71,6 @@ async def test_http_tells_the_client_the_file_name_and_the_operator_the_whole_pa
     assert any(f"never recorded in {cassette}" in t for t in notes)
 
 
-@pytest.mark.xfail(
-    reason="mcptape/replay/engine.py names the cassette by self.index.cassette.name (its path) "
-    "in three client errors; it should use mcptape.replay.report.client_name",
-    strict=False,
-)
 def test_an_unknown_request_state_is_answered_without_the_path(cassette: Path) -> None:
     proc = stdio(cassette, BOGUS_STATE)
     answer = orjson.loads(proc.stdout.splitlines()[-1])
