@@ -28,7 +28,6 @@ session's `Housekeeping`, the client's answer to a server request to the `Player
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -69,10 +68,6 @@ OnMiss = Callable[[dict[str, Any], bool], list[Output] | None]
 """What a method answers when the cassette has no recording of the request left: (the
 request, whether it carried the 2026 `_meta`) -> the answer, or None for the no-match error."""
 
-_SHARED: weakref.WeakKeyDictionary[Pass, Housekeeping] = weakref.WeakKeyDictionary()
-"""Each pass's housekeeping: engines that share a pass (`shared_pass`) are one session, whose
-pings count and whose notes are said once, not once per engine."""
-
 
 class ReplayEngine:
     """Answers one client session from a cassette. Not thread-safe; one per connection."""
@@ -83,13 +78,16 @@ class ReplayEngine:
         config: ReplayConfig | None = None,
         *,
         shared_pass: Pass | None = None,
+        shared_housekeeping: Housekeeping | None = None,
     ) -> None:
         """Args:
         index: the cassette, indexed (build it once; engines for several sessions share it).
         config: repeats; its match policy must be the one the index was built with.
         shared_pass: play from this pass, shared with other engines (the HTTP shell's
             2026-07-28 stateless requests, one engine each), instead of a pass of its own;
-            the engines share its housekeeping too (what they noted, the pings they answered).
+        shared_housekeeping: with `shared_pass`, the session's housekeeping, shared by those
+            engines too (what they noted, the pings they answered), so that a session's
+            notes are said once, not once per engine.
         """
         self.index = index
         self.config = config or ReplayConfig(index.policy)
@@ -98,16 +96,16 @@ class ReplayEngine:
                 "the engine's match policy differs from the one its index was built with"
             )
         self.handshakes = 0
-        self._reset(shared_pass)
+        self._reset(shared_pass, shared_housekeeping)
 
     @classmethod
     def from_cassette(cls, cassette: Cassette, config: ReplayConfig | None = None) -> ReplayEngine:
         config = config or ReplayConfig()
         return cls(ReplayIndex(cassette, config.match), config)
 
-    def _reset(self, pass_: Pass | None = None) -> None:
+    def _reset(self, pass_: Pass | None = None, housekeeping: Housekeeping | None = None) -> None:
         self.pass_ = pass_ if pass_ is not None else self.index.new_pass(self.config.allow_repeats)
-        self.housekeeping = _SHARED.setdefault(self.pass_, Housekeeping())
+        self.housekeeping = housekeeping if housekeeping is not None else Housekeeping()
         self.player = Player(self.index, self.pass_)
         self.bridge: UnknownEra = UnknownEra()
         """The client's era, once it showed it (an `initialize`, or a request with the 2026 `_meta`)."""

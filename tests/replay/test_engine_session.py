@@ -35,9 +35,14 @@ async def test_a_stateless_client_that_declared_otherwise_gets_one_warning_per_s
     assert len(warned) == 1 and "clientCapabilities/sampling" in warned[0].text, said
 
 
-def test_engines_sharing_a_pass_share_what_they_said() -> None:
+def test_engines_sharing_a_session_share_what_they_said() -> None:
     first = ReplayEngine.from_cassette(modern_streamable(), ReplayConfig(allow_repeats=True))
-    second = ReplayEngine(first.index, first.config, shared_pass=first.pass_)
+    second = ReplayEngine(
+        first.index,
+        first.config,
+        shared_pass=first.pass_,
+        shared_housekeeping=first.housekeeping,
+    )
     asked = req(1, "tools/list", {"_meta": meta(**SAMPLING)})
     assert [o for o in first.receive(asked) if isinstance(o, Note)]
     assert [o for o in second.receive(asked) if isinstance(o, Note)] == []

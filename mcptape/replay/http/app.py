@@ -52,6 +52,7 @@ from mcptape.wire.jsonrpc import (
 
 from ..engine import Note, Output, ReplayConfig, ReplayEngine, Send
 from ..faults import FaultPlan, parse_rules
+from ..housekeeping import Housekeeping
 from ..index import ReplayIndex
 from ..report import UnplayedReport
 from .asgi import (
@@ -120,6 +121,8 @@ class HttpReplayApp:
             LegacyServer(self.router, self.sessions, max_body) if self.plan.legacy_sse else None
         )
         self.stateless = StatelessPass(self.index, self.config.allow_repeats)
+        self.stateless_housekeeping = Housekeeping()
+        """The stateless requests' one session: its notes said once, its pings counted."""
         self.stateless_used = False
         self.modern_only = self.index.modern and not self.index.legacy
         self._mints = self.plan.sessions or self.modern_only
@@ -238,7 +241,12 @@ class HttpReplayApp:
                 value["id"],
                 data,
             )
-        engine = ReplayEngine(self.index, self.config, shared_pass=self.stateless)
+        engine = ReplayEngine(
+            self.index,
+            self.config,
+            shared_pass=self.stateless,
+            shared_housekeeping=self.stateless_housekeeping,
+        )
         self.stateless_used = True
         steps = self.stateless_faults.apply(value, engine.receive(value, kind), kind)
         await self.router.answer(steps, value["id"], None, receive, send, modern=True)
