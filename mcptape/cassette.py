@@ -21,7 +21,6 @@ from typing import Any, NamedTuple, Protocol
 
 import orjson
 
-from mcptape._perf import paused_gc
 from mcptape._version import __version__
 from mcptape.errors import CassetteError, CassetteNotFoundError
 from mcptape.migrate import check_version, migrate
@@ -125,8 +124,7 @@ def loads(data: bytes, name: str = "<memory>", path: Path | None = None) -> Cass
         )
     warnings: list[str] = []
     head = _header(lines[0], name)
-    with paused_gc():
-        return _parse_events(lines, head, complete, name, path, warnings)
+    return _parse_events(lines, head, complete, name, path, warnings)
 
 
 def _parse_events(

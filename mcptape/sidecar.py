@@ -32,7 +32,6 @@ from typing import Any
 
 import orjson
 
-from mcptape._perf import paused_gc
 from mcptape._version import __version__
 from mcptape.cassette import (
     Cassette,
@@ -170,8 +169,7 @@ def _seen(index: Path, data: bytes, cas: Cassette) -> None:
         mark.unlink()
     except OSError:
         return
-    with paused_gc():
-        _write_index(index, data, cas)
+    _write_index(index, data, cas)
 
 
 @functools.cache
@@ -241,8 +239,7 @@ def _from_index(index: Path, path: Path, source: LineSource) -> Cassette | bool 
                 os.utime(index)  # used: kept longer
             if meta.get("events") is None:  # not worth an index: read whole
                 return False
-            with paused_gc():
-                return _cassette_of(meta, f, path, source)
+            return _cassette_of(meta, f, path, source)
     except (OSError, orjson.JSONDecodeError, KeyError, ValueError, TypeError, IndexError):
         return None
 

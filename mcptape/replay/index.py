@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from mcptape._perf import paused_gc, trimmed
+from mcptape._perf import trimmed
 from mcptape.cassette import Cassette
 from mcptape.keys import batch_position, redacted_param_paths
 from mcptape.model import Kind, Source
@@ -284,8 +284,7 @@ class ReplayIndex:
     """A cassette's exchanges, indexed for replay under one `MatchPolicy`."""
 
     def __init__(self, cassette: Cassette, policy: MatchPolicy | None = None) -> None:
-        with paused_gc():
-            self._build(cassette, policy)
+        self._build(cassette, policy)
         self.encodings = Encodings()
         """The bytes of recorded server messages that play more than once, encoded once."""
 
