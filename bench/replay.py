@@ -196,7 +196,7 @@ def _open_and_index(path: Path, cache: str) -> tuple[float, int]:
     it), its index cache in `cache` (`off`: none)."""
     code = (
         "import sys, time\n"
-        "try:\n    from mcptape.sidecar import open_for_replay\n"
+        "try:\n    from mcptape.replay.cache import open_for_replay\n"
         "except ImportError:\n    from mcptape.cassette import load as open_for_replay\n"
         "from mcptape.replay.index import ReplayIndex\n"
         "def rss():\n"

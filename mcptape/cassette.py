@@ -41,13 +41,6 @@ class Cassette:
     lines: dict[int, int] = field(default_factory=dict)
     """The file line of an event read, by its `seq` (the first event with that seq), where it is
     not `seq + 1` (`line_of`)."""
-    pairing: tuple[list[Event], int, Any] | None = None
-    """(`events`, their number, their `mcptape.pairing.Session`) when the reader paired them
-    already (an index file keeps the pairing: `mcptape.sidecar`); `mcptape.pairing.paired`
-    uses it while `events` is still that list, of that length."""
-    plan: Any = None
-    """What the replay index reads of each request of that pairing, as an index file keeps it
-    (`mcptape.replay.index.Plan`; None: not at hand)."""
 
     @property
     def name(self) -> str:

@@ -12,17 +12,19 @@ import orjson
 import pytest
 
 from mcptape import cassette as cassette_module
-from mcptape import lazy, pairing, sidecar
+from mcptape import lazy, pairing
 from mcptape.cassette import Cassette, dumps, load
 from mcptape.errors import CassetteError
 from mcptape.lazy import LazyEvent
 from mcptape.model import Event, Kind, Source
-from mcptape.pairing import Item, LazyItem, LazyProgress, Session, pair, paired
+from mcptape.pairing import Item, LazyItem, LazyProgress, Session, pair
+from mcptape.replay import cache as sidecar
+from mcptape.replay.cache import location, open_for_replay, writing
 from mcptape.replay.encoded import PROGRESS, rewrite_kind
 from mcptape.replay.engine import ReplayEngine, Send
 from mcptape.replay.index import ReplayIndex
 from mcptape.replay.matcher import MatchPolicy, name
-from mcptape.sidecar import open_for_replay
+from mcptape.replay.prepared import paired
 from mcptape.wire.jsonrpc import MessageType
 from tests.conftest import ROOT, mcptape_cmd
 from tests.replay.tape import LEGACY_INIT, note, ok, req, tape
@@ -188,7 +190,7 @@ def test_the_cassette_opened_from_its_index_is_the_cassette_load_reads(
     every case pairing meets, every server message lazy: the same events and the same pairing,
     kept in the index file (a replay from it does not pair again), its items sharing as pair's do."""
     monkeypatch.setattr(sidecar, "MIN_BYTES", 0)
-    monkeypatch.setattr(sidecar, "WORTH", 0)
+    monkeypatch.setattr(writing, "WORTH", 0)
     paths = sorted((ROOT / "cassettes").rglob("*.jsonl"))
     assert len(paths) >= 10
     for path in [*paths, _everything_pairing_meets(tmp_path)]:
@@ -333,9 +335,9 @@ def test_an_index_file_written_by_other_code_is_read_past_and_rewritten(
     path = write_cassette(tmp_path / "c.jsonl", 6_000)
     replayed_twice(path)
     (idx,) = index_files()
-    assert orjson.loads(idx.read_bytes().split(b"\n", 1)[0])["code"] == sidecar.code_stamp()
+    assert orjson.loads(idx.read_bytes().split(b"\n", 1)[0])["code"] == location.code_stamp()
     assert any(type(e) is LazyEvent for e in open_for_replay(path).events)
-    monkeypatch.setattr(sidecar, "code_stamp", lambda: "another checkout's")
+    monkeypatch.setattr(location, "code_stamp", lambda: "another checkout's")
     replayed_twice(path)  # the old index file unused: read whole, the second time written again
     cas = open_for_replay(path)
     assert any(type(e) is LazyEvent for e in cas.events)
@@ -396,7 +398,7 @@ def test_a_cut_short_cassette_warns_the_same_from_its_index(tmp_path: Path) -> N
 def test_index_files_beyond_the_newest_are_deleted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sidecar, "KEEP", 2)
+    monkeypatch.setattr(location, "KEEP", 2)
     for n in range(4):
         path = write_cassette(tmp_path / f"c{n}.jsonl", 6_000 + n)
         replayed_twice(path)
