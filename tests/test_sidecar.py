@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 import pytest
 
-from mcptape import cassette as cassette_module
+from mcptape import cassette_format as cassette_module
 from mcptape import lazy, pairing
 from mcptape.cassette import Cassette, dumps, load
 from mcptape.errors import CassetteError
