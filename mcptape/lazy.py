@@ -4,7 +4,8 @@ A replay of a big cassette plays a few of its messages; parsing every one of the
 most of its startup (`mcptape.sidecar` says when it is done). A `LazyEvent` holds where its
 line is in the file; reading `msg` reads that line, parses it, and keeps the message. Every
 other field is there from the start (and the index file keeps the pairing, which is what read
-the messages otherwise). `parsed_lines()` counts the lines read so (the tests count on it).
+the messages otherwise). Each `LineSource` counts the lines its events read so (`Parsed`): the
+count is its owner's, not the process's (a replay server settles what it parsed by it).
 """
 
 from __future__ import annotations
@@ -22,15 +23,17 @@ from mcptape.model import Event, Kind, Source
 _MSG = Event.__dict__["msg"]
 """The slot `Event.msg` is stored in (a `LazyEvent` puts a property in front of it)."""
 
-_parsed = 0
-
 BLOCK = 1 << 16
 """How much `LineSource.read` reads ahead from a short line."""
 
 
-def parsed_lines() -> int:
-    """How many lazy events have read and parsed their line, in this process."""
-    return _parsed
+class Parsed:
+    """How many lazy events of one `LineSource` have read and parsed their line."""
+
+    __slots__ = ("count",)
+
+    def __init__(self) -> None:
+        self.count = 0
 
 
 class LineSource:
@@ -44,6 +47,9 @@ class LineSource:
     def __init__(self, fd: int, name: str) -> None:
         self.fd = fd
         self.name = name
+        self.parsed = Parsed()
+        """How many of its events' lines were read and parsed (held by whoever owns the events:
+        it outlives this source, which closes once no event needs it)."""
         self._lock = threading.Lock()
         self._ahead: tuple[int, bytes] = (0, b"")
         """(offset, the bytes read from there): what the last read read ahead."""
@@ -104,8 +110,7 @@ class LazyEvent(Event):
         msg = _message_of(source.read(self._offset, self._length), self, source.name)
         _MSG.__set__(self, msg)
         self._source = None
-        global _parsed
-        _parsed += 1
+        source.parsed.count += 1
         return msg
 
     @msg.setter

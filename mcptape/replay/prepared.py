@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from mcptape import pairing as pairing_
 from mcptape.cassette import Cassette
+from mcptape.lazy import Parsed
 from mcptape.pairing import Session
 
 
@@ -37,6 +38,8 @@ class IndexedCassette(Cassette):
     list, of that length (a caller that changes them gets them paired again)."""
     plan: Plan | None = None
     """What the replay index reads of each request of that pairing (None: not at hand)."""
+    parsed: Parsed | None = None
+    """How many of its lazy events (`mcptape.lazy`) have read their line (None: it has none)."""
 
 
 def paired(cassette: Cassette) -> Session:
@@ -47,6 +50,13 @@ def paired(cassette: Cassette) -> Session:
     if kept is not None and kept[0] is cassette.events and kept[1] == len(cassette.events):
         return kept[2]
     return pairing_.pair(cassette.events)
+
+
+def parsed_lines(cassette: Cassette) -> int:
+    """How many of the cassette's lazy events have read and parsed their line so far (0 for a
+    cassette read whole)."""
+    parsed = cassette.parsed if isinstance(cassette, IndexedCassette) else None
+    return 0 if parsed is None else parsed.count
 
 
 def kept_plan(cassette: Cassette, session: Session) -> Plan | None:

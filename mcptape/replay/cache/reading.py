@@ -72,7 +72,9 @@ def cassette_of(
     header = Header.from_json(meta["header"])
     lines_of = {seq: lineno for seq, lineno in meta["lines"]}
     pairing = (events, len(events), session)
-    return IndexedCassette(header, events, path, warnings, truncated, lines_of, pairing, plan)
+    return IndexedCassette(
+        header, events, path, warnings, truncated, lines_of, pairing, plan, source.parsed
+    )
 
 
 def _events_of(
