@@ -35,11 +35,12 @@ from mcptape.cassette_format import (
     truncated_warning,
     unreadable_error,
 )
-from mcptape.cassette_stream import CassetteStream, EventLine, stream
+from mcptape.cassette_stream import NOT_JSON, CassetteStream, EventLine, Line, read_lines, stream
 from mcptape.errors import CassetteError
 from mcptape.model import Event, Header
 
 __all__ = [
+    "NOT_JSON",
     "PARTIAL",
     "AtomicWriter",
     "Cassette",
@@ -47,6 +48,7 @@ __all__ = [
     "CassetteStream",
     "CassetteWriter",
     "EventLine",
+    "Line",
     "LineWriter",
     "cut_short",
     "cut_short_after",
@@ -57,6 +59,7 @@ __all__ = [
     "loads",
     "metadata_ok",
     "new_header",
+    "read_lines",
     "save",
     "stream",
     "truncated_warning",

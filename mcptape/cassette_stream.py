@@ -7,7 +7,7 @@ imported from `mcptape.cassette`.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -26,6 +26,35 @@ from mcptape.cassette_format import (
 from mcptape.errors import CassetteError
 from mcptape.model import FORMAT_VERSION, HEADER_MARKER, Event
 from mcptape.shape import header_problem
+
+NOT_JSON: Any = object()
+"""What `read_lines` gives for the value of a line that is not JSON."""
+
+
+Line = tuple[int, int, bytes, Any]
+"""One line of a cassette as `read_lines` reads it: (its number, where it starts in the file in
+bytes, its bytes as in the file, newline included but on a last line without one, its JSON
+value or `NOT_JSON`). A plain tuple, not a named one: one is made for every line read."""
+
+
+def read_lines(lines: Iterable[bytes], lineno: int = 1, offset: int = 0) -> Iterator[Line]:
+    """The lines of a cassette that are not blank, parsed, one at a time (`Line`): numbered
+    from `lineno` and placed from `offset` (those of the first line `lines` gives). It decides
+    nothing: a line that is not JSON comes with `NOT_JSON` (truncated when it is the last one
+    and has no newline, else corrupt), and the caller says what that means (`stream` raises;
+    `mcptape check` reports it and reads on)."""
+    loads_ = orjson.loads
+    for raw in lines:
+        start = offset
+        offset += len(raw)
+        lineno += 1
+        if not raw.strip():
+            continue
+        try:
+            obj = loads_(raw)
+        except orjson.JSONDecodeError:
+            obj = NOT_JSON
+        yield lineno - 1, start, raw, obj
 
 
 class EventLine(NamedTuple):
@@ -124,32 +153,22 @@ def _stream_events(
     warnings: list[str],
     tolerate_truncated: bool,
 ) -> Iterator[EventLine]:
-    loads_ = orjson.loads
-    offset = len(first)
     count = 0
-    lineno = 1
     with f:
         try:
-            for line in f:
-                lineno += 1
-                start = offset
-                offset += len(line)
-                if not line.strip():
-                    continue
-                try:
-                    obj = loads_(line)
-                except orjson.JSONDecodeError:
-                    if not line.endswith(b"\n"):
+            for lineno, start, raw, obj in read_lines(f, 2, len(first)):
+                if obj is NOT_JSON:
+                    if not raw.endswith(b"\n"):
                         truncated = truncated_warning(name, lineno, count)
                         if tolerate_truncated:
                             warnings.append(truncated)
                             break
                         raise CassetteError(
                             f"{truncated}: {action} would drop it; fix or delete that line first"
-                        ) from None
-                    raise _corrupt(name, lineno) from None
+                        )
+                    raise _corrupt(name, lineno)
                 event = _event(obj, name, lineno)
                 count += 1
-                yield EventLine(lineno, start, line, obj, event)
+                yield EventLine(lineno, start, raw, obj, event)
         except OSError as exc:
             raise CassetteError(f"{name}: cannot read: {exc.strerror}") from None

@@ -1,9 +1,8 @@
-"""Literals in long strings, found with C-speed passes only (the secret scan of a 10 MB result).
+"""Literals in long strings, found with C-speed passes only (the secret scan of a large result).
 
 Looking for a few dozen literals (token prefixes, secret-name words) in a long string costs
-one `str.find` pass each, about 0.7 ms per MB here. Most of them are ruled out at once by a
-character they hold that the text does not: `c in text` is a `memchr` pass, 20 to 50 times
-faster than a `find`, its answer is kept per text, and one absent character rules out every
+one `str.find` pass each. Most of them are ruled out at once by a character they hold that
+the text does not: `c in text` is a `memchr` pass, much cheaper than a `find`, its answer is kept per text, and one absent character rules out every
 literal holding it. `Haystack` asks those questions of one text and of its lowercased copy;
 `b64_class` maps bytes so that one `find` locates runs of base64 characters.
 

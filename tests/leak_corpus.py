@@ -3,7 +3,8 @@
 Fake secrets, built in pieces so that no scanner mistakes this file for a leak. Each value in
 `SECRETS` is the part that must never reach a cassette (for a `user:password@` URL, the
 password; for a PEM key, a line of its body). `texts()` embeds every one in free text the way
-logs, env dumps and connection strings carry them; `members()` holds them under secret names.
+logs, env dumps and connection strings carry them; `members()` holds them under secret names;
+`error_body()` is a plain-text HTTP error body holding some.
 """
 
 from __future__ import annotations
@@ -52,6 +53,18 @@ SECRETS: dict[str, str] = {
     "sse_id": "gh" + "o_" + B + A + "ab",
     "cookie": "ck-" + A,
     "query": "qs-" + A,
+    "aws_colon": "wJal"
+    + "rXUtnFEMI/K7MDENG/"
+    + "bPxRfiCY"
+    + "EXAMPLE"
+    + "KEY",  # the AWS docs' example
+    "api_key_eq": "ak-" + B + "9",
+    "auth_token_header": "xt-" + A + "7",
+    "aligned": "al-" + B + A[:6],
+    "arrow": "ar-" + A + "2",
+    "sse_id_named": "si-" + A + B[:4],
+    "body_bearer": "tb-" + B + "3",
+    "body_token": "tt-" + A + "5",
 }
 """Name -> the fake secret (the part that must not survive)."""
 
@@ -87,14 +100,26 @@ def texts() -> list[str]:
         f"Authorization: Bearer {s['bearer']}",
         f"env: PATH=/usr/bin DATABASE_PASSWORD={s['db_env']} HOME=/root GITHUB_TOKEN={s['gh_env']}",
         f"config blob {BASE64_BLOB}",
+        f"aws-secret-access-key: {s['aws_colon']}",
+        f"request refused: api_key={s['api_key_eq']} is not valid",
+        f"X-Auth-Token: {s['auth_token_header']}",
+        f"aws_secret_access_key       =\t{s['aligned']}",
+        f"{{:auth_token => '{s['arrow']}'}}",
     ]
 
 
 def text_secrets() -> list[str]:
     """The secrets `texts()` holds (base64 included: its inner value must not be readable)."""
     names = ["aws_secret", "aws_id", "stripe_sk", "stripe_rk", "gitlab", "hf", "npm", "github", "openai", "slack",
-             "google", "jwt", "azure", "pg_password", "userinfo", "basic", "bearer", "db_env", "gh_env"]  # fmt: skip
+             "google", "jwt", "azure", "pg_password", "userinfo", "basic", "bearer", "db_env", "gh_env",
+             "aws_colon", "api_key_eq", "auth_token_header", "aligned", "arrow"]  # fmt: skip
     return [SECRETS[n] for n in names] + [BASE64_BLOB]
+
+
+def error_body() -> str:
+    """A plain-text error body as a server's 401 carries it: a bearer token and a `token: ...`."""
+    s = SECRETS
+    return f"401 Unauthorized\ninvalid credentials: Bearer {s['body_bearer']}\ntoken: {s['body_token']}\n"
 
 
 def deep(levels: int, leaf: Any) -> Any:
@@ -136,6 +161,14 @@ FALSE_POSITIVES: dict[str, Any] = {
     "max_tokens": 100,
 }
 """Members that look secret-ish but are not: they must stay as they are."""
+
+KEPT_TEXTS: list[str] = [
+    f"nextCursor: {FALSE_POSITIVES['nextCursor']}",
+    f"fetching page pageToken={FALSE_POSITIVES['pageToken']}&limit=10",
+    f"cursor => {FALSE_POSITIVES['cursor']}",
+    f"nextPageToken:       {FALSE_POSITIVES['nextPageToken']}",
+]
+"""Free-text lines of pagination names: cursors and page tokens are no secrets (a replay needs them)."""
 
 
 def leaked(data: bytes, secrets: list[str]) -> list[str]:

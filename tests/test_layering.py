@@ -58,7 +58,6 @@ FLOORS: dict[str, int] = {
     "mcptape.diff": CORE,
     "mcptape.replay": CORE,
     "mcptape.secrets": CORE,
-    "mcptape.check_detect_secrets": CORE,
     "mcptape.views": CORE,
     "mcptape.agents": CORE,
     "mcptape.matching": CORE,
@@ -72,7 +71,10 @@ FLOORS: dict[str, int] = {
     "mcptape.replay.pacing": SHELL,  # waits on the clock in a thread of its own
     "mcptape.sidecar": SHELL,  # (the old name of `replay.cache.open_for_replay`)
     "mcptape.capture.recorder": SHELL,  # thread-safe (its locks)
-    "mcptape.check": SHELL,  # opens the file it checks
+    "mcptape.check": SHELL,  # opens the file it checks (its `__init__` and `format`)
+    "mcptape.check.detect_secrets": CORE,
+    "mcptape.check.report": CORE,
+    "mcptape.check.secrets": CORE,
     "mcptape.maintain": SHELL,  # opens and rewrites cassettes
     "mcptape.names": SHELL,  # the process id in a cassette's name
     "mcptape.commands": SHELL,  # finds a program on the PATH

@@ -35,6 +35,7 @@ from mitmproxy.addons import (
     proxyserver,
     tlsconfig,
 )
+from mitmproxy.net import server_spec
 
 from mcptape.errors import ConfigError, RecordError
 from mcptape.redact import DEFAULT_KEYS, DEFAULT_PATTERNS, RedactConfig, Redactor
@@ -62,18 +63,7 @@ def record_http(
         ConfigError: a bad upstream URL, listen address or redaction pattern.
         RecordError: the proxy cannot listen, or the cassette cannot be written.
     """
-    upstream, authorization = split_credentials(upstream)
-    parts = urlsplit(upstream)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(
-            f"--upstream {upstream!r}: give an http:// or https:// URL, e.g. http://127.0.0.1:8000/mcp"
-        )
-    try:
-        parts.port  # noqa: B018 - raises on a port that is not a number in 0..65535
-    except ValueError:
-        raise ConfigError(
-            f"--upstream {upstream!r}: the port must be a number in 0..65535"
-        ) from None
+    upstream, authorization = check_upstream(upstream)
     host, port = parse_listen(listen)
     Redactor(config)  # raises ConfigError on a bad pattern
     _check_listen(host, port)
@@ -81,6 +71,36 @@ def record_http(
     proxy = _Proxy(upstream, host, port, out_path, config, quiet, fresh)
     proxy.credentials = _Credentials(authorization)
     return anyio.run(proxy.run, backend="asyncio")
+
+
+def check_upstream(url: str) -> tuple[str, str | None]:
+    """The upstream URL without its credentials, and the `Authorization` value they stand for.
+
+    Raises:
+        ConfigError: not an http:// or https:// URL with a valid host and port (one line,
+            before mitmproxy starts: it would print a traceback for a host it cannot parse).
+    """
+    shown, authorization = split_credentials(url)
+    example = "e.g. http://127.0.0.1:8000/mcp"
+    if any(c.isspace() or ord(c) < 32 for c in url):
+        raise ConfigError(
+            f"--upstream {shown!r}: a URL has no spaces or control characters; {example}"
+        )
+    parts = urlsplit(shown)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"--upstream {shown!r}: give an http:// or https:// URL, {example}")
+    try:
+        parts.port  # noqa: B018 - raises on a port that is not a number in 0..65535
+        server_spec.parse(f"{parts.scheme}://{parts.netloc}", default_scheme="https")
+    except ValueError as exc:
+        port = "port" in str(exc).lower()
+        why = (
+            "the port must be a number in 0..65535"
+            if port
+            else f"{parts.hostname!r} is no valid host name"
+        )
+        raise ConfigError(f"--upstream {shown!r}: {why}; {example}") from None
+    return shown, authorization
 
 
 def split_credentials(url: str) -> tuple[str, str | None]:

@@ -115,13 +115,32 @@ def read_capture(data: bytes, name: str) -> tuple[str, list[CapturedFlow], int]:
     if head == b"{":
         try:
             har = orjson.loads(data)
-        except orjson.JSONDecodeError:
-            raise McpTapeError(f"{name}: not a HAR file (JSON that does not parse)") from None
+        except orjson.JSONDecodeError as exc:
+            raise McpTapeError(f"{name}: not a HAR file: {_json_problem(exc)}") from None
         return "har", har_flows(har, name), 0
     if head[:1].isdigit():
         flows, other = _mitm_flows(data, name)
         return "mitmproxy", flows, other
-    raise McpTapeError(f"{name}: neither a mitmproxy flow file (mitmdump -w) nor a HAR file")
+    raise McpTapeError(
+        f"{name}: neither a mitmproxy flow file (mitmdump -w) nor a HAR file "
+        f"(it starts with {_clip(data.lstrip()[:20].decode('utf-8', 'replace'), 20)!r})"
+    )
+
+
+def _json_problem(exc: orjson.JSONDecodeError) -> str:
+    """Where and why a capture's JSON does not parse, in a few words (the file may be huge)."""
+    why = _clip(exc.msg, 200)
+    if why.startswith("unexpected content after document"):
+        why += (
+            " (one JSON document per line, as in a JSON Lines file or a cassette, is no HAR file)"
+        )
+    return f"line {exc.lineno}, column {exc.colno}: {why}"
+
+
+def _clip(text: str, limit: int) -> str:
+    """`text` on one line, cut after `limit` characters (a parser may quote a whole body)."""
+    one = " ".join(text.split())
+    return one if len(one) <= limit else f"{one[:limit]}... ({len(one)} characters)"
 
 
 def har_flows(har: Any, name: str = "<har>") -> list[CapturedFlow]:
@@ -137,22 +156,7 @@ def har_flows(har: Any, name: str = "<har>") -> list[CapturedFlow]:
 def _har_entry(e: dict[str, Any], proxy: bool) -> CapturedFlow:
     req, resp = e["request"], e.get("response") or {}
     start = datetime.fromisoformat(e["startedDateTime"].replace("Z", "+00:00")).timestamp()
-    timings = e.get("timings") or {}
-
-    def ms(key: str) -> float:
-        v = timings.get(key)
-        return v / 1000 if isinstance(v, (int, float)) and v > 0 else 0.0
-
-    if timings:
-        # a browser's entry starts before queueing, DNS and connecting; mitmproxy's savehar counts
-        # the upstream connect in `wait` already (its `connect` happened after the request arrived)
-        before = 0.0 if proxy else ms("blocked") + ms("dns") + ms("connect")
-        req_end = start + before + ms("send")
-        resp_start = req_end + ms("wait")
-        resp_end = resp_start + ms("receive")
-    else:
-        req_end = resp_start = start
-        resp_end = start + max(0.0, float(e.get("time") or 0)) / 1000
+    req_end, resp_start, resp_end = _har_times(e, start, proxy)
     parts = urlsplit(req["url"])
     post = req.get("postData")
     body = _har_body(post.get("text"), post.get("encoding")) if post else b""
@@ -170,6 +174,24 @@ def _har_entry(e: dict[str, Any], proxy: bool) -> CapturedFlow:
         response_end=resp_end if status and not resp.get("_error") else None,
         error=error, error_at=resp_end if error else None,
     )  # fmt: skip
+
+
+def _har_times(e: dict[str, Any], start: float, proxy: bool) -> tuple[float, float, float]:
+    """When the entry's request ended, its response started and ended (epoch seconds)."""
+    timings = e.get("timings") or {}
+
+    def ms(key: str) -> float:
+        v = timings.get(key)
+        return v / 1000 if isinstance(v, (int, float)) and v > 0 else 0.0
+
+    if not timings:
+        return start, start, start + max(0.0, float(e.get("time") or 0)) / 1000
+    # a browser's entry starts before queueing, DNS and connecting; mitmproxy's savehar counts
+    # the upstream connect in `wait` already (its `connect` happened after the request arrived)
+    before = 0.0 if proxy else ms("blocked") + ms("dns") + ms("connect")
+    req_end = start + before + ms("send")
+    resp_start = req_end + ms("wait")
+    return req_end, resp_start, resp_start + ms("receive")
 
 
 def _har_headers(items: Any) -> Headers:
@@ -208,7 +230,10 @@ def _mitm_flows(data: bytes, name: str) -> tuple[list[CapturedFlow], int]:
                 continue
             flows.append(_mitm_flow(f))
     except exceptions.FlowReadException as exc:
-        raise McpTapeError(f"{name}: not a readable mitmproxy flow file ({exc})") from None
+        where = f"after {len(flows) + other} flow(s)" if flows or other else "at its start"
+        raise McpTapeError(
+            f"{name}: not a readable mitmproxy flow file ({where}: {_clip(str(exc), 200)})"
+        ) from None
     return flows, other
 
 
@@ -407,7 +432,13 @@ def import_file(
         buffers.append(CassetteBuffer(header))
         return buffers[0]
 
-    imported, skipped, transport = convert(flows, writer_for, config or RedactConfig())
+    if not flows:
+        held = f"only {other} flow(s) that are not HTTP" if other else "no flows"
+        raise McpTapeError(f"{source}: the {fmt} capture holds {held}, so no MCP traffic to import")
+    try:
+        imported, skipped, transport = convert(flows, writer_for, config or RedactConfig())
+    except McpTapeError as exc:
+        raise McpTapeError(f"{source}: {exc}") from None
     if not buffers:
         raise McpTapeError(f"{source}: nothing to import")
     write_atomic(out, buffers[0].data())

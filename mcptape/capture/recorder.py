@@ -241,6 +241,9 @@ class Recorder:
         if src is Source.SERVER and http.get("phase") in ("response", "sse"):
             self.answers += 1  # a response head or an event from the server (not a proxy's error)
         meta = self._sse_fields(http)
+        if info and self.redactor.config.enabled:
+            # (an error's text comes from the proxy or the capture file: a URL or a body quoted in it)
+            info = self.redactor.message(info)[0]
         return self._emit(lambda seq, t: Event(seq, t, Kind.HTTP, src, http=meta, info=info))
 
     def _sse_fields(self, http: dict[str, Any] | None) -> dict[str, Any] | None:

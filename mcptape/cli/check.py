@@ -46,7 +46,7 @@ def check(
     from mcptape.check import check_file
 
     if detect_secrets:
-        from mcptape.check_detect_secrets import DetectSecrets, DetectSecretsMissing
+        from mcptape.check.detect_secrets import DetectSecrets, DetectSecretsMissing
 
         try:
             DetectSecrets()

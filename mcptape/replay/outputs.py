@@ -37,8 +37,9 @@ class Send:
     """A message for the client, where it comes from in the cassette, and how it is delivered
     (as it is, unless a fault rule says otherwise: `delay`, `raw`, `fault`).
 
-    Not frozen (a frozen dataclass's `__init__` costs twice as much, and the engine makes one per
-    message it plays); treat it as a value all the same: `dataclasses.replace` for another.
+    Not frozen (a frozen dataclass's `__init__` sets each field through `object.__setattr__`,
+    and the engine makes one per message it plays); treat it as a value all the same:
+    `dataclasses.replace` for another.
     """
 
     msg: Any

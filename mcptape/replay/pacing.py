@@ -43,16 +43,16 @@ Kind = Literal["response", "progress", "other"]
 
 LIMIT = 1.0
 """Longest wait for the client to read, seconds. A client reads within microseconds when the
-machine is idle, but a loaded one can keep it off the CPU for tens of milliseconds: with 50 ms,
-a TS SDK client on a CI machine at load 5 on 2 cores lost the progress of 45 of 100 calls. A client
+machine is idle, but a loaded one can keep it off the CPU for tens of milliseconds: a limit that
+short lost the progress of many calls of a TS SDK client on a loaded CI machine. A client
 that reads only after writing all its requests pays this once: after a wait runs out there is no
 other until it has read everything."""
 
 SPIN = 50e-6
 """How long a wait first yields the CPU and asks again, before it naps, seconds. A client on the
 other core reads within microseconds, and one on this core may run when we yield; a nap costs
-far more than it asks for on a virtual machine (20 us asked, often 60-100 us slept). Yielding for
-longer (200 us) helped an idle machine no more and cost a loaded one the core the client needs."""
+far more than it asks for on a virtual machine (it often sleeps several times as long). Yielding
+for longer helped an idle machine no more and cost a loaded one the core the client needs."""
 
 _FIRST_NAP = 20e-6
 _LONGEST_NAP = 1e-3
@@ -62,9 +62,9 @@ _tightened: set[int] = set()
 
 
 def _tight_timers() -> None:
-    """Lets this thread's naps be as short as asked: Linux adds up to 50 us of timer slack to
-    every sleep (so `time.sleep(20e-6)` took 60-80 us); 1 us here (`PR_SET_TIMERSLACK`, per
-    thread, once). Elsewhere, or when it cannot, nothing changes."""
+    """Lets this thread's naps be as short as asked: Linux adds its default timer slack to
+    every sleep, several times a `_FIRST_NAP`; this sets the thread's slack to a microsecond
+    (`PR_SET_TIMERSLACK`, per thread, once). Elsewhere, or when it cannot, nothing changes."""
     thread = threading.get_ident()
     if thread in _tightened:
         return

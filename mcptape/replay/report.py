@@ -65,15 +65,14 @@ def no_match(
 ) -> tuple[dict[str, Any], str]:
     """The JSON-RPC error response for an unmatched request, and the one-line text for stderr."""
     what = describe(subject)
-    cassette = PurePath(
-        index.cassette.name
-    ).name  # the file's name: a client is never told where it lives
+    cassette = client_name(index.cassette)
     near = nearest(list(pass_.candidates()), subject, index.policy)
     data: dict[str, Any] = {
         "cassette": cassette,
         "request": {"method": subject.method, "params": bounded(subject.params)},
         "nearest": [{**n.to_json(), "line": index.cassette.line_of(n.seq)} for n in near],
     }
+    told = ""  # (what stderr says instead of `message`, when it names the file)
     if miss.played:
         code = EXHAUSTED
         times = "once" if miss.played == 1 else f"{miss.played} times"
@@ -112,12 +111,22 @@ def no_match(
         names = sorted(
             {n for _, s in pass_.candidates(subject.method) if isinstance(n := _name(s), str)}
         )
+        its = ""
         if names and isinstance(_name(subject), str):
-            message += f" (its {subject.method} requests are for {', '.join(map(repr, names))})"
+            its = f" (its {subject.method} requests are for {', '.join(map(repr, names))})"
+        message += its
+        told = f"mcptape replay: {what} was never recorded in {index.cassette.name}{its}"
         hint = "record a session that makes this request"
         data["reason"] = "never recorded"
     data["hint"] = hint
-    return error_response(msg_id, code, message, data), f"{message}; {hint}"
+    return error_response(msg_id, code, message, data), f"{told or message}; {hint}"
+
+
+def client_name(cassette: Cassette) -> str:
+    """How what a client is told names the cassette: its file's name. A client is never told
+    where the file lives (a directory can say whose machine, whose project); the operator's
+    stderr names the whole path."""
+    return PurePath(cassette.name).name
 
 
 def _ignorable(index: ReplayIndex, pass_: Pass, subject: Subject, best: Near) -> str | None:

@@ -1,8 +1,8 @@
 """Event lines the cassette schema certainly accepts, told by exact type tests.
 
 `mcptape check` validates every line against the shipped JSON Schema
-(`cassette-v1.schema.json`) with jsonschema, which costs it tens of microseconds a line.
-`plain(obj)` answers in about a microsecond that a parsed event line of the usual shape meets
+(`cassette-v1.schema.json`) with jsonschema, which is most of its time on a big cassette.
+`plain(obj)` answers with exact type tests alone that a parsed event line of the usual shape meets
 every constraint of the schema's `event` definition, so that only the other lines go to
 jsonschema (which also words what is wrong with them). It says True only when it is sure:
 False means "ask jsonschema", never "invalid" (a float `seq` of 1.0, which JSON Schema counts

@@ -3,8 +3,8 @@
 Pure functions over values. A payload that is not valid JSON (or not UTF-8) is not an
 error here: `decode` returns `NOT_JSON` and the caller keeps the bytes verbatim.
 `invalid` says why a client's message is no valid JSON-RPC request, notification or
-response (answered -32600), without recursion: ids are strings or integers within
-`MAX_ID`, and a message nests at most `MAX_DEPTH` objects and arrays.
+response (answered -32600), without recursion: ids are strings or integers from `MIN_ID`
+to `MAX_ID`, and a message nests at most `MAX_DEPTH` objects and arrays.
 """
 
 from __future__ import annotations
@@ -40,9 +40,12 @@ orjson, which builds every matching key and answer, serializes at most 254 level
 answer quotes a request a few levels deeper than it was sent; no MCP request nests anywhere
 near this. Deeper JSON (up to orjson's parsing limit, 1024) is answered -32600; beyond
 that it is not parsed at all, so -32700."""
-MAX_ID = 2**53 - 1
-"""The largest integer id (either sign) served: JavaScript's `Number.MAX_SAFE_INTEGER`, the
-largest a TypeScript client or server can hold exactly (MCP's RequestId is string | integer)."""
+MAX_ID = 2**64 - 1
+"""The largest integer id served. JSON-RPC allows any number as an id and MCP any integer;
+the JSON parser reads integers exactly from `MIN_ID` to here (a larger one becomes a float,
+whose digits are no longer the ones sent), and every id served is echoed exactly as sent."""
+MIN_ID = -(2**63)
+"""The smallest integer id served (the parser's exact range, as for `MAX_ID`)."""
 
 _NOT_JSON = object()
 
@@ -190,10 +193,11 @@ _SHALLOW_SCAN = 1 << 16
 
 
 def usable_id(msg: Any) -> JsonRpcId | None:
-    """A message's id when an answer can carry it (a string, or an integer within `MAX_ID`), else None."""
+    """A message's id when an answer can carry it (a string, or an integer from `MIN_ID` to
+    `MAX_ID`), else None."""
     msg_id = msg.get("id") if isinstance(msg, dict) else None
     if isinstance(msg_id, str) or (
-        isinstance(msg_id, int) and not isinstance(msg_id, bool) and -MAX_ID <= msg_id <= MAX_ID
+        isinstance(msg_id, int) and not isinstance(msg_id, bool) and MIN_ID <= msg_id <= MAX_ID
     ):
         return msg_id
     return None
@@ -203,7 +207,7 @@ def invalid(msg: Any, *, shallow: bool = False) -> str | None:
     """Why one client message (not a batch) is no valid JSON-RPC message (-32600), or None.
 
     Checked: an object; `"jsonrpc": "2.0"`; a string method; a request id that is a string or
-    an integer within `MAX_ID` (no null, float, boolean, object or array); a response with an
+    an integer from `MIN_ID` to `MAX_ID` (no null, float, boolean, object or array); a response with an
     id; at most `MAX_DEPTH` levels of nesting (not walked when `shallow`: the caller knows, see
     `shallow()`).
     """
@@ -241,9 +245,12 @@ def invalid_payload(value: Any) -> str | None:
 
 
 def _bad_id(msg_id: Any) -> str:
-    big = isinstance(msg_id, float) and msg_id.is_integer() and abs(msg_id) > MAX_ID
+    # (an integer beyond the parser's exact range arrives as a float: -2**63 - 1 as -2.0**63)
+    big = isinstance(msg_id, float) and msg_id.is_integer() and abs(msg_id) >= 2**63
     if big or (isinstance(msg_id, int) and not isinstance(msg_id, bool)):
-        return f"Invalid Request: the id {clip_json(msg_id, 40)} is out of range (integer ids are at most {MAX_ID} either side of 0)"
+        return (f"Invalid Request: the id {clip_json(msg_id, 40)} is out of range: integer ids are "
+                f"served from {MIN_ID} to {MAX_ID}, so that the answer echoes them exactly; use a "
+                "string id for larger ones")  # fmt: skip
     return f"Invalid Request: the id must be a string or an integer, not {_json_type(msg_id)}"
 
 
@@ -262,7 +269,7 @@ def _json_type(value: Any) -> str:
 def clip_json(value: Any, limit: int = 200) -> str:
     """`value` as JSON text, cut after `limit` characters with `... (N bytes)` (N: its whole size).
 
-    For messages that quote what a client sent: a 20 MB argument must not make a 20 MB error.
+    For messages that quote what a client sent: a huge argument must not make a huge error.
     A value too deep to serialize is named by its type instead.
     """
     try:

@@ -27,9 +27,8 @@ class Oversize(NamedTuple):
 class LineFramer:
     """Splits a byte stream into lines at b"\\n"; a trailing b"\\r" is kept (bytes are verbatim).
 
-    An unfinished line is held as the pieces it came in, joined once when its newline comes: a
-    10 MB line arriving in 128 KB chunks was grown into a buffer chunk by chunk, then copied out
-    of it (10 ms of a recorder's 60 per such line; 2 ms so)."""
+    An unfinished line is held as the pieces it came in, joined once when its newline comes,
+    rather than grown into a buffer chunk by chunk and copied out of it again."""
 
     __slots__ = ("_dropped", "_dropping", "_head", "_held", "_max", "_parts")
 

@@ -26,9 +26,11 @@ from tests.conftest import ROOT, mcptape_cmd
 from tests.e2e.test_import_formats import entry, har
 from tests.leak_corpus import (
     FALSE_POSITIVES,
+    KEPT_TEXTS,
     PEM_RSA,
     PEM_SSH,
     SECRETS,
+    error_body,
     leaked,
     member_secrets,
     members,
@@ -53,6 +55,12 @@ def call_with_everything(msg_id: int) -> dict[str, Any]:
     }
 
 
+def error_answer(msg_id: int, text: str) -> dict[str, Any]:
+    """A JSON-RPC error whose message and data carry `text` (as a server's failure reports do)."""
+    return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": -32000, "message": f"failed: {text}",
+                                                      "data": {"detail": text}}}  # fmt: skip
+
+
 def assert_clean(data: bytes, secrets: list[str]) -> None:
     assert leaked(data, secrets) == [], "planted secrets in the cassette"
     findings = [f.render("c") for f in check_bytes(data).findings if f.check == "secrets"]
@@ -71,6 +79,8 @@ def test_stdio_recording_keeps_none_of_the_planted_secrets(tmp_path: Path) -> No
     lines = [
         orjson.dumps(call_with_everything(1)),
         orjson.dumps(batch),
+        *(orjson.dumps(error_answer(10 + i, t)) for i, t in enumerate(texts())),  # error messages
+        *(b"stderr " + t.encode() for t in KEPT_TEXTS),
         *(
             t.encode() for t in texts()
         ),  # non-JSON lines, both ways (the echo server sends them back)
@@ -92,6 +102,7 @@ def test_stdio_recording_keeps_none_of_the_planted_secrets(tmp_path: Path) -> No
     data = out.read_bytes()
     assert_clean(data, [*ALL_TEXT, *member_secrets()])
     false_positives_intact(data)
+    assert all(orjson.dumps(t) in data for t in KEPT_TEXTS), "cursors in free text stay"
 
 
 class Upstream(BaseHTTPRequestHandler):
@@ -103,6 +114,14 @@ class Upstream(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body = orjson.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.server.seen.append((self.path, dict(self.headers), body))  # type: ignore[attr-defined]
+        if body.get("id") == UNAUTHORIZED:
+            text = error_body().encode()
+            self.send_response(401)
+            self.send_header("Content-Type", "text/plain; charset=utf-8")
+            self.send_header("Content-Length", str(len(text)))
+            self.end_headers()
+            self.wfile.write(text)
+            return
         self.send_response(200)
         for name, value in response_headers().items():
             self.send_header(name, value)
@@ -124,10 +143,18 @@ def response_headers() -> dict[str, str]:
     }
 
 
+UNAUTHORIZED = 2
+"""The request id the stand-in server answers 401 with a plain-text body (`error_body()`)."""
+
+
 def sse_stream(result: dict[str, Any]) -> bytes:
+    errors = b"".join(
+        b"data: " + orjson.dumps(error_answer(100 + i, t)) + b"\n\n" for i, t in enumerate(texts())
+    )
     return (f": api_key={SECRETS['sse_comment']}\n\n".encode()
             + f"id: {SECRETS['sse_id']}\nevent: message\ndata: ".encode() + orjson.dumps(result) + b"\n\n"
-            + f"data: {texts()[0]}\n\n".encode())  # fmt: skip
+            + f"id: token={SECRETS['sse_id_named']}\ndata: \n\n".encode()
+            + errors + f"data: {texts()[0]}\n\n".encode())  # fmt: skip
 
 
 def request_path() -> str:
@@ -144,7 +171,8 @@ def request_headers() -> dict[str, str]:
 
 
 HTTP_SECRETS = [*text_secrets(), *member_secrets(), *(SECRETS[n] for n in (
-    "cookie", "secret_header", "location", "www_auth", "sse_comment", "sse_id", "sig", "amz_sig", "query"))]  # fmt: skip
+    "cookie", "secret_header", "location", "www_auth", "sse_comment", "sse_id", "sig", "amz_sig", "query",
+    "sse_id_named", "body_bearer", "body_token"))]  # fmt: skip
 
 
 @pytest.fixture
@@ -177,17 +205,25 @@ def test_http_recording_through_the_addon_keeps_none_of_the_planted_secrets(
         resp = conn.getresponse()
         body = resp.read()
         headers = dict(resp.getheaders())
+        conn.request(
+            "POST", "/mcp", orjson.dumps(call_with_everything(UNAUTHORIZED)), request_headers()
+        )
+        refused = conn.getresponse()
+        refused_body = refused.read()
         conn.close()
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 0
+    assert refused.status == 401 and refused_body == error_body().encode(), (
+        "the client gets the 401 as sent"
+    )
     assert resp.status == 200 and body == sse_stream(
         orjson.loads(body.split(b"data: ", 1)[1].split(b"\n", 1)[0])
     )
     assert headers["X-Secret-Key"] == SECRETS["secret_header"], (
         "the client gets the headers unchanged"
     )
-    ((path, sent, call),) = upstream.seen  # type: ignore[attr-defined]
+    ((path, sent, call), _) = upstream.seen  # type: ignore[attr-defined]
     assert path == request_path() and sent["Authorization"] == f"Bearer {SECRETS['bearer']}", (
         "upstream gets it all"
     )
@@ -203,12 +239,22 @@ def test_import_keeps_none_of_the_planted_secrets(tmp_path: Path) -> None:
     flow = entry("POST", "http://127.0.0.1:8000" + request_path(), at=0.1, body=call_with_everything(1),
                  headers=request_headers(), ctype="text/event-stream", response=sse_stream(result))  # fmt: skip
     flow["response"]["headers"] += [{"name": k, "value": v} for k, v in response_headers().items()]
+    refused = entry("POST", "http://127.0.0.1:8000/mcp", at=0.2, body=call_with_everything(UNAUTHORIZED),
+                    headers=request_headers(), status=401, ctype="text/plain", response=error_body())  # fmt: skip
+    failed = entry(
+        "POST",
+        "http://127.0.0.1:8000/mcp",
+        at=0.3,
+        body=call_with_everything(3),
+        error=f"connection reset by peer; {texts()[-4]}",
+    )  # (a capture's own error text)
     src = tmp_path / "c.har"
-    src.write_bytes(har(flow))
+    src.write_bytes(har(flow, refused, failed))
     out = tmp_path / "out.jsonl"
     stats = import_file(src, out)
-    assert stats.imported == 1
+    assert stats.imported == 3
     data = out.read_bytes()
+    assert b'"status":401' in data and b"connection reset by peer" in data
     assert_clean(data, HTTP_SECRETS)
     false_positives_intact(data)
 
@@ -296,6 +342,7 @@ def test_check_flags_every_planted_secret_in_every_place(tmp_path: Path) -> None
             "http": {"exchange": 2, "phase": "request", "method": "POST", "path": request_path()},
         }
     )
+    events += http_leaks(3)
     pem = [{"kind": "stderr", "from": "server", "text": ln} for ln in PEM_RSA[:3] + PEM_SSH[:2]]
     path = write_cassette(tmp_path / "leak.jsonl", *events, *pem)
     findings = check_bytes(path.read_bytes()).findings
@@ -307,6 +354,27 @@ def test_check_flags_every_planted_secret_in_every_place(tmp_path: Path) -> None
     ]
     assert pem_end in flagged
     assert check_bytes(path.read_bytes().replace(b"\xff", b"")).findings  # (sanity: still a leak)
+
+
+def http_leaks(exchange: int) -> list[dict[str, Any]]:
+    """Events as an HTTP capture made them in clear: a token in an SSE `id:`, a 401 body in
+    plain text, a JSON-RPC error whose message holds the free-text shapes."""
+    sse_id = {
+        "exchange": exchange,
+        "phase": "sse",
+        "sse": {"id": f"token={SECRETS['sse_id_named']}"},
+    }
+    body = {
+        "exchange": exchange + 1,
+        "phase": "response",
+        "status": 401,
+        "content_type": "text/plain",
+    }
+    return [
+        {"kind": "http", "from": "server", "http": sse_id},
+        {"kind": "raw", "from": "server", "text": error_body(), "http": body},
+        *(server(error_answer(200 + i, t)) for i, t in enumerate(texts()[-5:])),
+    ]  # fmt: skip
 
 
 def test_false_positives_are_not_findings(tmp_path: Path) -> None:
@@ -321,6 +389,7 @@ def test_false_positives_are_not_findings(tmp_path: Path) -> None:
             }
         ),
         server({"jsonrpc": "2.0", "id": 1, "result": {"tools": [], **FALSE_POSITIVES}}),
+        *({"kind": "stderr", "from": "server", "text": t} for t in KEPT_TEXTS),
     )
     assert check_bytes(path.read_bytes()).findings == []
 
@@ -385,6 +454,7 @@ def test_mcptape_redact_applies_the_same_table_to_a_cassette_recorded_in_clear(
             "from": "server",
             "http": {"exchange": 1, "phase": "sse", "sse": {"id": SECRETS["sse_id"], "data": ""}},
         },
+        *(http_leaks(1)),
         {
             "kind": "http",
             "from": "server",

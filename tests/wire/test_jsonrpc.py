@@ -4,6 +4,7 @@ import pytest
 
 from mcptape.wire.jsonrpc import (
     MAX_ID,
+    MIN_ID,
     NOT_JSON,
     MessageType,
     classify,
@@ -86,13 +87,17 @@ def test_nesting_is_measured_without_recursion(depth: int, limit: int, deeper: b
         ({"jsonrpc": "2.0", "id": 1, "method": "ping"}, None),
         ({"jsonrpc": "2.0", "id": "x", "method": "ping"}, None),
         ({"jsonrpc": "2.0", "id": MAX_ID, "method": "ping"}, None),
-        ({"jsonrpc": "2.0", "id": -MAX_ID, "method": "ping"}, None),
+        ({"jsonrpc": "2.0", "id": MIN_ID, "method": "ping"}, None),
+        ({"jsonrpc": "2.0", "id": 2**63 - 1, "method": "ping"}, None),
+        ({"jsonrpc": "2.0", "id": 2**64 - 1, "method": "ping"}, None),
         ({"jsonrpc": "2.0", "method": "notifications/initialized"}, None),
         (
             {"jsonrpc": "2.0", "id": 1.5, "result": {}},
             None,
         ),  # an answer: its id is not ours to judge
         ({"jsonrpc": "2.0", "id": MAX_ID + 1, "method": "ping"}, "out of range"),
+        ({"jsonrpc": "2.0", "id": MIN_ID - 1, "method": "ping"}, "out of range"),
+        ({"jsonrpc": "2.0", "id": float(2**64), "method": "ping"}, "out of range"),
         ({"jsonrpc": "2.0", "id": 1e30, "method": "ping"}, "out of range"),
         ({"jsonrpc": "2.0", "id": 1.5, "method": "ping"}, "not a number with a fraction"),
         ({"jsonrpc": "2.0", "id": None, "method": "ping"}, "not null"),

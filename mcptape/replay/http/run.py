@@ -63,7 +63,7 @@ def bind(host: str, port: int) -> socket.socket:
     """A listening TCP socket on host:port (0: a free port)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say so, and without it
-    # Nagle + delayed ACK add ~40 ms to every keep-alive round trip.
+    # Nagle + delayed ACK delay every keep-alive round trip.
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
