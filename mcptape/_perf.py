@@ -49,8 +49,8 @@ def settled() -> None:
 def trimmed(data: bytes) -> bytes:
     """`data` in a buffer of its own size, for bytes that are kept.
 
-    orjson returns its output in the buffer it wrote it into, which it does not shrink: 4 KiB
-    for a key of 60 bytes (orjson 3.12 and later; home-assistant/core#181240 found the same).
-    An index of 100,000 request keys so held 415 MB rather than 22 MB.
+    orjson returns its output in the buffer it wrote it into, which it does not shrink (from
+    orjson 3.12; home-assistant/core#181240 found the same): a short key kept as orjson returns
+    it holds a whole buffer, and an index of many keys held many times their size.
     """
     return bytes(memoryview(data))

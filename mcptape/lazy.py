@@ -57,8 +57,8 @@ class LineSource:
     def read(self, offset: int, length: int) -> bytes:
         """The `length` bytes at `offset`. A short line is read with the `BLOCK` bytes after it,
         and the lines in those are sliced from them: a replay plays its lines in about the
-        order they are in the file (80,000 lines of a pipelined replay: 0.33 s reading them a
-        `pread` each, 0.10 s so, under cProfile)."""
+        order they are in the file, and a `pread` a line cost a pipelined replay more than its
+        reads ahead do."""
         start, ahead = self._ahead  # (one read of one attribute: no lock needed)
         at = offset - start
         if at >= 0 and at + length <= len(ahead):
@@ -149,8 +149,8 @@ def plain_messages(
     metadata, info or redactions): the `k`th at `offsets[k]` (`lengths[k]` bytes) of `source`,
     event `seqs[k]` at `ts[k]`, on file line `seq + 1` but for the `[k, line]` pairs of `apart`,
     from the server but for the `k`s of `clients`. Built without `Event.__init__`, whose `msg`
-    field goes through `LazyEvent.msg`'s setter: an index file's 400,000 of them in 0.47 s
-    against 1.0 s (`docs/performance.md`)."""
+    field goes through `LazyEvent.msg`'s setter, which would take about as long again
+    (`docs/performance.md`)."""
     out: list[LazyEvent] = []
     add, new = out.append, LazyEvent.__new__
     message, server = Kind.MESSAGE, Source.SERVER

@@ -32,9 +32,8 @@ from .writing import WORTH, write_index
 __all__ = ["KEEP", "MIN_BYTES", "WORTH", "cache_dir", "code_stamp", "open_for_replay"]
 
 MIN_BYTES = 1 << 20
-"""Smaller cassettes are read whole every time. Measured (docs/performance.md): from 1 MiB, a
-replay from the index answers its first request sooner and plays the whole cassette in about
-the same time; at half that it is even."""
+"""Smaller cassettes are read whole every time: below it, a replay from an index file answers
+its first request no sooner than one that reads the cassette whole (docs/performance.md)."""
 
 
 def open_for_replay(path: str | os.PathLike[str]) -> Cassette:

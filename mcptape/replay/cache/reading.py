@@ -143,7 +143,7 @@ def _pairing_of(
 ) -> Session | None:
     """The session of the `count` exchanges' columns and the last row (`writing.pairing_rows`); None
     when the file holds more. A session or protocol version, repeated in every exchange, is one
-    string for all of them (as orjson reads them, one string each: 11 MB per 100k exchanges)."""
+    string for all of them (as orjson reads them, one string each, which added up)."""
     loads_ = orjson.loads
     columns = [loads_(next(lines, b"")) for _ in range(EXCHANGE_COLUMNS)]
     if any(len(column) != count for column in columns):

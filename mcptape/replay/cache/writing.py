@@ -92,7 +92,7 @@ def _write(index: Path, parts: list[Any]) -> None:
         index.parent.mkdir(parents=True, exist_ok=True)
         tmp = index.with_name(f".{index.name}.{os.getpid()}.tmp")
         with open(tmp, "wb") as f:
-            # each written as made: orjson's buffer (4 KiB a row, see `_perf.trimmed`) reused
+            # each written as made: orjson's buffer (see `_perf.trimmed`) reused
             for part in parts:
                 f.write(part if type(part) is bytes else orjson.dumps(part))
                 f.write(b"\n")
@@ -234,7 +234,7 @@ def pairing_rows(
 def plan_rows(plan: Plan) -> list[Any] | None:
     """`plan` for an index file, in `PLAN_COLUMNS` lines: the methods; the length of each key
     (-1: none); the keys one after another, as they are (JSON, which has no newline: orjson
-    reading 100,000 of them as strings of a list peaked at 14 times the line's size); what each
+    reading them as strings of a list peaked at many times the line's size); what each
     client declared, as a place in the last line, the declarations, each written once however
     many requests share it. None when a key has a newline."""
     places: dict[int, int] = {}
