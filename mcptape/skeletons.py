@@ -12,17 +12,19 @@ a hand-edited cassette may repeat a `seq`, and its events are still distinct lin
 
 from __future__ import annotations
 
-import os
 from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcptape.cassette import EventLine, cut_short_after, stream
 from mcptape.model import Header, Kind
 from mcptape.pairing import Exchange, Item, PairingStream, skeleton_event
 from mcptape.wire.jsonrpc import MessageType
+
+if TYPE_CHECKING:
+    import os  # (for `os.PathLike` alone: opening the file is `stream`'s)
 
 NONE = -1
 """No exchange (an event none of whose messages belongs to one), no HTTP exchange."""

@@ -12,6 +12,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+from mcptape._perf import for_command
 from mcptape.errors import CassetteNotFoundError, ConfigError, McpTapeError
 
 if TYPE_CHECKING:
@@ -31,6 +32,7 @@ def __getattr__(name: str) -> Any:
 def main(argv: list[str] | None = None) -> Any:
     """Entry point: runs the CLI, turning every error into one line on stderr."""
     args = sys.argv[1:] if argv is None else argv
+    for_command(args if argv is None else ())  # the program's own collector, not a caller's
     try:
         from .replay_run import plain_replay
 

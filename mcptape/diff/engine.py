@@ -14,7 +14,6 @@ from typing import Any
 from deepdiff import DeepDiff
 from deepdiff.helper import notpresent
 
-from mcptape._perf import paused_gc
 from mcptape.cassette import Cassette
 
 from .align import Pair, align
@@ -53,16 +52,15 @@ def diff_cassettes(a: Cassette, b: Cassette, options: DiffOptions = DiffOptions(
         strict_messages=options.strict_messages,
         ignore=unscoped_patterns(parse_ignores(options.ignore)),
     )
-    with paused_gc():
-        report = diff_canonical(
-            normalize_events(a.events, opts),
-            normalize_events(b.events, opts),
-            options,
-            a.name,
-            b.name,
-        )
-        places = learn(diff_canonical(normalize_events(x.events, opts), normalize_events(y.events, opts), options)
-                       for x, y in noise)  # fmt: skip
+    report = diff_canonical(
+        normalize_events(a.events, opts),
+        normalize_events(b.events, opts),
+        options,
+        a.name,
+        b.name,
+    )
+    places = learn(diff_canonical(normalize_events(x.events, opts), normalize_events(y.events, opts), options)
+                   for x, y in noise)  # fmt: skip
     split(report, places, noise_source)
     return report
 
