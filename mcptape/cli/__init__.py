@@ -32,9 +32,34 @@ def __getattr__(name: str) -> Any:
 
 def main(argv: list[str] | None = None) -> Any:
     """Entry point: runs the CLI, turning every error into one line on stderr."""
-    from .group import cli, quiet_stdout
+    from .group import cli
 
     args = sys.argv[1:] if argv is None else argv
+    try:
+        return _run(cli, args)
+    finally:
+        _deprecations(args)
+
+
+def _deprecations(args: list[str]) -> None:
+    """After the command: one line for each old spelling it was given (`dialect`)."""
+    from .dialect import deprecation_notes
+    from .group import load
+
+    if not args or args[0].startswith("-"):
+        return
+    try:
+        command = load(args[0])
+    except ImportError:  # a command that cannot even load has said so already
+        return
+    for line in deprecation_notes(command, args[1:]):
+        print(line, file=sys.stderr)
+
+
+def _run(cli: click.Group, args: list[str]) -> Any:
+    """The group run on `args`, every error turned into one line on stderr and an exit code."""
+    from .group import quiet_stdout
+
     try:
         rv = cli.main(args, prog_name="mcptape", standalone_mode=False)
         if isinstance(rv, int):  # a command's ctx.exit(code): click hands the code back

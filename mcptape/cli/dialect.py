@@ -3,7 +3,9 @@
 A command made with `cls=Command` may name `aliases` (an old option -> today's option),
 `value_aliases` (today's option -> {old value: today's value}) and `superseded` (a hidden
 option the command still reads itself -> what to use instead). Before click parses the
-arguments, each old spelling met before `--` is rewritten and one line goes to stderr:
+arguments, each old spelling met before `--` is rewritten. Once the command has run,
+`mcptape.cli.main` prints one line for each on stderr (`deprecation_notes`), after whatever
+the command printed, so that the lines a script reads first stay where they were:
 `mcptape redact: --key is deprecated; use --redact-key`. `--help` never lists an old
 spelling; docs/cli.md lists them under "Old spellings".
 """
@@ -14,8 +16,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import click
-
-from .messages import label
 
 
 class Command(click.Command):
@@ -40,11 +40,14 @@ class Command(click.Command):
         """a hidden option -> what to use instead, e.g. "--listen" -> "--host and --port"."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        args, notes = translate(self, args)
-        if notes and not _quiet(args):
-            for note in notes:
-                click.echo(f"{label(ctx)}: {note}", err=True)
-        return super().parse_args(ctx, args)
+        return super().parse_args(ctx, translate(self, args)[0])
+
+
+def deprecation_notes(command: click.Command | None, args: list[str]) -> list[str]:
+    """The lines saying which old spellings `args` used (none under -q/--quiet)."""
+    if not isinstance(command, Command) or _quiet(args):
+        return []
+    return [f"mcptape {command.name}: {note}" for note in translate(command, args)[1]]
 
 
 def translate(command: Command, args: list[str]) -> tuple[list[str], list[str]]:

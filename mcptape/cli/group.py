@@ -33,22 +33,27 @@ COMMANDS: dict[str, str] = {
 """command name -> "module:attribute"; commands whose module is absent are not offered."""
 
 
+def load(name: str) -> click.Command | None:
+    """The command named `name`, its module imported now (None: no such command)."""
+    target = COMMANDS.get(name)
+    if target is None:
+        return None
+    module_name, attr = target.split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name == module_name:
+            return None
+        raise
+    return getattr(module, attr)  # type: ignore[no-any-return]
+
+
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return [name for name in sorted(COMMANDS) if self.get_command(ctx, name) is not None]
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = COMMANDS.get(cmd_name)
-        if target is None:
-            return None
-        module_name, attr = target.split(":")
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == module_name:
-                return None
-            raise
-        return getattr(module, attr)  # type: ignore[no-any-return]
+        return load(cmd_name)
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]
