@@ -201,7 +201,7 @@ def wrap(
             out.skipped.append(name)
             out.notes.append(
                 f"{name}: an HTTP server ({url}), left as it is; to record it, run "
-                f"`mcptape record --http --upstream {url} --listen 127.0.0.1:8765 -o {cassettes}/{server_file_name(name)}.jsonl` "
+                f"`mcptape record --http --upstream {url} --port 8765 -o {cassettes}/{server_file_name(name)}.jsonl` "
                 f"and set its url to {local}"
             )
             continue

@@ -54,11 +54,7 @@ def translate(command: Command, args: list[str]) -> tuple[list[str], list[str]]:
     """`args` with each old spelling before `--` replaced, and a deprecation note for each."""
     params = [p for p in command.params if isinstance(p, click.Option)]
     takes_value = {o for p in params if not p.is_flag and not p.count for o in p.opts}
-    values: dict[str, dict[str, str]] = {}
-    for p in params:
-        for opt, mapping in command.value_aliases.items():
-            if opt in p.opts:
-                values.update(dict.fromkeys(p.opts, mapping))
+    values = _value_aliases(command, params)
     out: list[str] = []
     notes: list[str] = []
     rest = iter(args)
@@ -67,22 +63,36 @@ def translate(command: Command, args: list[str]) -> tuple[list[str], list[str]]:
             out += [arg, *rest]
             break
         name, eq, inline = arg.partition("=") if arg.startswith("--") else (arg, "", "")
-        if name in command.aliases:
-            new = command.aliases[name]
-            notes.append(f"{name} is deprecated; use {new}")
-            name = new
-        elif name in command.superseded:
-            notes.append(f"{name} is deprecated; use {command.superseded[name]}")
+        name = _option(command, name, notes)
         if name not in takes_value:
             out.append(name + eq + inline)
             continue
         value = inline if eq else next(rest, None)
         if value is not None and value in values.get(name, {}):
-            new_value = values[name][value]
-            notes.append(f"{name} {value} is deprecated; use {name} {new_value}")
-            value = new_value
+            notes.append(f"{name} {value} is deprecated; use {name} {values[name][value]}")
+            value = values[name][value]
         out += [f"{name}={value}"] if eq else [name] if value is None else [name, value]
     return out, notes
+
+
+def _option(command: Command, name: str, notes: list[str]) -> str:
+    """Today's spelling of the option `name`, with a note in `notes` when it was an old one."""
+    if name in command.aliases:
+        notes.append(f"{name} is deprecated; use {command.aliases[name]}")
+        return command.aliases[name]
+    if name in command.superseded:
+        notes.append(f"{name} is deprecated; use {command.superseded[name]}")
+    return name
+
+
+def _value_aliases(command: Command, params: list[click.Option]) -> dict[str, dict[str, str]]:
+    """Each spelling of an option with old values (`-f` and `--format`) -> {old: today's}."""
+    values: dict[str, dict[str, str]] = {}
+    for p in params:
+        for opt, mapping in command.value_aliases.items():
+            if opt in p.opts:
+                values.update(dict.fromkeys(p.opts, mapping))
+    return values
 
 
 def _quiet(args: list[str]) -> bool:
