@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from mcptape.errors import CassetteNotFoundError, ConfigError, McpTapeError
+
+from .messages import Failed
 
 if TYPE_CHECKING:
     from .group import COMMANDS, LazyGroup, cli
@@ -36,9 +38,14 @@ def main(argv: list[str] | None = None) -> Any:
 
     args = sys.argv[1:] if argv is None else argv
     try:
-        return _run(cli, args)
-    finally:
+        rv = _run(cli, args)
+    except Failed:  # its error line is the last word
+        raise
+    except SystemExit:
         _deprecations(args)
+        raise
+    _deprecations(args)
+    return rv
 
 
 def _deprecations(args: list[str]) -> None:
@@ -95,7 +102,7 @@ def _run(cli: click.Group, args: list[str]) -> Any:
         )
 
 
-def _fail(message: str, code: int) -> None:
+def _fail(message: str, code: int) -> NoReturn:
     message = " ".join(message.split("\n")) if "\n" in message else message
     print(f"mcptape: error: {message}", file=sys.stderr)
-    sys.exit(code)
+    raise Failed(code)

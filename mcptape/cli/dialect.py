@@ -5,7 +5,8 @@ A command made with `cls=Command` may name `aliases` (an old option -> today's o
 option the command still reads itself -> what to use instead). Before click parses the
 arguments, each old spelling met before `--` is rewritten. Once the command has run,
 `mcptape.cli.main` prints one line for each on stderr (`deprecation_notes`), after whatever
-the command printed, so that the lines a script reads first stay where they were:
+the command printed, so that the lines a script reads first stay where they were (and not
+after an error line, which stays the one and last line):
 `mcptape redact: --key is deprecated; use --redact-key`. `--help` never lists an old
 spelling; docs/cli.md lists them under "Old spellings".
 """

@@ -20,7 +20,7 @@ from mcptape.diff.types import DiffOptions, DiffReport
 from mcptape.errors import ConfigError, McpTapeError
 
 from .dialect import Command
-from .messages import warning
+from .messages import Failed, warning
 from .options import IGNORE, quiet_option
 
 FORMATS = sorted([*RENDERERS, "html"])
@@ -56,7 +56,7 @@ def diff_options(func):  # type: ignore[no-untyped-def]
 def fail(message: str) -> NoReturn:
     """One line on stderr, exit 2 (diff's error code)."""
     click.echo(f"mcptape: error: {' '.join(message.splitlines())}", err=True)
-    sys.exit(EXIT_ERROR)
+    raise Failed(EXIT_ERROR)
 
 
 def check_ignore(patterns: tuple[str, ...]) -> None:

@@ -18,6 +18,13 @@ from pathlib import Path
 import click
 
 
+class Failed(SystemExit):
+    """The command failed and its one error line is printed: the exit, with nothing after it.
+
+    `mcptape.cli.main` prints the deprecation notes after a command's output, but never after
+    an error line: an error is one line, and the last one."""
+
+
 def label(ctx: click.Context | None = None) -> str:
     """`mcptape CMD`, for the command running now (`mcptape` outside any command)."""
     ctx = ctx or click.get_current_context(silent=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import tempfile
 from pathlib import Path
 from typing import NoReturn
@@ -27,7 +26,7 @@ from .diff import (
     warn,
     write_markdown,
 )
-from .messages import label, note, progress
+from .messages import Failed, label, note, progress
 
 
 class _ServerAfterDashes(Command):
@@ -171,4 +170,4 @@ def fail_with_problems(problems: list[Problem]) -> NoReturn:
             click.echo(f"{label()}: the server's last stderr lines:", err=True)
             for line in p.stderr:
                 click.echo(f"  | {line}", err=True)
-    sys.exit(EXIT_ERROR)
+    raise Failed(EXIT_ERROR)

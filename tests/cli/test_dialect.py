@@ -184,6 +184,15 @@ def test_the_note_comes_after_the_commands_output(tmp_path: Path) -> None:
     assert proc.stderr == "mcptape show: --format table is deprecated; use --format text\n"
 
 
+def test_an_error_stays_the_one_and_last_line(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        mcptape_cmd("redact", GOLDEN, "--pattern", "([unclosed", "-o", str(tmp_path / "o.jsonl")),
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("mcptape: error: bad --redact-pattern") and proc.stderr.count("\n") == 1
+
+
 def test_verify_reads_an_old_o_folder_as_output_dir() -> None:
     from mcptape.cli.verify import _outputs, verify
 
