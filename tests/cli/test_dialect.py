@@ -190,7 +190,10 @@ def test_an_error_stays_the_one_and_last_line(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert proc.returncode == 2
-    assert proc.stderr.startswith("mcptape: error: bad --redact-pattern") and proc.stderr.count("\n") == 1
+    assert (
+        proc.stderr.startswith("mcptape: error: bad --redact-pattern")
+        and proc.stderr.count("\n") == 1
+    )
 
 
 def test_verify_reads_an_old_o_folder_as_output_dir() -> None:
