@@ -64,9 +64,8 @@ def _deprecations(args: list[str]) -> None:
 
 
 def _run(cli: click.Group, args: list[str]) -> Any:
-    """The group run on `args`, every error turned into one line on stderr and an exit code."""
-    from .group import quiet_stdout
-
+    """The group run on `args`, every error turned into one line on stderr and an exit code
+    (a closed stdout is `LazyGroup.invoke`'s to end)."""
     try:
         rv = cli.main(args, prog_name="mcptape", standalone_mode=False)
         if isinstance(rv, int):  # a command's ctx.exit(code): click hands the code back
@@ -90,9 +89,6 @@ def _run(cli: click.Group, args: list[str]) -> Any:
         _fail(str(exc), 1)
     except KeyboardInterrupt:
         _fail("interrupted", 130)
-    except BrokenPipeError:  # stdout closed outside a command (its --help, say)
-        quiet_stdout()
-        sys.exit(0)
     except Exception as exc:
         if os.environ.get("MCPTAPE_DEBUG"):
             raise

@@ -8,7 +8,7 @@ import click
 
 from .dialect import Command
 from .messages import label, note, progress
-from .options import quiet_option
+from .options import REDACT_KEY_HELP, REDACT_PATTERN_HELP, quiet_option
 
 _CASSETTE = click.Path(exists=True, dir_okay=False, path_type=Path)
 
@@ -85,14 +85,14 @@ LISTED = 20
     "keys",
     multiple=True,
     metavar="NAME",
-    help="Also redact values of members, headers and query parameters named NAME (repeatable).",
+    help=REDACT_KEY_HELP,
 )
 @click.option(
     "--redact-pattern",
     "patterns",
     multiple=True,
     metavar="REGEX",
-    help="Also replace substrings matching REGEX in every string (repeatable).",
+    help=REDACT_PATTERN_HELP,
 )
 @click.option(
     "-o",

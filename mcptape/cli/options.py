@@ -23,18 +23,22 @@ def quiet_option(what: str = "") -> Decorator:
     )  # fmt: skip
 
 
+REDACT_KEY_HELP = (
+    "Also redact values of members, headers and query parameters named NAME (repeatable)."
+)
+REDACT_PATTERN_HELP = "Also replace substrings matching REGEX in every string (repeatable)."
+
+
 def redaction_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """--redact-key, --redact-pattern, --no-redact."""
     f = click.option("--no-redact", is_flag=True, help="Write secrets in clear (not recommended).")(
         f
     )
     f = click.option(
-        "--redact-pattern", "redact_patterns", multiple=True, metavar="REGEX",
-        help="Also replace substrings matching REGEX in every string (repeatable).",
+        "--redact-pattern", "redact_patterns", multiple=True, metavar="REGEX", help=REDACT_PATTERN_HELP,
     )(f)  # fmt: skip
     f = click.option(
-        "--redact-key", "redact_keys", multiple=True, metavar="NAME",
-        help="Also redact values of members, headers and query parameters named NAME (repeatable).",
+        "--redact-key", "redact_keys", multiple=True, metavar="NAME", help=REDACT_KEY_HELP,
     )(f)  # fmt: skip
     return f
 
