@@ -42,13 +42,25 @@ def quiet() -> bool:
 def note(text: str) -> None:
     """A note or summary on stderr, labelled by the command; -q leaves it out."""
     if not quiet():
-        click.echo(f"{label()}: {text}", err=True)
+        _say(f"{label()}: {text}")
 
 
 def warning(text: str) -> None:
     """A warning on stderr, labelled by the command; -q leaves it out."""
     if not quiet():
-        click.echo(f"{label()}: warning: {text}", err=True)
+        _say(f"{label()}: warning: {text}")
+
+
+BAR = "mcptape.progress"
+"""`ctx.meta` key: set while `progress` draws a bar on stderr."""
+
+
+def _say(line: str) -> None:
+    """One line on stderr; over a progress bar, the bar's line is cleared first (the bar is
+    drawn again below at its next step)."""
+    ctx = click.get_current_context(silent=True)
+    clear = "\r\x1b[2K" if ctx is not None and ctx.meta.get(BAR) else ""
+    click.echo(clear + line, err=True)
 
 
 def shown(path: Path | str, given: Path | str | None = None) -> str:
@@ -78,4 +90,9 @@ def progress(items: Sequence[Path], what: str) -> Iterator[Callable[[Path], None
         file=sys.stderr,
         item_show_func=lambda item: None if item is None else shown(item),
     ) as bar:
-        yield lambda item: bar.update(1, item)
+        ctx = click.get_current_context()
+        ctx.meta[BAR] = True
+        try:
+            yield lambda item: bar.update(1, item)
+        finally:
+            ctx.meta[BAR] = False
