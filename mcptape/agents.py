@@ -225,7 +225,7 @@ def _left_as_is(name: str, entry: dict[str, Any], k: str, cassettes: str) -> str
     local = f"http://127.0.0.1:8765{parts.path or '/'}{'?' + parts.query if parts.query else ''}"
     return (
         f"{name}: an HTTP server ({url}), left as it is; to record it, run "
-        f"`mcptape record --http --upstream {url} --listen 127.0.0.1:8765 -o {cassettes}/{server_file_name(name)}.jsonl` "
+        f"`mcptape record --http --upstream {url} --port 8765 -o {cassettes}/{server_file_name(name)}.jsonl` "
         f"and set its url to {local}"
     )
 

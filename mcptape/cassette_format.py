@@ -79,7 +79,7 @@ def load(path: str | os.PathLike[str]) -> Cassette:
 def unreadable_error(p: Path, exc: OSError) -> CassetteError:
     """The one-line error for a cassette file that cannot be opened or read."""
     if isinstance(exc, FileNotFoundError):
-        return CassetteNotFoundError(f"{p.absolute()}: no such cassette")
+        return CassetteNotFoundError(f"{p}: no such cassette")
     if isinstance(exc, IsADirectoryError):
         return CassetteError(f"{p}: is a directory, not a cassette")
     return CassetteError(f"{p}: cannot read: {exc.strerror}")

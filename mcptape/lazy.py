@@ -1,7 +1,7 @@
 """Events whose message is parsed from the cassette file when first read, not when loaded.
 
 A replay of a big cassette plays a few of its messages; parsing every one of them up front was
-most of its startup (`mcptape.sidecar` says when it is done). A `LazyEvent` holds where its
+most of its startup (`mcptape.replay.cache` says when it is done). A `LazyEvent` holds where its
 line is in the file; reading `msg` reads that line, parses it, and keeps the message. Every
 other field is there from the start (and the index file keeps the pairing, which is what read
 the messages otherwise). Each `LineSource` counts the lines its events read so (`Parsed`): the

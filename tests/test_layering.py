@@ -70,7 +70,6 @@ FLOORS: dict[str, int] = {
     "mcptape.replay.http": SHELL,
     "mcptape.replay.cache": SHELL,  # the index files: read, written, locked, pruned
     "mcptape.replay.pacing": SHELL,  # waits on the clock in a thread of its own
-    "mcptape.sidecar": SHELL,  # (the old name of `replay.cache.open_for_replay`)
     "mcptape.capture.recorder": SHELL,  # thread-safe (its locks)
     "mcptape.check": SHELL,  # opens the file it checks (its `__init__` and `format`)
     "mcptape.check.detect_secrets": CORE,

@@ -77,7 +77,7 @@ def test_loading_diffing_and_indexing_leave_the_collector_as_it_was(
 def test_a_replay_from_the_index_file_leaves_the_collector_as_it_was(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, collector: tuple[bool, bool]
 ) -> None:
-    from mcptape.sidecar import open_for_replay
+    from mcptape.replay.cache import open_for_replay
 
     monkeypatch.setenv("MCPTAPE_CACHE_DIR", str(tmp_path / "cache"))
     path = write(tmp_path / "big.jsonl", 6_000)

@@ -487,7 +487,7 @@ def test_a_replay_process_takes_the_messages_it_parses_out_of_sight_as_they_pile
         "from mcptape.replay.prepared import parsed_lines\n"
         "from mcptape.replay import server_stdio\n"
         "from mcptape.replay.engine import ReplayConfig\n"
-        "from mcptape.sidecar import open_for_replay\n"
+        "from mcptape.replay.cache import open_for_replay\n"
         "server_stdio.SETTLE_EVERY = int(sys.argv[2])\n"
         "cassette = open_for_replay(sys.argv[1])\n"
         "server_stdio.serve_stdio(cassette, ReplayConfig(), quiet=True)\n"
