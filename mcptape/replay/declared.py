@@ -78,8 +78,8 @@ def recorded_declarations(session: Session) -> dict[int, dict[str, Any]]:
     levels: dict[str, Any] = {}
     leveled = False
     out: dict[int, dict[str, Any]] = {}
-    # one dict for the requests that declared the same objects (read only; a dict each was 4%
-    # of a legacy cassette's index)
+    # one dict for the requests that declared the same objects (read only; shared rather than
+    # one per request)
     same: dict[tuple[int, ...], dict[str, Any]] = {}
     last: Any = None
     last_info: Any = None

@@ -8,7 +8,7 @@ in `_meta` (both the client's request id). `rewrite` makes the message the clien
 for the shells that pass dicts on); `template` encodes it once with unguessable placeholder
 strings where the client's values go and cuts the bytes there, so that `Template.fill` gives
 exactly `orjson.dumps(rewrite(...))` for any id and token by splicing their JSON in, without
-encoding the rest again (a 10 MB result is encoded once per index, not once per play).
+encoding the rest again (a large result is encoded once per index, not once per play).
 """
 
 from __future__ import annotations
