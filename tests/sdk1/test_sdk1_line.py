@@ -3,8 +3,8 @@
 The tests run under `.venv-sdk1` (`scripts/sdk1-env`: mcptape from this checkout beside the
 1.x SDK, exact versions from tests/sdk1/lock.txt), as a child pytest run over a test file
 written like a user's: the in-process transport under a `ClientSession`, the pytest
-plugin's session in an async and a sync test, 2.x client options, and a request with no
-recording.
+plugin's session in an async and a sync test, 2.x client options, a request with no
+recording, and recording (record modes `once` and `new_episodes`) from a 1.x server.
 """
 
 from __future__ import annotations
@@ -101,6 +101,55 @@ async def test_a_modern_mode(mcptape):
 async def test_unrecorded(mcptape):
     await mcptape.client.call_tool("add", {{"a": 1, "b": 99}})
 """
+
+
+ONE_X_SERVER = """
+from mcp.server.fastmcp import FastMCP
+
+app = FastMCP("one-x")
+
+
+@app.tool()
+def shout(text: str) -> str:
+    return text.upper()
+
+
+app.run()
+"""
+
+RECORDING_TESTS = """
+import pytest
+
+pytestmark = [pytest.mark.anyio, pytest.mark.mcptape(cassette="shout", server=["python", "one_x_server.py"])]
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.mark.parametrize("mcptape_record_mode", ["once"])
+async def test_recorded(mcptape):
+    assert mcptape.recording
+    assert (await mcptape.client.call_tool("shout", {"text": "a"})).content[0].text == "A"
+
+
+@pytest.mark.parametrize("mcptape_record_mode", ["new_episodes"])
+async def test_a_new_episode(mcptape):
+    assert not mcptape.recording
+    assert (await mcptape.client.call_tool("shout", {"text": "a"})).content[0].text == "A"
+    assert (await mcptape.client.call_tool("shout", {"text": "b"})).content[0].text == "B"
+"""
+
+
+def test_a_project_on_the_1x_sdk_records_and_adds_new_episodes(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(one_x_server=ONE_X_SERVER, test_recording=RECORDING_TESTS)
+    args = ["-m", "pytest", "-p", "no:cacheprovider", "-p", "anyio", "--tb=short", "-q"]
+    result = pytester.run(str(SDK1_PYTHON), *args, "test_recording.py", timeout=120)
+    result.assert_outcomes(passed=2)
+    [cassette] = pytester.path.rglob("shout.jsonl")
+    calls = [line for line in cassette.read_text().splitlines() if '"tools/call"' in line]
+    assert ['"text":"a"' in calls[0], '"text":"b"' in calls[1], len(calls)] == [True, True, 2]
 
 
 def test_a_project_on_the_1x_sdk_replays_in_process_and_fails_in_a_few_lines(
