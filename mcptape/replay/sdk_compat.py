@@ -20,21 +20,30 @@ import importlib
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import timedelta
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-try:
-    import mcp
-    from mcp.shared.message import SessionMessage
-except ImportError as exc:  # pragma: no cover - the SDK is an optional extra
-    raise ImportError(
-        f"the in-process replay transport needs the mcp SDK (1.8 or later): pip install 'mcptape[sdk]' ({exc})"
-    ) from exc
-
 from mcptape.errors import ConfigError
+from mcptape.extras import installed
+
+if not installed("mcp"):  # pragma: no cover - the SDK is an optional extra
+    raise ImportError(
+        "the in-process replay transport needs the mcp SDK (1.8 or later): pip install 'mcptape[sdk]'"
+    )
+# (an SDK that is there but fails to import raises its own error, naming what it lacked)
+from mcp.shared.message import SessionMessage
 
 __all__ = ["SDK_LINE", "SessionMessage", "connect", "message_of", "parsed_line"]
 
-SDK_LINE: int = 2 if hasattr(mcp, "Client") else 1
+
+def _installed_version() -> str:
+    try:
+        return version("mcp")
+    except PackageNotFoundError:  # an SDK on the path but not installed: 2.x has `mcp.Client`
+        return "2" if hasattr(importlib.import_module("mcp"), "Client") else "1"
+
+
+SDK_LINE: int = 1 if _installed_version().startswith("1") else 2
 """The installed SDK's major line: 2 (`mcp.Client`) or 1 (`ClientSession` alone)."""
 
 _ONE_X_MODES = ("legacy", "auto")
@@ -82,6 +91,8 @@ async def connect(transport: Any, options: Mapping[str, Any]) -> AsyncIterator[A
     Raises:
         ConfigError: under 1.x, a `mode` naming a modern protocol version (that needs 2.x).
     """
+    import mcp
+
     if SDK_LINE == 2:
         async with mcp.Client(transport, **options) as client:
             yield client
@@ -105,7 +116,7 @@ def _one_x_options(options: Mapping[str, Any]) -> dict[str, Any]:
     mode = kwargs.pop("mode", "auto")
     if mode not in _ONE_X_MODES:
         raise ConfigError(
-            f"client option mode={mode!r} needs the mcp SDK 2.x (installed: {_version()}); "
+            f"client option mode={mode!r} needs the mcp SDK 2.x (installed: mcp {_installed_version()}); "
             "with 1.x use mode='legacy' or leave it out"
         )
     kwargs.pop("log_level", None)
@@ -113,12 +124,3 @@ def _one_x_options(options: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(timeout, int | float):
         kwargs["read_timeout_seconds"] = timedelta(seconds=timeout)
     return kwargs
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return f"mcp {version('mcp')}"
-    except PackageNotFoundError:
-        return "mcp 1.x"
