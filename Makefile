@@ -32,7 +32,14 @@ test-deps:
 	@scripts/install-test-deps
 
 test: $(STAMP) $(JS_STAMP) test-deps lint
-	$(PY) -m pytest -n 2 -q
+	$(PY) -m pytest -n 2 -q --ignore=tests/sdk1
+	@$(MAKE) --no-print-directory test-sdk1
+
+# the mcp SDK's 1.x line: .venv-sdk1 from tests/sdk1/lock.txt (scripts/sdk1-env), then tests/sdk1
+.PHONY: test-sdk1
+test-sdk1: $(STAMP)
+	@scripts/sdk1-env
+	$(PY) -m pytest -q tests/sdk1
 
 test-quick: $(STAMP)
 	$(PY) -m pytest -q -m "not e2e"
