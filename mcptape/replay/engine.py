@@ -59,6 +59,7 @@ from .matcher import Subject, describe, explain_diffs
 from .outputs import Note, Output, ReplayConfig, Send
 from .playing import Play, Player
 from .report import NO_MATCH, client_name, no_match
+from .subscriptions import subscriptions
 
 __all__ = ["HANDLERS", "Note", "Output", "ReplayConfig", "ReplayEngine", "Send"]
 
@@ -253,7 +254,7 @@ class ReplayEngine:
             return None
         out, shown = answered
         if shown:
-            self._meet(ModernClient(self.config.cross_era))
+            self._meet(ModernClient(self.config.cross_era, self.index))
         return out
 
     def _set_level(self, msg: dict[str, Any]) -> list[Output]:
@@ -279,7 +280,7 @@ class ReplayEngine:
     def _subscribe_across_eras(self, msg: dict[str, Any], modern: bool) -> list[Output] | None:
         if not self.config.cross_era:
             return None
-        return bridge.subscriptions(self.player, msg, modern, self.housekeeping.note)
+        return subscriptions(self.player, msg, modern, self.housekeeping.note)
 
     # -- requests: matching against the cassette -----------------------------------------------
 
@@ -290,11 +291,13 @@ class ReplayEngine:
         meta = params.get("_meta")
         own = declared_in(meta) if isinstance(meta, dict) else None
         if own is not None and not self.bridge.modern:
-            self._meet(ModernClient(self.config.cross_era))
+            self._meet(ModernClient(self.config.cross_era, self.index))
         who = own if own is not None else self.bridge.declared()
         state = params.get("requestState")
         if state is not None:  # the retry of an `input_required` the bridge made up?
-            resumed = bridge.resume(self.player, msg, state, self.config.label)
+            resumed = bridge.resume(
+                self.player, msg, state, self.config.label, self.bridge.for_modern
+            )
             if resumed is not None:
                 return resumed
         subject = self.index.subject(msg)
