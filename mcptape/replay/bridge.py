@@ -46,7 +46,9 @@ from mcptape.wire.jsonrpc import (
     request_params,
 )
 
+from . import logs
 from .index import Miss, Pass, ReplayIndex, declared
+from .logs import LOG
 from .matcher import describe
 from .outputs import Note, Output, ReplayConfig, Send
 from .playing import AS_RECORDED, AsRecorded, Play, Player
@@ -120,7 +122,9 @@ class ModernForLegacy(AsRecorded):
             error = error_response(play.client_id, NO_MATCH, text, data)
             return [Send(error, request_id=play.client_id, final=True), Note(text, "error")]
         player.pass_.mark(chosen)
-        return out + player.start(Play(chosen, play.client_id, play.token, resp.event.t, mode=self))
+        return out + player.start(
+            Play(chosen, play.client_id, play.token, resp.event.t, mode=self, logs=play.logs)
+        )
 
 
 class LegacyForModern(AsRecorded):
@@ -180,8 +184,11 @@ def resume(
         return [Send(error, request_id=msg["id"], final=True), Note(text, "error")]
     answers = request_params(msg).get("inputResponses")
     got = answers.get(key) if isinstance(answers, dict) else None
-    token = request_meta(msg).get("progressToken")
-    play = Play(ex, msg["id"], token, request.event.t, int(pos), mode=mode)
+    meta = request_meta(msg)
+    floor = logs.floor(meta.get(META_LOG_LEVEL), True)
+    play = Play(
+        ex, msg["id"], meta.get("progressToken"), request.event.t, int(pos), mode, logs=floor
+    )
     player.active[id_key(msg["id"])] = play
     recorded = player.recorded_answer(play, request)
     out: list[Output] = []
@@ -224,6 +231,11 @@ class UnknownEra:
     def set_level(self, level: str) -> None:
         """The client's `logging/setLevel` (a legacy client declares its log level so)."""
 
+    @property
+    def level(self) -> str | None:
+        """The log level the client set for the session (`logging/setLevel`; None: none)."""
+        return None
+
 
 class LegacyClient(UnknownEra):
     """A client that opened with `initialize`: 2026-07-28 exchanges are translated for it."""
@@ -249,13 +261,19 @@ class LegacyClient(UnknownEra):
         if level != self._level:
             self._level, self._who = level, None
 
+    @property
+    def level(self) -> str | None:
+        return self._level
+
 
 class ModernClient(UnknownEra):
     """A 2026-07-28 client: legacy exchanges are translated for it unless `cross_era` is off;
     change notifications reach it only on a listen stream."""
 
     modern = True
-    unsolicited_drops = CHANGE_NOTIFICATIONS
+    unsolicited_drops = CHANGE_NOTIFICATIONS | {LOG}
+    """2026-07-28 sends change notifications only on a listen stream, logs only on the stream of
+    a request that asked for them."""
 
     def __init__(self, cross_era: bool, index: ReplayIndex | None = None) -> None:
         self._cross_era = cross_era

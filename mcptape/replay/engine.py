@@ -51,7 +51,7 @@ from mcptape.wire.jsonrpc import (
 )
 from mcptape.wire.jsonrpc import shallow as shallow_json
 
-from . import bridge
+from . import bridge, logs
 from .bridge import LegacyClient, ModernClient, UnknownEra
 from .housekeeping import Housekeeping
 from .index import Miss, Pass, ReplayIndex, declared_in, only_who
@@ -267,6 +267,7 @@ class ReplayEngine:
             isinstance(meta, dict) and declared_in(meta) is not None
         ):
             self.bridge.set_level(level)
+            self.player.logs = logs.floor(level, False)
         return self._match(msg, self._level_unrecorded)
 
     def _level_unrecorded(self, msg: dict[str, Any], modern: bool) -> list[Output] | None:
@@ -305,10 +306,15 @@ class ReplayEngine:
         if isinstance(found, Miss):
             answer = on_miss(msg, own is not None) if on_miss is not None else None
             return answer if answer is not None else self._no_match(msg, subject, found)
-        differs = self.pass_.differs
+        level = own.get("logLevel") if own is not None else self.bridge.level
+        floor = logs.floor(level, own is not None or self.bridge.modern)
         said = self.housekeeping
+        short = logs.shortfall(level, found.declared)
+        played = said.note(short, key="log level") if short else []
+        differs = self.pass_.differs
         if not differs or differs is said.told:
-            return self._start(found.exchange, msg)  # (what it would say was said: a note once)
+            # (what it would say was said: a note once)
+            return played + self._start(found.exchange, msg, floor)
         said.told = differs
         what = explain_diffs(differs)
         if only_who(differs):
@@ -320,7 +326,7 @@ class ReplayEngine:
             text = (f"{describe(subject)}: no recording by a client that declared the same; playing line {self.index.cassette.line_of(found.seq)}, "
                     f"recorded by one that declared otherwise: {what} (--strict refuses this)")  # fmt: skip
             notes = said.note(text, key=what)
-        return notes + self._start(found.exchange, msg)
+        return notes + played + self._start(found.exchange, msg, floor)
 
     def _no_match(self, msg: dict[str, Any], subject: Subject, miss: Miss) -> list[Output]:
         """The error for a request the cassette has no recording of (left, or that fits)."""
@@ -345,10 +351,11 @@ class ReplayEngine:
             )
         return [Send(error, request_id=msg["id"], final=True), Note(text, "error")]
 
-    def _start(self, ex: Exchange, msg: dict[str, Any]) -> list[Output]:
-        """Plays exchange `ex` for request `msg`, as the session's client era wants it."""
+    def _start(self, ex: Exchange, msg: dict[str, Any], floor: int = logs.ALL) -> list[Output]:
+        """Plays exchange `ex` for request `msg`, as the session's client era wants it (its logs
+        from rank `floor` on, `mcptape.replay.logs`)."""
         token = request_meta(msg).get("progressToken")
-        play = Play(ex, msg["id"], token, ex.request.event.t, mode=self.bridge.mode(ex))
+        play = Play(ex, msg["id"], token, ex.request.event.t, mode=self.bridge.mode(ex), logs=floor)
         return self.player.start(play)
 
 
