@@ -11,7 +11,7 @@ import pytest
 
 from mcptape.cassette import dumps, load
 from mcptape.check import check_bytes
-from mcptape.eras import LEGACY, MODERN_ERA, members, reserved
+from mcptape.eras import LEGACY, MODERN_ERA, members, modern_result, reserved
 from mcptape.replay import ReplayEngine, Send
 from mcptape.versions import META_SERVER_INFO
 from tests.replay.tape import call, meta, note, req, tape
@@ -128,3 +128,18 @@ def test_a_call_on_a_cassette_with_no_handshake_carries_no_made_up_server_info()
     engine = ReplayEngine.from_cassette(cassette)
     (answer,) = [o.msg for o in engine.receive(call(2, "add", _meta=meta())) if isinstance(o, Send)]
     assert answer["result"] == {"resultType": "complete", "content": []}
+
+
+def test_an_input_required_result_gets_no_caching_hints_but_the_servers_info() -> None:
+    info = {"name": "srv", "version": "1"}
+    asked = modern_result(
+        "resources/read", {"resultType": "input_required", "inputRequests": {}}, info
+    )
+    assert asked == {
+        "resultType": "input_required",
+        "inputRequests": {},
+        "_meta": {META_SERVER_INFO: info},
+    }
+    read = modern_result("resources/read", {"contents": [], "_meta": {"mine": 1}}, info)
+    assert read == {"resultType": "complete", "contents": [], "ttlMs": 0, "cacheScope": "private",
+                    "_meta": {"mine": 1, META_SERVER_INFO: info}}  # fmt: skip
