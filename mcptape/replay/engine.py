@@ -306,11 +306,8 @@ class ReplayEngine:
         if isinstance(found, Miss):
             answer = on_miss(msg, own is not None) if on_miss is not None else None
             return answer if answer is not None else self._no_match(msg, subject, found)
-        level = own.get("logLevel") if own is not None else self.bridge.level
-        floor = logs.floor(level, own is not None or self.bridge.modern)
+        floor, played = self._logs(own, found.declared)
         said = self.housekeeping
-        short = logs.shortfall(level, found.declared)
-        played = said.note(short, key="log level") if short else []
         differs = self.pass_.differs
         if not differs or differs is said.told:
             # (what it would say was said: a note once)
@@ -327,6 +324,17 @@ class ReplayEngine:
                     f"recorded by one that declared otherwise: {what} (--strict refuses this)")  # fmt: skip
             notes = said.note(text, key=what)
         return notes + played + self._start(found.exchange, msg, floor)
+
+    def _logs(
+        self, own: dict[str, Any] | None, recorded: dict[str, Any]
+    ) -> tuple[int, list[Output]]:
+        """The floor of the recorded logs this request gets (`mcptape.replay.logs`), and the
+        note, once per session, when the recording holds fewer than the client is owed."""
+        level = own.get("logLevel") if own is not None else self.bridge.level
+        modern = own is not None or self.bridge.modern
+        short = logs.shortfall(level, recorded, modern) if self.bridge.legacy or modern else None
+        notes = self.housekeeping.note(*short, key="log level") if short else []
+        return logs.floor(level, modern), notes
 
     def _no_match(self, msg: dict[str, Any], subject: Subject, miss: Miss) -> list[Output]:
         """The error for a request the cassette has no recording of (left, or that fits)."""

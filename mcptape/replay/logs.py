@@ -48,20 +48,35 @@ def admitted(msg: dict[str, Any], floor: int) -> bool:
     return (RANK.get(level, 0) if isinstance(level, str) else 0) >= floor
 
 
-def shortfall(level: Any, recorded: dict[str, Any]) -> str | None:
-    """What a client that asked for `level` misses of what the real server would send it,
-    given what the recording client declared (`Entry.declared`); None when nothing."""
-    if not isinstance(level, str) or level not in RANK or LEVEL_UNKNOWN in recorded:
-        return None  # (a legacy recording without setLevel: the server's own default)
+def shortfall(level: Any, recorded: dict[str, Any], modern: bool) -> tuple[str, str] | None:
+    """What a client that asked for `level` misses of what the real server would send it, given
+    what the recording client declared (`Entry.declared`): (the note, its level), or None.
+
+    A legacy client that set no level gets every log from a legacy server, so it misses what
+    the recording client did not ask for too (said at `info`: it asked for nothing itself)."""
+    if LEVEL_UNKNOWN in recorded:
+        return None  # (a legacy recording without setLevel: what the server logs by default)
+    implicit = level is None and not modern
+    if implicit:
+        asked, level, said = (
+            "set no log level (a legacy server sends it every log)",
+            LEVELS[0],
+            "info",
+        )
+    elif isinstance(level, str) and level in RANK:
+        asked, said = f"asked for logs at level {level} and above", "warning"
+    else:
+        return None
     had = recorded.get("logLevel")
     if had not in RANK:
         return (
-            f"the client asked for logs at level {level} and above; the recording client asked "
-            "for none, so the cassette holds no log to play"
+            f"the client {asked}; the recording client asked for none, so the cassette holds no log to play",
+            said,
         )
     if RANK[level] >= RANK[had]:
         return None
     return (
-        f"the client asked for logs at level {level} and above; the cassette holds only logs at "
-        f"level {had} and above (the level its recording client asked for)"
+        f"the client {asked}; the cassette holds only logs at level {had} and above (the level "
+        "its recording client asked for)",
+        said,
     )

@@ -149,3 +149,22 @@ async def test_over_http_a_2026_request_gets_the_logs_of_its_level(
         got = [orjson.loads(ln[6:]) for ln in r.text.splitlines() if ln.startswith("data: {")]
     assert [m["params"]["level"] for m in got[:-1]] == want
     assert got[-1]["id"] == 7 and "result" in got[-1]
+
+
+def test_a_legacy_client_that_set_no_level_is_told_when_the_recording_asked_for_fewer_logs() -> (
+    None
+):
+    """As the fastmcp client on a 2026-07-28 SDK client's cassette: a legacy server would send it
+    every log, and the recording client asked for none, so the cassette holds none."""
+    engine = modern_tape(None)
+    legacy_session(engine, None)
+    said = [
+        o for o in engine.receive(call(9, "count")) if isinstance(o, Note) and "holds" in o.text
+    ]
+    assert [(n.level, n.text) for n in said] == [
+        ("info", "the client set no log level (a legacy server sends it every log); the recording "
+                 "client asked for none, so the cassette holds no log to play")
+    ]  # fmt: skip
+    info = modern_tape("info")
+    legacy_session(info, None)
+    assert [n for n in warned(info.receive(call(9, "count"))) if "level info and above" in n]
