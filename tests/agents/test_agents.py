@@ -5,8 +5,8 @@ Each library runs in its own environment, .venv-agents/NAME, built by `scripts/a
 from the exact versions of tests/agents/locks/NAME.txt with mcptape installed from this
 checkout (`make test` builds them first; here each test asks for its environment, which is
 quick when it is current). The scripts beside this file run one scripted session each (no
-model service: pydantic-ai's TestModel, a scripted Agents SDK model, LangChain tools invoked
-directly) and print what the server answered; server.py is the server they record.
+model service: pydantic-ai's TestModel, scripted Agents SDK and smolagents models, LangChain
+tools invoked directly) and print what the server answered; server.py is the server they record.
 """
 
 from __future__ import annotations
@@ -43,6 +43,8 @@ SESSIONS = {
     "langchain-default": Session("langchain", "langchain_session.py", ("default",)),
     "pydantic-ai": Session("pydantic-ai", "pydantic_ai_session.py"),
     "openai-agents": Session("openai-agents", "openai_agents_session.py"),
+    # smolagents' MCP client offers tools only: no resource to read back
+    "smolagents": Session("smolagents", "smolagents_session.py", expect=("Hello, Grace!",)),
 }
 
 
@@ -103,7 +105,9 @@ def replay(session: Session, cassette: Path) -> str:
     return run(session, [str(bin_ / "mcptape"), "replay", str(cassette)])
 
 
-@pytest.mark.parametrize("name", ["langchain-session", "pydantic-ai", "openai-agents"])
+@pytest.mark.parametrize(
+    "name", ["langchain-session", "pydantic-ai", "openai-agents", "smolagents"]
+)
 def test_a_library_session_replays_as_it_was_recorded(name: str, tmp_path: Path) -> None:
     session = SESSIONS[name]
     cassette, recorded = record(session, tmp_path)
