@@ -45,6 +45,12 @@ SESSIONS = {
     "openai-agents": Session("openai-agents", "openai_agents_session.py"),
     # smolagents' MCP client offers tools only: no resource to read back
     "smolagents": Session("smolagents", "smolagents_session.py", expect=("Hello, Grace!",)),
+    "mcp-use": Session("mcp-use", "mcp_use_session.py"),
+    # BasicMCPClient starts the server for each operation: listing the tools is one launch
+    "llama-index-tools": Session(
+        "llama-index", "llama_index_session.py", ("tools",), expect=("tool greet",)
+    ),
+    "llama-index-calls": Session("llama-index", "llama_index_session.py", ("calls",)),
 }
 
 
@@ -106,7 +112,15 @@ def replay(session: Session, cassette: Path) -> str:
 
 
 @pytest.mark.parametrize(
-    "name", ["langchain-session", "pydantic-ai", "openai-agents", "smolagents"]
+    "name",
+    [
+        "langchain-session",
+        "pydantic-ai",
+        "openai-agents",
+        "smolagents",
+        "mcp-use",
+        "llama-index-tools",
+    ],
 )
 def test_a_library_session_replays_as_it_was_recorded(name: str, tmp_path: Path) -> None:
     session = SESSIONS[name]
@@ -116,10 +130,12 @@ def test_a_library_session_replays_as_it_was_recorded(name: str, tmp_path: Path)
 
 
 @pytest.mark.xfail(strict=True, reason="multi-session stdio cassettes: not yet")
-def test_langchain_default_mode_launches_a_server_per_operation(tmp_path: Path) -> None:
-    # MultiServerMCPClient's default starts the server anew for get_tools, for each tool call
-    # and for get_resources: one -o path then has to hold every launch, not only the last.
-    session = SESSIONS["langchain-default"]
+@pytest.mark.parametrize("name", ["langchain-default", "llama-index-calls"])
+def test_a_launch_per_operation_replays_as_it_was_recorded(name: str, tmp_path: Path) -> None:
+    # MultiServerMCPClient's default and llama-index's BasicMCPClient start the server anew to
+    # list the tools, for each tool call and to read a resource: one -o path then has to hold
+    # every launch, not only the last.
+    session = SESSIONS[name]
     cassette, recorded = record(session, tmp_path)
     assert replay(session, cassette) == recorded
 
