@@ -5,8 +5,9 @@ Each library runs in its own environment, .venv-agents/NAME, built by `scripts/a
 from the exact versions of tests/agents/locks/NAME.txt with mcptape installed from this
 checkout (`make test` builds them first; here each test asks for its environment, which is
 quick when it is current). The scripts beside this file run one scripted session each (no
-model service: pydantic-ai's TestModel, scripted Agents SDK and smolagents models, LangChain
-tools invoked directly) and print what the server answered; server.py is the server they record.
+model service: pydantic-ai's TestModel, scripted Agents SDK and smolagents models; the
+LangChain and LlamaIndex tools and mcp-use's session called directly) and print what the server
+answered; server.py is the server they record.
 """
 
 from __future__ import annotations
