@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-deps test-quick lint bench bench-quick bench-against venv clean js
+.PHONY: demo test test-deps agent-envs test-quick lint bench bench-quick bench-against venv clean js
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || "$$(scripts/find-python)" -m venv $(VENV)
@@ -31,7 +31,12 @@ js: $(JS_STAMP)
 test-deps:
 	@scripts/install-test-deps
 
-test: $(STAMP) $(JS_STAMP) test-deps sdk1-env lint
+# the agent libraries' environments for tests/agents (.venv-agents/NAME from tests/agents/locks/NAME.txt;
+# rebuilt only when a lock file or pyproject.toml changed)
+agent-envs:
+	@scripts/agent-envs
+
+test: $(STAMP) $(JS_STAMP) test-deps agent-envs sdk1-env lint
 	$(PY) -m pytest -n 2 -q
 
 # the mcp SDK's 1.x line: .venv-sdk1 from tests/sdk1/lock.txt (rebuilt when the lock changes);
@@ -64,4 +69,4 @@ bench-against: $(STAMP)
 	$(PY) -m bench --quick --against $(REV)
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) .venv-agents .venv-sdk1 build *.egg-info
