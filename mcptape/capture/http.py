@@ -41,6 +41,7 @@ from mcptape.errors import ConfigError, RecordError
 from mcptape.redact import DEFAULT_KEYS, DEFAULT_PATTERNS, RedactConfig, Redactor
 
 from .mitm_addon import McpTape
+from .summary import summary
 
 
 def record_http(
@@ -265,6 +266,8 @@ class _Proxy:
             raise failed
         if failed is not None:
             raise RecordError(f"recording stopped: {failed}")
+        if not self.quiet and self.tape.path is not None:
+            print(f"mcptape record: {summary(self.tape.path)}", file=sys.stderr, flush=True)
         return 0
 
     @staticmethod
