@@ -4,13 +4,22 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-deps agent-envs test-quick lint bench bench-quick bench-against venv clean js
+.PHONY: demo test test-deps lock agent-envs test-quick lint bench bench-quick bench-against venv clean js
 
-$(STAMP): pyproject.toml
+LOCK := requirements/test.lock
+
+$(STAMP): pyproject.toml $(LOCK)
 	@test -x $(PY) || "$$(scripts/find-python)" -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip >/dev/null
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -c $(LOCK) -e '.[test]'
 	@touch $(STAMP)
+
+# resolve .[test] anew in a scratch venv and write its exact versions to $(LOCK)
+lock:
+	rm -rf .venv-lock && "$$(scripts/find-python)" -m venv .venv-lock
+	.venv-lock/bin/python -m pip install -q -e '.[test]'
+	{ sed -n 1,2p $(LOCK); .venv-lock/bin/python -m pip freeze --exclude-editable; } > $(LOCK).new
+	mv $(LOCK).new $(LOCK) && rm -rf .venv-lock
 
 venv: $(STAMP)
 
