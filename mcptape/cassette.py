@@ -199,6 +199,19 @@ class CassetteWriter:
             ) from None
         return self.path
 
+    def close_recording(self) -> None:
+        """Syncs and closes the recording (at `partial`), for a caller that moves it itself."""
+        try:
+            self._close_fd(sync=True)
+        except OSError as exc:
+            raise CassetteError(
+                f"{self.partial}: cannot write the cassette: {exc.strerror}"
+            ) from None
+
+    def dir_lock(self) -> contextlib.AbstractContextManager[None]:
+        """The lock a commit holds on the cassette's directory while it checks and renames."""
+        return _dir_lock(self.path.parent)
+
     def keep(self) -> Path:
         """Closes the recording and leaves it at `partial` (`path` untouched); returns `partial`."""
         with contextlib.suppress(OSError):
