@@ -29,6 +29,7 @@ import hashlib
 import os
 import re
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -63,12 +64,11 @@ MODE_NAMES = {"all": RecordMode.ALL, "rewrite": RecordMode.ALL,
 """Every spelling `--record-mode` takes."""
 
 
-def run_id(env: dict[str, str] | None = None) -> str:
+def run_id(env: Mapping[str, str] | None = None) -> str:
     """A digest of this launch's run: `MCPTAPE_RUN` when set, else the launching process (its pid
     and, where the system says, its start time, so a reused pid is another run). A digest, so a
     cassette shows no pid or run name, and the same run id always gives the same digest."""
-    env = os.environ if env is None else env
-    named = env.get(RUN_ENV, "")
+    named = (os.environ if env is None else env).get(RUN_ENV, "")
     what = f"env:{named}" if named else f"parent:{os.getppid()}:{_started(os.getppid())}"
     return hashlib.sha256(what.encode()).hexdigest()[:16]
 
