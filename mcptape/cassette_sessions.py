@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mcptape.cassette_format import Cassette, load
-from mcptape.errors import CassetteError
+from mcptape.errors import CassetteError, CassetteNotFoundError
 from mcptape.model import Event, Header, Kind
 
 SESSION = "session"
@@ -183,15 +183,16 @@ def cassette_files(paths: list[str | os.PathLike[str]]) -> list[Path]:
     """The files `paths` name: each file, and the `*.jsonl` of each folder, by name.
 
     Raises:
-        CassetteError: a folder holds no cassette.
+        CassetteNotFoundError: a folder holds no cassette (a usage error).
     """
     out: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
             found = sorted(p.glob("*.jsonl"))
             if not found:
-                raise CassetteError(
-                    f"{p}: no cassette (*.jsonl) in this folder; give a cassette file or a folder of them"
+                raise CassetteNotFoundError(
+                    f"{p}: is a directory with no cassette (*.jsonl) in it; "
+                    "give a cassette file or a folder of cassettes"
                 )
             out += found
         else:

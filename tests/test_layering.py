@@ -78,6 +78,7 @@ FLOORS: dict[str, int] = {
     "mcptape.check.report": CORE,
     "mcptape.check.secrets": CORE,
     "mcptape.maintain": SHELL,  # opens and rewrites cassettes
+    "mcptape.runs": SHELL,  # which run a launch belongs to (its parent process, from /proc)
     "mcptape.names": SHELL,  # the process id in a cassette's name
     "mcptape.commands": SHELL,  # finds a program on the PATH
     "mcptape.verify": SHELL,

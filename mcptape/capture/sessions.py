@@ -26,10 +26,8 @@ cassette's last, and timed from the cassette's start.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import tempfile
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -43,9 +41,10 @@ from mcptape.atomic import AtomicWriter
 from mcptape.cassette import CassetteWriter, dumps_event
 from mcptape.errors import CassetteError
 from mcptape.model import HEADER_MARKER, Event
+from mcptape.runs import RUN_ENV, run_id
 
-RUN_ENV = "MCPTAPE_RUN"
-"""The environment variable that names a recording run (launches with the same value append)."""
+__all__ = ["MODE_NAMES", "RUN_ENV", "RUN_FIELD", "RecordMode", "SessionPolicy", "commit", "run_id"]
+
 RUN_FIELD = "run"
 """The header field (and `info.session` member) holding a digest of the run that recorded."""
 
@@ -62,25 +61,6 @@ class RecordMode(StrEnum):
 MODE_NAMES = {"all": RecordMode.ALL, "rewrite": RecordMode.ALL,
               "new_episodes": RecordMode.NEW_EPISODES}  # fmt: skip
 """Every spelling `--record-mode` takes."""
-
-
-def run_id(env: Mapping[str, str] | None = None) -> str:
-    """A digest of this launch's run: `MCPTAPE_RUN` when set, else the launching process (its pid
-    and, where the system says, its start time, so a reused pid is another run). A digest, so a
-    cassette shows no pid or run name, and the same run id always gives the same digest."""
-    named = (os.environ if env is None else env).get(RUN_ENV, "")
-    what = f"env:{named}" if named else f"parent:{os.getppid()}:{_started(os.getppid())}"
-    return hashlib.sha256(what.encode()).hexdigest()[:16]
-
-
-def _started(pid: int) -> str:
-    """When process `pid` started, in the system's clock ticks ('' where /proc is missing)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return ""
-    fields = stat[stat.rfind(b")") + 2 :].split()
-    return fields[19].decode() if len(fields) > 19 else ""
 
 
 @dataclass(frozen=True)

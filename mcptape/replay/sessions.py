@@ -17,12 +17,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-from filelock import FileLock
 
 from mcptape.cassette import Cassette
 from mcptape.cassette_sessions import split
@@ -109,6 +106,10 @@ class Claims:
             stamp = os.stat(cassette).st_mtime_ns
         except OSError:
             stamp = 0
+        import tempfile
+
+        from filelock import FileLock
+
         what = f"{cassette.resolve()}:{stamp}:{run}"
         folder = Path(tempfile.gettempdir()) / "mcptape-sessions"
         folder.mkdir(exist_ok=True)
@@ -134,7 +135,7 @@ def claims_for(cassette: Cassette) -> Callable[[], Claims | None]:
     def make() -> Claims | None:
         if cassette.path is None:
             return None
-        from mcptape.capture.sessions import run_id
+        from mcptape.runs import run_id
 
         try:
             return Claims(cassette.path, run_id())
