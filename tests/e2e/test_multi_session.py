@@ -15,11 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import jsonschema
 import pytest
 from mcp import Client, StdioServerParameters
 
 from mcptape.cassette import load
 from mcptape.model import Kind
+from mcptape.schema import cassette_schema
 from tests.conftest import DEMO_SERVER, mcptape_cmd
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -59,8 +61,13 @@ async def _run(params: StdioServerParameters, op: Operation, mode: str = "legacy
 
 
 def _sessions(path: Path) -> int:
+    """How many sessions the cassette holds (each ends in its own `end`), every line valid."""
     cas = load(path)
     assert cas.warnings == []
+    validator = jsonschema.Draft202012Validator(cassette_schema())
+    for line in path.read_bytes().splitlines():
+        validator.validate(json.loads(line))
+    assert [e.seq for e in cas.events] == list(range(1, len(cas.events) + 1))
     return sum(1 for e in cas.events if e.kind is Kind.END)
 
 
