@@ -99,11 +99,17 @@ def listen_address(host: str, port: int, listen: str | None) -> str:
     show_default=True,
     help="What a launch does with a cassette already at -o FILE. all (or rewrite): the first launch of a run replaces it, later launches of the same run append their sessions; new_episodes: every launch appends its session. A run is the launches that share MCPTAPE_RUN, or, without it, the process that launched mcptape record (docs/recording.md).",
 )
+@click.option(
+    "--run",
+    "run_name",
+    metavar="ID",
+    help="The run this launch belongs to: launches with the same ID are one run (default: $MCPTAPE_RUN, else the process that launched mcptape record).",
+)
 @quiet_option()
 @redaction_options
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def record(
-    output: str | None, http_mode: bool, upstream: str | None, host: str, port: int, listen: str | None, max_line: int, record_mode: str, quiet: bool,
+    output: str | None, http_mode: bool, upstream: str | None, host: str, port: int, listen: str | None, max_line: int, record_mode: str, run_name: str | None, quiet: bool,
     no_redact: bool, redact_keys: tuple[str, ...], redact_patterns: tuple[str, ...], command: tuple[str, ...],
 ) -> None:  # fmt: skip
     """Record an MCP session into a cassette.
@@ -168,9 +174,9 @@ def record(
     if output is not None:
         from dataclasses import replace
 
-        from mcptape.capture.sessions import MODE_NAMES, RUN_FIELD, SessionPolicy, run_id
+        from mcptape.capture.sessions import MODE_NAMES, RUN_ENV, RUN_FIELD, SessionPolicy, run_id
 
-        run = run_id()
+        run = run_id({RUN_ENV: run_name} if run_name else None)
         header = replace(header, extra={**header.extra, RUN_FIELD: run})
         session = SessionPolicy(MODE_NAMES[record_mode], run, header.recorded_at, header.target)
     writer = CassetteWriter(out, header, fresh=output is None)

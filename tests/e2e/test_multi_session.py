@@ -129,3 +129,7 @@ async def test_a_new_run_replaces_and_new_episodes_appends(tmp_path: Path) -> No
         assert _sessions(cassette) == 2
         await _run(recorder(cassette, "--record-mode", "rewrite", env={"MCPTAPE_RUN": "four"}), _list)  # fmt: skip
         assert _sessions(cassette) == 1
+        await _run(recorder(cassette, "--run", "five", env={"MCPTAPE_RUN": "four"}), _add)
+        assert _sessions(cassette) == 1
+        await _run(recorder(cassette, "--run", "five"), _divide)
+        assert _sessions(cassette) == 2
