@@ -33,3 +33,14 @@ def _started(pid: int) -> str:
         return ""
     fields = stat[stat.rfind(b")") + 2 :].split()
     return fields[19].decode() if len(fields) > 19 else ""
+
+
+def private_folder(name: str) -> Path:
+    """A folder of the temporary directory that is this user's (`<name>-<uid>`), created: the
+    lock and claim files of runs live there, never beside a cassette in a project."""
+    import tempfile
+
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    folder = Path(tempfile.gettempdir()) / f"{name}-{uid}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    return folder

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import tempfile
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -41,7 +40,7 @@ from mcptape.atomic import AtomicWriter
 from mcptape.cassette import CassetteWriter, dumps_event
 from mcptape.errors import CassetteError
 from mcptape.model import HEADER_MARKER, Event
-from mcptape.runs import RUN_ENV, run_id
+from mcptape.runs import RUN_ENV, private_folder, run_id
 
 __all__ = ["MODE_NAMES", "RUN_ENV", "RUN_FIELD", "RecordMode", "SessionPolicy", "commit", "run_id"]
 
@@ -109,8 +108,7 @@ def commit(writer: CassetteWriter, policy: SessionPolicy) -> Path:
 
 def _lock_path(path: Path) -> str:
     """A lock file for `path` in the temporary directory, so no lock file litters a project."""
-    folder = Path(tempfile.gettempdir()) / "mcptape-locks"
-    folder.mkdir(exist_ok=True)
+    folder = private_folder("mcptape-locks")
     digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:24]
     return str(folder / f"{digest}.lock")
 

@@ -144,6 +144,10 @@ def record(
             )
         if not upstream:
             raise click.UsageError("--http needs --upstream URL (the server to record)")
+        if record_mode != "all" or run_name:
+            raise click.UsageError(
+                "--record-mode and --run go with a stdio server: an HTTP cassette holds its sessions already"
+            )
         require_extra("mitm", "mitmproxy", "mcptape record --http")
         from mcptape.capture.http import record_http
 

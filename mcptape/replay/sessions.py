@@ -106,13 +106,12 @@ class Claims:
             stamp = os.stat(cassette).st_mtime_ns
         except OSError:
             stamp = 0
-        import tempfile
-
         from filelock import FileLock
 
+        from mcptape.runs import private_folder
+
         what = f"{cassette.resolve()}:{stamp}:{run}"
-        folder = Path(tempfile.gettempdir()) / "mcptape-sessions"
-        folder.mkdir(exist_ok=True)
+        folder = private_folder("mcptape-sessions")
         self.path = folder / (hashlib.sha256(what.encode()).hexdigest()[:24] + ".txt")
         self._lock = FileLock(str(self.path) + ".lock")
 
