@@ -141,6 +141,8 @@ class CassetteWriter:
         self._closed = False
         self.replaced = self._before is not None
         """`commit()` replaced an existing cassette."""
+        self.appended = 0
+        """The session number this recording was appended as (0: it was not appended)."""
         self._write(orjson.dumps(header.to_json()) + b"\n")
 
     def _write(self, line: bytes) -> None:

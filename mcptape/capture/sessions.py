@@ -120,6 +120,8 @@ def _appends(tail: _Tail, policy: SessionPolicy) -> bool:
 
 
 _SESSION_MARK = re.compile(rb'"session":\{')
+_MARK_START = b'"session":{"recorded_at":'
+"""How every session mark starts (it is written so): counted, it says how many sessions there are."""
 _HEAD = re.compile(rb'^\{"seq":(\d+),"t":([-+0-9.eE]+),')
 
 
@@ -187,6 +189,7 @@ def _append(writer: CassetteWriter, tail: _Tail, policy: SessionPolicy) -> bool:
     finally:
         out.abort()
     writer.partial.unlink(missing_ok=True)
+    writer.appended = tail.data.count(_MARK_START) + 2
     return True
 
 

@@ -197,6 +197,9 @@ def record(
     recorder.session = session
     capture = StdioCapture(list(command), recorder, max_line=max_line, on_start=started)
     code = capture.run()
+    if capture.cassette is not None and writer.appended and not quiet:
+        print(f"{says}: added the session to {shown(capture.cassette, output)} as its session {writer.appended} "
+              "(launches of one run append: docs/recording.md)", file=sys.stderr, flush=True)  # fmt: skip
     if capture.cassette is not None and capture.cassette != announced:
         print(f"{says}: recorded to {shown(capture.cassette, output)}: {shown(announced, output)} was written "
               "by another recorder meanwhile and is kept", file=sys.stderr, flush=True)  # fmt: skip
