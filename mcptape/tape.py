@@ -14,6 +14,7 @@ import json
 import shlex
 import sys
 import tempfile
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -104,6 +105,8 @@ class Tape:
     _background: Any = None
     _transports: list[Any] = field(default_factory=list)
     _errlogs: list[IO[str]] = field(default_factory=list)
+    _run: str = field(default_factory=lambda: f"tape:{uuid.uuid4().hex}")
+    """The recording run of this tape's launches (`record --run`): they append to one cassette."""
 
     # -- ways in ------------------------------------------------------------------------
 
@@ -123,6 +126,8 @@ class Tape:
                 "-q",
                 "-o",
                 str(self.path),
+                "--run",
+                self._run,
                 *self.redaction.flags(),
                 "--",
                 *self.server,
