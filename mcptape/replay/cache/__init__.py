@@ -25,6 +25,9 @@ from pathlib import Path
 from mcptape.cassette import Cassette, loads, unreadable_error
 from mcptape.lazy import LineSource
 
+from mcptape.replay.prepared import IndexedCassette
+
+from .first import first_read
 from .location import KEEP, cache_dir, code_stamp, index_name, locked, prune
 from .reading import from_index
 from .writing import WORTH, write_index
@@ -56,13 +59,20 @@ def open_for_replay(path: str | os.PathLike[str]) -> Cassette:
         st = os.fstat(fd)
         if stat.S_ISDIR(st.st_mode):
             raise IsADirectoryError
-        if cache is None or st.st_size < MIN_BYTES:
+        if st.st_size < MIN_BYTES:
             return loads(_read_all(fd), name=str(p), path=p)
-        index = cache / index_name(fd)  # hashed a piece at a time: not held
-        cached = from_index(index, p, source)
-        if isinstance(cached, Cassette):
-            served = True
-            return cached
+        cached: IndexedCassette | bool | None = None
+        if cache is not None:
+            index = cache / index_name(fd)  # hashed a piece at a time: not held
+            cached = from_index(index, p, source)
+            if isinstance(cached, Cassette):
+                served = True
+                return cached
+        if cache is None or (cached is None and not _seen_before(index)):
+            first = first_read(source, p)
+            if first is not None:
+                served = True
+                return first
         os.lseek(fd, 0, os.SEEK_SET)
         data = _read_all(fd)
     except OSError as exc:
@@ -71,16 +81,35 @@ def open_for_replay(path: str | os.PathLike[str]) -> Cassette:
         if not served:
             source.close()
     cas = loads(data, name=str(p), path=p)
-    if cached is None:  # named by what was read now (the file may have changed since)
+    if cache is not None and cached is None:  # named by what was read now (it may have changed)
         return _seen(cache / index_name(data), data, cas)
     return cas
 
 
+def _seen_before(index: Path) -> bool:
+    """Whether the bytes of `index` were replayed before (their mark, `.seen`, is there); if not,
+    leaves the mark. The first replay of a cassette reads it in one pass (`first_read`); the
+    second, whole, and writes its index file (`_seen`): a cassette replayed once, as in a CI job
+    with no cache kept, never pays for writing it. Nothing is marked while another process
+    holds the cache's lock."""
+    mark = index.with_suffix(".seen")
+    try:
+        if mark.exists():
+            return True
+        mark.parent.mkdir(parents=True, exist_ok=True)
+        with locked(mark.parent) as mine:
+            if mine and not mark.exists():
+                mark.touch()
+                prune(mark.parent, "*.seen")
+    except OSError:
+        pass
+    return False
+
+
 def _seen(index: Path, data: bytes, cas: Cassette) -> Cassette:
-    """A cassette read whole for a replay: the second time its bytes are, their index file is
-    written (writing it costs half a reading: a cassette replayed once, as in a CI job with no
-    cache kept, never pays it). The first time leaves a mark (`.seen`) instead. Nothing is
-    written while another process holds the cache's lock."""
+    """A cassette read whole for a replay: the second time its bytes are (`_seen_before`), their
+    index file is written (writing it costs half a reading). A replay that read it whole without
+    a mark leaves one. Nothing is written while another process holds the cache's lock."""
     mark = index.with_suffix(".seen")
     try:
         mark.parent.mkdir(parents=True, exist_ok=True)
