@@ -20,7 +20,14 @@ from mcptape.replay.cache import writing as _writing  # noqa: F401 (the cache's 
 from mcptape.replay.index import ReplayIndex, plan_of
 from mcptape.replay.prepared import IndexedCassette, indexed, paired, parsed_lines
 from tests.conftest import ROOT
-from tests.test_sidecar import INIT, _everything_pairing_meets, answers, call, result, write_cassette
+from tests.test_sidecar import (
+    INIT,
+    _everything_pairing_meets,
+    answers,
+    call,
+    result,
+    write_cassette,
+)
 
 
 def read(path: Path) -> IndexedCassette | None:
@@ -48,7 +55,10 @@ def test_the_first_read_is_what_load_and_pair_make(tmp_path: Path) -> None:
             continue
         assert parsed_lines(cas) == 0
         assert (cas.header, cas.lines, cas.warnings, cas.truncated) == (
-            whole.header, whole.lines, whole.warnings, whole.truncated
+            whole.header,
+            whole.lines,
+            whole.warnings,
+            whole.truncated,
         ), path
         assert [e.to_json() for e in cas.events] == [e.to_json() for e in whole.events], path
         mine, theirs = paired(cas), pair(whole.events)
@@ -56,8 +66,12 @@ def test_the_first_read_is_what_load_and_pair_make(tmp_path: Path) -> None:
                  x.protocol_version, x.retry_of, x.http_exchange) for x in mine.exchanges] == [
             (x.index, shown(x.request), shown(x.response), [shown(i) for i in x.items], x.session,
              x.protocol_version, x.retry_of, x.http_exchange) for x in theirs.exchanges], path  # fmt: skip
-        assert [(n, shown(i)) for n, i in mine.unsolicited] == [(n, shown(i)) for n, i in theirs.unsolicited]
-        assert [(shown(a), shown(b)) for a, b in mine.replies] == [(shown(a), shown(b)) for a, b in theirs.replies]
+        assert [(n, shown(i)) for n, i in mine.unsolicited] == [
+            (n, shown(i)) for n, i in theirs.unsolicited
+        ]
+        assert [(shown(a), shown(b)) for a, b in mine.replies] == [
+            (shown(a), shown(b)) for a, b in theirs.replies
+        ]
         assert [shown(i) for i in mine.orphans] == [shown(i) for i in theirs.orphans], path
         assert [e.seq for e in mine.others] == [e.seq for e in theirs.others]
         # an unsolicited server request is the same item as the one its answer pairs with

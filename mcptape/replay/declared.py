@@ -122,7 +122,11 @@ class Recorded:
         own = declared_in(meta) if isinstance(meta, dict) and meta else None
         if own is not None:
             return own
-        said = (self.caps.get(sess, self.last), self.levels.get(sess), self.infos.get(sess, self.last_info))
+        said = (
+            self.caps.get(sess, self.last),
+            self.levels.get(sess),
+            self.infos.get(sess, self.last_info),
+        )
         # the objects live in the session's messages
         which = (id(said[0]), id(said[1]), id(said[2]))
         shared = self.same.get(which)

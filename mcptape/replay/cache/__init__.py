@@ -24,7 +24,6 @@ from pathlib import Path
 
 from mcptape.cassette import Cassette, loads, unreadable_error
 from mcptape.lazy import LineSource
-
 from mcptape.replay.prepared import IndexedCassette
 
 from .first import first_read

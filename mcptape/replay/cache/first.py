@@ -19,11 +19,11 @@ from typing import Any
 
 import orjson
 
-from mcptape.cassette_format import _corrupt, _event, _header, cut_short, lines_apart, truncated_warning
+from mcptape.cassette_format import _corrupt, _event, _header, cut_short, truncated_warning
 from mcptape.errors import CassetteError
 from mcptape.lazy import _MSG, LazyEvent, LineSource
 from mcptape.model import FORMAT_VERSION, HEADER_MARKER, Event, Header, Kind, Source
-from mcptape.pairing import Exchange, Item, PairingStream, Session, lazy_item
+from mcptape.pairing import Exchange, Item, LazyItem, LazyProgress, PairingStream, Session
 from mcptape.replay.declared import Recorded
 from mcptape.replay.encoded import PROGRESS, rewrite_kind
 from mcptape.replay.index import UNINDEXED, DefaultKeys
@@ -34,7 +34,8 @@ from mcptape.wire.jsonrpc import MessageType, classify
 BUFFER = 1 << 20
 """The reading buffer's size."""
 
-_REQUEST, _NOTIFICATION, _INVALID = MessageType.REQUEST, MessageType.NOTIFICATION, MessageType.INVALID
+_REQUEST, _NOTIFICATION = MessageType.REQUEST, MessageType.NOTIFICATION
+_new = LazyItem.__new__
 
 
 def first_read(source: LineSource, path: Path) -> IndexedCassette | None:
@@ -70,7 +71,7 @@ def first_read(source: LineSource, path: Path) -> IndexedCassette | None:
         path,
         warnings,
         truncated,
-        lines_apart(reader.linenos, events),
+        reader.lines_apart(),
         (events, len(events), session),
         plan,
         source.parsed,
@@ -84,8 +85,13 @@ class _Reader:
         self.source = source
         self.name = name
         self.events: list[Event] = []
-        self.linenos: list[int] = []
         self.others: list[Event] = []
+        self.lines: dict[int, int] = {}
+        """`Cassette.lines`, as `lines_apart` makes it, while the seqs go up (`top`: the last)."""
+        self.top: int | None = 0
+        """The last seq read; None once one was not above the one before (`lines`)."""
+        self.lines_of: dict[int, int] = {}
+        """id(event) -> file line of the events that are not lazy (a `LazyEvent` knows its own)."""
         self.watcher = _Watcher()
         self.stream = PairingStream(self.watcher, keep=True, make=_item)
         self.held: list[LazyEvent] = []
@@ -114,19 +120,33 @@ class _Reader:
 
     def add(self, ev: Event, lineno: int, offset: int, length: int) -> None:
         """Files the event read from file line `lineno` (`length` bytes at `offset`)."""
-        self.linenos.append(lineno)
+        seq, top = ev.seq, self.top
+        if top is not None:
+            if seq > top:
+                self.top = seq
+                if lineno != seq + 1:
+                    self.lines[seq] = lineno
+            else:
+                self.top = None
         if ev.kind is not Kind.MESSAGE or ev.src is None:
             self.events.append(ev)
             self.others.append(ev)
+            self.lines_of[id(ev)] = lineno
             return
         lazy = LazyEvent.__new__(LazyEvent)
-        lazy.seq, lazy.t, lazy.kind, lazy.src = ev.seq, ev.t, ev.kind, ev.src
-        lazy.text, lazy.b64, lazy.size, lazy.http, lazy.info = ev.text, ev.b64, ev.size, ev.http, ev.info
+        lazy.seq, lazy.t, lazy.kind, lazy.src = seq, ev.t, ev.kind, ev.src
+        lazy.text, lazy.b64, lazy.size, lazy.http, lazy.info = (
+            ev.text,
+            ev.b64,
+            ev.size,
+            ev.http,
+            ev.info,
+        )
         lazy.redacted = ev.redacted
         msg = ev.msg
         _MSG.__set__(lazy, msg)  # while it is paired
         lazy._source, lazy._offset, lazy._length = None, offset, length
-        lazy._lineno = 0 if lineno == ev.seq + 1 else lineno
+        lazy._lineno = 0 if lineno == seq + 1 else lineno
         self.events.append(lazy)
         self.stream.add(lazy)
         answers = self.watcher.answers
@@ -142,7 +162,18 @@ class _Reader:
                     return
             elif classify(msg) is _REQUEST:  # let go of when answered (`_Watcher.answered`)
                 return
-        release(lazy, self.source)
+        _MSG.__set__(lazy, None)  # (`release`)
+        lazy._source = self.source
+
+    def lines_apart(self) -> dict[int, int]:
+        """`Cassette.lines` (`cassette_format.lines_apart`) of the events read."""
+        if self.top is not None:
+            return self.lines
+        apart: dict[int, int] = {}
+        lines_of = self.lines_of
+        for ev in self.events:
+            apart.setdefault(ev.seq, ev.line if isinstance(ev, LazyEvent) else lines_of[id(ev)])
+        return apart
 
     def done(self) -> tuple[Session, Plan]:
         """The session and plan of the events read; every message let go of."""
@@ -172,8 +203,10 @@ def _item(src: Source, m: Any, ev: Event, typ: MessageType) -> Item:
     """The lazy item of message `m` of `ev` (a `LazyEvent` whose message is still there):
     `m` itself while the event holds it, read from the file after (`release`)."""
     whole = _MSG.__get__(ev)
-    pos = -1 if whole is m else next(k for k, x in enumerate(whole) if x is m)
-    return lazy_item(src, ev, typ, pos, typ is _NOTIFICATION and rewrite_kind(m) == PROGRESS)
+    out = _new(LazyProgress if typ is _NOTIFICATION and rewrite_kind(m) == PROGRESS else LazyItem)
+    out.src, out.event, out.type = src, ev, typ
+    out._pos = -1 if whole is m else next(k for k, x in enumerate(whole) if x is m)
+    return out
 
 
 class _Watcher:
@@ -198,7 +231,9 @@ class _Watcher:
         request = ex.request
         msg = request.msg
         method = msg.get("method")
-        method = sys.intern(method) if type(method) is str and len(method) <= 64 else str(method or "")
+        method = (
+            sys.intern(method) if type(method) is str and len(method) <= 64 else str(method or "")
+        )
         self.methods.append(method)
         self.declared.append(self.recorded.of(msg, ex.session))
         if request.type is _REQUEST and method not in UNINDEXED:
@@ -229,5 +264,7 @@ class _Watcher:
         self.recorded.done()
         keys = self.keys
         if self.redacted:
-            keys = [None if m in self.redacted else k for m, k in zip(self.methods, keys, strict=True)]
+            keys = [
+                None if m in self.redacted else k for m, k in zip(self.methods, keys, strict=True)
+            ]
         return Plan(session, self.methods, keys, self.declared)
