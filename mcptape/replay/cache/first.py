@@ -28,7 +28,7 @@ from mcptape.replay.declared import Recorded
 from mcptape.replay.encoded import PROGRESS, rewrite_kind
 from mcptape.replay.index import UNINDEXED, DefaultKeys
 from mcptape.replay.prepared import IndexedCassette, Plan
-from mcptape.shape import header_problem
+from mcptape.shape import header_problem, plain_event
 from mcptape.wire.jsonrpc import MessageType, classify
 
 BUFFER = 1 << 20
@@ -36,6 +36,8 @@ BUFFER = 1 << 20
 
 _REQUEST, _NOTIFICATION = MessageType.REQUEST, MessageType.NOTIFICATION
 _new = LazyItem.__new__
+_PROGRESS = "notifications/progress"
+"""The method of the only notifications a replay rewrites as progress (`rewrite_kind`)."""
 
 
 def first_read(source: LineSource, path: Path) -> IndexedCassette | None:
@@ -114,8 +116,10 @@ class _Reader:
                 if not line.endswith(b"\n"):  # the last line: a recorder stopped mid-write
                     return truncated_warning(self.name, lineno, len(self.events))
                 raise _corrupt(self.name, lineno) from None
-            newline = line.endswith(b"\n")
-            add(_event(obj, self.name, lineno), lineno, start, len(line) - newline)
+            ev = plain_event(obj) if type(obj) is dict else None  # (`_event`'s fast path)
+            if ev is None:
+                ev = _event(obj, self.name, lineno)
+            add(ev, lineno, start, len(line) - line.endswith(b"\n"))
         return None
 
     def add(self, ev: Event, lineno: int, offset: int, length: int) -> None:
@@ -203,7 +207,8 @@ def _item(src: Source, m: Any, ev: Event, typ: MessageType) -> Item:
     """The lazy item of message `m` of `ev` (a `LazyEvent` whose message is still there):
     `m` itself while the event holds it, read from the file after (`release`)."""
     whole = _MSG.__get__(ev)
-    out = _new(LazyProgress if typ is _NOTIFICATION and rewrite_kind(m) == PROGRESS else LazyItem)
+    progress = typ is _NOTIFICATION and m["method"] == _PROGRESS and rewrite_kind(m) == PROGRESS
+    out = _new(LazyProgress if progress else LazyItem)
     out.src, out.event, out.type = src, ev, typ
     out._pos = -1 if whole is m else next(k for k, x in enumerate(whole) if x is m)
     return out
