@@ -201,6 +201,10 @@ class PairingStream:
         """Files the message (or batch) of `ev`, a message event with a source."""
         self._pairer.event(ev)
 
+    def add_one(self, ev: Event, msg: Any) -> None:
+        """`add` of `ev` whose message, not a batch, is `msg` (the caller has it in hand)."""
+        self._pairer.one(ev, msg)
+
 
 class _Pairer:
     def __init__(

@@ -152,7 +152,10 @@ class _Reader:
         lazy._source, lazy._offset, lazy._length = None, offset, length
         lazy._lineno = 0 if lineno == seq + 1 else lineno
         self.events.append(lazy)
-        self.stream.add(lazy)
+        if type(msg) is list:
+            self.stream.add(lazy)
+        else:
+            self.stream.add_one(lazy, msg)
         answers = self.watcher.answers
         if answers:  # their requests are read no more
             for ex in answers:
