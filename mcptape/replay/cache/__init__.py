@@ -1,14 +1,16 @@
-"""A big cassette opened for replay from its index file: each message parsed when played.
+"""A big cassette opened for replay with each message parsed when played.
 
 A replay plays a few of a big cassette's messages, and needs of the rest only what indexing
-reads: which messages make each exchange, and each request's method and matching key. A
-replay of a cassette of at least `MIN_BYTES` reads it whole, as `load` does, the first two
-times; the second writes an index file into mcptape's cache (`writing`): every event as read,
-but each message cut down to its kind and where its line is, the cassette's pairing, and what
-the replay index reads of each request. Later replays of the same bytes read the index instead
-(`reading`), and each message is read from the cassette, by offset, when it is first played
-(`mcptape.lazy`). The pairing and plan travel to the replay index in an `IndexedCassette`
-(`mcptape.replay.prepared`): the `Cassette` value itself carries no replay state.
+reads: which messages make each exchange, and each request's method and matching key. The
+first replay of a cassette of at least `MIN_BYTES` (and every one, with the cache off) reads
+it in one pass (`first`): each line parsed, checked, paired and let go of, each message read
+again from the cassette, by offset, when it is first played (`mcptape.lazy`). The second reads
+it whole, as `load` does, and writes an index file into mcptape's cache (`writing`): every
+event as read, but each message cut down to its kind and where its line is, the cassette's
+pairing, and what the replay index reads of each request. Later replays of the same bytes
+read the index instead (`reading`), its messages lazy as the first read's. The pairing and
+plan travel to the replay index in an `IndexedCassette` (`mcptape.replay.prepared`): the
+`Cassette` value itself carries no replay state.
 
 The index file is named by the cassette's SHA-1 and size, so an edited cassette never meets an
 old index (a copy of it, under any name, finds its own), and it says which mcptape wrote it.
@@ -39,8 +41,8 @@ its first request no sooner than one that reads the cassette whole (docs/perform
 
 
 def open_for_replay(path: str | os.PathLike[str]) -> Cassette:
-    """The cassette at `path`, for a replay: as `load` reads it, but for a big one whose index
-    is cached, each message is read from the file when first played.
+    """The cassette at `path`, for a replay: as `load` reads it, but for a big one read in one
+    pass or from its index file, each message is read from the file when first played.
 
     Raises:
         CassetteError: as `load` does.
