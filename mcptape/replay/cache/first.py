@@ -139,14 +139,8 @@ class _Reader:
             return
         lazy = LazyEvent.__new__(LazyEvent)
         lazy.seq, lazy.t, lazy.kind, lazy.src = seq, ev.t, ev.kind, ev.src
-        lazy.text, lazy.b64, lazy.size, lazy.http, lazy.info = (
-            ev.text,
-            ev.b64,
-            ev.size,
-            ev.http,
-            ev.info,
-        )
-        lazy.redacted = ev.redacted
+        lazy.text, lazy.b64, lazy.size = ev.text, ev.b64, ev.size
+        lazy.http, lazy.info, lazy.redacted = ev.http, ev.info, ev.redacted
         msg = ev.msg
         _MSG.__set__(lazy, msg)  # while it is paired
         lazy._source, lazy._offset, lazy._length = None, offset, length
@@ -238,10 +232,9 @@ class _Watcher:
     def opened(self, ex: Exchange) -> None:
         request = ex.request
         msg = request.msg
-        method = msg.get("method")
-        method = (
-            sys.intern(method) if type(method) is str and len(method) <= 64 else str(method or "")
-        )
+        method: str = msg["method"]  # (a string: `classify` says so of a request or notification)
+        if len(method) <= 64:  # a short name: one string for every exchange of a method
+            method = sys.intern(method)
         self.methods.append(method)
         self.declared.append(self.recorded.of(msg, ex.session))
         if request.type is _REQUEST and method not in UNINDEXED:
