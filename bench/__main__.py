@@ -25,6 +25,7 @@ SUITES: dict[str, str] = {
     "replay": "bench.replay:replay_stdio",
     "scaling": "bench.replay:scaling",
     "from-index": "bench.replay:from_index",
+    "first-replay": "bench.first_replay:first_replay",
     "engine": "bench.engine:engine_suite",
     "in-process": "bench.replay:in_process",
     "diff": "bench.replay:diff",

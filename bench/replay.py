@@ -240,7 +240,7 @@ def from_index(level: int) -> list[Row]:
         rows += [
             Row(f"replay from its index file: open + index {n // 1000}k exchanges, {what}", res["index"], res["whole"], "s",
                 f"<= {limit:.2g} s", res["index"] <= limit, res["index"] / res["whole"],
-                f"{size / 1e6:.0f} MB; baseline: the same cassette read whole (MCPTAPE_CACHE_DIR=off)", spread=res.spread("index", "whole")),
+                f"{size / 1e6:.0f} MB; baseline: the same cassette's first read (MCPTAPE_CACHE_DIR=off)", spread=res.spread("index", "whole")),
             Row(f"replay from its index file: resident memory / cassette size, {what}", rss / size, None, "x", "<= 2x", rss / size <= 2,
                 note=f"{rss / 1e6:.0f} MB for a {size / 1e6:.0f} MB cassette"),
         ]  # fmt: skip

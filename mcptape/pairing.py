@@ -12,7 +12,7 @@ answer wherever that falls (`Session.replies`).
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -182,10 +182,18 @@ class PairingStream:
     is in flight, not the exchanges. Each exchange, and each message as it is filed, goes to
     the watcher; an answered exchange keeps only its index, session and version (what a late
     message filed under it needs). Responses to nothing and the answers to unsolicited server
-    requests are kept (`orphans`, `replies`), as in a `Session`."""
+    requests are kept (`orphans`, `replies`), as in a `Session`. With `keep`, an answered
+    exchange keeps its request and response (the watcher is told all the same): for a reader
+    that keeps the exchanges itself. `make` makes each message's `Item` (as `Item` does) but
+    for an invalid one's, which is an `Item` holding its message."""
 
-    def __init__(self, watcher: Watcher) -> None:
-        self._pairer = _Pairer(watcher)
+    def __init__(
+        self,
+        watcher: Watcher,
+        keep: bool = False,
+        make: Callable[[Source, Any, Event, MessageType], Item] = Item,
+    ) -> None:
+        self._pairer = _Pairer(watcher, keep, make)
         self.orphans = self._pairer.s.orphans
         self.replies = self._pairer.s.replies
 
@@ -193,11 +201,23 @@ class PairingStream:
         """Files the message (or batch) of `ev`, a message event with a source."""
         self._pairer.event(ev)
 
+    def add_one(self, ev: Event, msg: Any) -> None:
+        """`add` of `ev` whose message, not a batch, is `msg` (the caller has it in hand)."""
+        self._pairer.one(ev, msg)
+
 
 class _Pairer:
-    def __init__(self, watch: Watcher | None = None) -> None:
+    def __init__(
+        self,
+        watch: Watcher | None = None,
+        keep: bool = False,
+        make: Callable[[Source, Any, Event, MessageType], Item] = Item,
+    ) -> None:
         self.s = Session()
         self.watch = watch
+        self.keep = keep
+        """An answered exchange keeps its request and response (with a watcher)."""
+        self.make = make
         self.count = 0
         """Exchanges so far."""
         self.inflight: dict[tuple[str, Any, Any], Exchange] = {}  # (session, id key) -> exchange
@@ -248,7 +268,7 @@ class _Pairer:
         if typ is MessageType.INVALID:
             self.s.orphans.append(Item(ev.src, m if isinstance(m, dict) else {"value": m}, ev, typ))  # type: ignore[arg-type]
             return
-        item = Item(ev.src, m, ev, typ)  # type: ignore[arg-type]
+        item = self.make(ev.src, m, ev, typ)  # type: ignore[arg-type]
         if ev.src is Source.CLIENT:
             self.client(item, m)
         else:
@@ -323,8 +343,8 @@ class _Pairer:
                     self.input_required[(sess, ex.method, ex.name)] = ex
             if self.watch is not None:
                 self.watch.answered(ex)
-                # (what the pairer's maps still hold it for needs neither)
-                ex.request = ex.response = ANSWERED
+                if not self.keep:  # (what the pairer's maps still hold it for needs neither)
+                    ex.request = ex.response = ANSWERED
             return
         owner = self._owner(item, m, sess)
         if item.type is MessageType.REQUEST:

@@ -26,6 +26,7 @@ def test_bench_smoke_runs_every_suite_and_writes_results(tmp_path: Path) -> None
         "record stdio",
         "replay stdio",
         "replay scaling",
+        "first replay",
         "replay engine",
         "in-process replay",
         "diff",

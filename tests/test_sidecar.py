@@ -69,9 +69,13 @@ def write_cassette(path: Path, n: int, text: str = TEXT, end: bool = True, note:
 
 
 def replayed_twice(path: Path) -> None:
-    """The first two replays read a cassette whole; the second writes its index file."""
-    for _ in range(2):
-        assert not any(type(e) is LazyEvent for e in open_for_replay(path).events)
+    """The first replay reads a cassette in one pass, every message lazy (`first_read`); the
+    second reads it whole and writes its index file."""
+    first = open_for_replay(path)
+    assert sum(type(e) is LazyEvent for e in first.events) == sum(
+        e.kind is Kind.MESSAGE and e.src is not None for e in first.events
+    )
+    assert not any(type(e) is LazyEvent for e in open_for_replay(path).events)
 
 
 def index_files() -> list[Path]:
@@ -97,7 +101,7 @@ def test_a_100k_exchange_cassette_plays_its_first_answer_parsing_three_messages(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = write_cassette(tmp_path / "big.jsonl", 100_000)
-    open_for_replay(path)  # read whole, as `load` reads it
+    open_for_replay(path)  # read in one pass, every message lazy
     assert index_files() == []  # (a cassette replayed once never pays for an index)
     open_for_replay(path)  # read whole again, and its index file written
     assert len(index_files()) == 1
@@ -354,20 +358,22 @@ def test_small_cassettes_and_cassettes_of_requests_are_read_whole(
     for _ in range(3):
         assert not any(type(e) is LazyEvent for e in open_for_replay(small).events)
     assert index_files() == []
-    # 6 MB, mostly the client's requests: nothing to gain from an index
+    # 6 MB, mostly the client's requests: nothing to gain from an index (the first replay reads
+    # it in one pass, as any cassette never replayed before)
     asks = write_cassette(tmp_path / "asks.jsonl", 10_000, text="x", note=TEXT)
-    for _ in range(3):
+    assert any(type(e) is LazyEvent for e in open_for_replay(asks).events)
+    for _ in range(2):
         assert not any(type(e) is LazyEvent for e in open_for_replay(asks).events)
     (idx,) = index_files()
     assert idx.stat().st_size < 1000  # "read it whole", not a copy of the cassette
     monkeypatch.setenv("MCPTAPE_CACHE_DIR", "off")
     assert sidecar.cache_dir() is None
     big = write_cassette(tmp_path / "big.jsonl", 6_000)
-    for _ in range(3):
-        assert not any(type(e) is LazyEvent for e in open_for_replay(big).events)
+    for _ in range(3):  # no cache: read in one pass every time, every message lazy
+        assert all(type(e) is LazyEvent for e in open_for_replay(big).events[:-1])
 
 
-def test_without_a_writable_cache_a_big_cassette_is_read_whole(
+def test_without_a_writable_cache_a_big_cassette_is_read_in_one_pass_every_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = write_cassette(tmp_path / "c.jsonl", 6_000)
@@ -375,14 +381,14 @@ def test_without_a_writable_cache_a_big_cassette_is_read_whole(
     monkeypatch.setenv("MCPTAPE_CACHE_DIR", str(tmp_path / "file"))  # not a directory
     for _ in range(3):
         cas = open_for_replay(path)
-        assert not any(type(e) is LazyEvent for e in cas.events)
+        assert all(type(e) is LazyEvent for e in cas.events[:-1])
         assert answers(ReplayIndex(cas), INIT, call(2))[1] == result(2)
     monkeypatch.delenv("MCPTAPE_CACHE_DIR")
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
     monkeypatch.delenv("HOME")
     monkeypatch.setattr(Path, "home", lambda: (_ for _ in ()).throw(RuntimeError("no home")))
     assert sidecar.cache_dir() is None
-    assert not any(type(e) is LazyEvent for e in open_for_replay(path).events)
+    assert all(type(e) is LazyEvent for e in open_for_replay(path).events[:-1])
 
 
 def test_a_cut_short_cassette_warns_the_same_from_its_index(tmp_path: Path) -> None:

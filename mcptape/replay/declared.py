@@ -73,51 +73,80 @@ def recorded_declarations(session: Session) -> dict[int, dict[str, Any]]:
     (a legacy server logs at its own default): its entries leave the level out of the comparison
     (`LEVEL_UNKNOWN`), so a client of either era that asks for one still fits.
     """
-    caps: dict[str, Any] = {}
-    infos: dict[str, Any] = {}
-    levels: dict[str, Any] = {}
-    leveled = False
+    recorded = Recorded()
     out: dict[int, dict[str, Any]] = {}
-    # one dict for the requests that declared the same objects (read only; shared rather than
-    # one per request)
-    same: dict[tuple[int, ...], dict[str, Any]] = {}
-    last: Any = None
-    last_info: Any = None
-    for ex in session.exchanges:  # (a hot loop: each message read once, no properties)
-        msg, sess = ex.request.msg, ex.session
+    for ex in session.exchanges:
+        msg = ex.request.msg
+        out[ex.index] = recorded.of(msg, ex.session)
+        if msg.get("method") == "initialize" and ex.response is not None:
+            http = ex.response.event.http
+            minted = http.get("session") if http else None
+            if minted is not None:  # over HTTP the session id comes with the answer
+                recorded.minted(str(minted), msg)
+    recorded.done()
+    return out
+
+
+class Recorded:
+    """`recorded_declarations`, one exchange at a time, in the order they were opened (`of`), for
+    a reader that streams the cassette; `done` once all are read."""
+
+    __slots__ = ("caps", "infos", "last", "last_info", "leveled", "levels", "same")
+
+    def __init__(self) -> None:
+        self.caps: dict[str, Any] = {}
+        self.infos: dict[str, Any] = {}
+        self.levels: dict[str, Any] = {}
+        self.leveled = False
+        self.same: dict[tuple[int, ...], dict[str, Any]] = {}
+        """One dict for the requests that declared the same objects (read only; shared rather
+        than one per request)."""
+        self.last: Any = None
+        self.last_info: Any = None
+
+    def of(self, msg: dict[str, Any], sess: str) -> dict[str, Any]:
+        """What the client had declared when it sent `msg` (a request or notification) in session
+        `sess`. (A hot loop: each message read once, no properties.)"""
         params = request_params(msg)
         method = msg.get("method")
         if method == "initialize":
-            last = params.get("capabilities")
-            last_info = params.get("clientInfo")
-            minted = (
-                ex.response.event.http.get("session")
-                if ex.response is not None and ex.response.event.http
-                else None
-            )
-            for each in {sess, str(minted) if minted is not None else sess}:
-                caps[each] = last  # over HTTP the session id comes with the answer
-                infos[each] = last_info
-                levels.pop(each, None)
+            self.last = params.get("capabilities")
+            self.last_info = params.get("clientInfo")
+            self.caps[sess] = self.last
+            self.infos[sess] = self.last_info
+            self.levels.pop(sess, None)
         elif method == "logging/setLevel":
-            leveled = True
-            levels[sess] = params.get("level")
+            self.leveled = True
+            self.levels[sess] = params.get("level")
         meta = params.get("_meta")
         own = declared_in(meta) if isinstance(meta, dict) and meta else None
         if own is not None:
-            out[ex.index] = own
-            continue
-        said = (caps.get(sess, last), levels.get(sess), infos.get(sess, last_info))
+            return own
+        said = (
+            self.caps.get(sess, self.last),
+            self.levels.get(sess),
+            self.infos.get(sess, self.last_info),
+        )
         # the objects live in the session's messages
         which = (id(said[0]), id(said[1]), id(said[2]))
-        shared = same.get(which)
+        shared = self.same.get(which)
         if shared is None:
-            shared = same[which] = declared(*said)
-        out[ex.index] = shared
-    if not leveled:
-        for shared in same.values():
-            shared[LEVEL_UNKNOWN] = True
-    return out
+            shared = self.same[which] = declared(*said)
+        return shared
+
+    def minted(self, minted: str, msg: dict[str, Any]) -> None:
+        """The answer to `initialize` request `msg` named session `minted` (HTTP): what the
+        request declared holds there too."""
+        params = request_params(msg)
+        self.caps[minted] = params.get("capabilities")
+        self.infos[minted] = params.get("clientInfo")
+        self.levels.pop(minted, None)
+
+    def done(self) -> None:
+        """Every exchange was read: without a `logging/setLevel`, no declaration says a level."""
+        if not self.leveled:
+            for shared in self.same.values():
+                shared[LEVEL_UNKNOWN] = True
 
 
 LEVEL_UNKNOWN = "levelUnknown"

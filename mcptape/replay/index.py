@@ -164,6 +164,34 @@ class _Subjects:
         return self.policy.subject(msg, ignored)
 
 
+def key_of(policy: MatchPolicy, subject: Subject) -> bytes:
+    """`ReplayIndex.key` under `policy`."""
+    if not policy.exact:
+        return subject.method.encode()
+    # subject.params is already stripped; only a `_meta` the ignored paths emptied is left
+    params = subject.params
+    if isinstance(params, dict) and params.get("_meta") == {}:
+        params = {k: v for k, v in params.items() if k != "_meta"}
+    return trimmed(
+        orjson.dumps({"method": subject.method, "params": params}, option=orjson.OPT_SORT_KEYS)
+    )
+
+
+class DefaultKeys:
+    """The key of a recorded request as an index under the default policy files it when no
+    recording of its method redacted anything (`keyed_by_default`): for a reader that makes a
+    `Plan` as it reads."""
+
+    __slots__ = ("_policy", "_subjects")
+
+    def __init__(self) -> None:
+        self._policy = MatchPolicy()
+        self._subjects = _Subjects(self._policy, {})
+
+    def __call__(self, msg: dict[str, Any]) -> bytes:
+        return key_of(self._policy, self._subjects(msg))
+
+
 def keyed_by_default(policy: MatchPolicy) -> bool:
     """True when `policy` keys recorded requests as the default policy does (the params matcher,
     no ignored paths): a `Plan`'s keys are its keys."""
@@ -294,15 +322,7 @@ class ReplayIndex:
 
     def key(self, subject: Subject) -> bytes:
         """The index key: method + significant params, or the method alone without the `params` matcher."""
-        if not self.policy.exact:
-            return subject.method.encode()
-        # subject.params is already stripped; only a `_meta` the ignored paths emptied is left
-        params = subject.params
-        if isinstance(params, dict) and params.get("_meta") == {}:
-            params = {k: v for k, v in params.items() if k != "_meta"}
-        return trimmed(
-            orjson.dumps({"method": subject.method, "params": params}, option=orjson.OPT_SORT_KEYS)
-        )
+        return key_of(self.policy, subject)
 
     def played_out(self, item: Item) -> bool:
         """True for a server request or error sent after the recorded client closed its input."""
