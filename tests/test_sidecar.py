@@ -462,6 +462,8 @@ def test_a_replay_process_takes_its_cassette_out_of_the_collectors_sight(tmp_pat
     path = write_cassette(tmp_path / "c.jsonl", 200)
     code = (
         "import gc, sys\n"
+        "from mcptape._perf import for_command\n"
+        "for_command(['replay'])  # what the command line does for its own process\n"
         "from mcptape.cassette import load\n"
         "from mcptape.replay.engine import ReplayConfig\n"
         "from mcptape.replay.server_stdio import serve_stdio\n"
@@ -490,6 +492,8 @@ def test_a_replay_process_takes_the_messages_it_parses_out_of_sight_as_they_pile
     replayed_twice(path)
     code = (
         "import gc, sys\n"
+        "from mcptape._perf import for_command\n"
+        "for_command(['replay'])  # what the command line does for its own process\n"
         "from mcptape.replay.prepared import parsed_lines\n"
         "from mcptape.replay import server_stdio\n"
         "from mcptape.replay.engine import ReplayConfig\n"

@@ -367,34 +367,55 @@ class Pass:
         queue = self.queues.get(key)
         if queue is None:
             queue = self.queues[key] = deque(recorded)
-        extra = index.policy.extra
-        rejected: list[tuple[Entry, list[str]]] = []
-        fits: list[Entry] = []
-        if extra:
-            for entry in queue:
-                reasons = [r for m in extra if (r := m(entry.subject, subject)) is not None]
-                if reasons:
-                    rejected.append((entry, reasons))
-                else:
-                    fits.append(entry)
-        chosen, differs = _best(fits if extra else queue, declared, self._compared)
+        fits, rejected = self._sift(queue, subject)
+        chosen, differs = _best(fits, declared, self._compared)
         if chosen is None and self.allow_repeats:
-            last = self.last.get(key)
-            if last is not None and not [m for m in extra if m(last.subject, subject) is not None]:
-                chosen, differs = _best([last], declared, self._compared)
+            chosen, differs = self._repeat(key, subject, declared)
         if chosen is not None and differs and exact and not only_who(differs):
             return Miss(key, 0, rejected, differs)
         if chosen is None:
             played = sum(self.plays.get(e.exchange.index, 0) for e in recorded)
             return Miss(key, played, rejected)
+        self._consume(key, queue, chosen)
+        self.differs = differs
+        return chosen
+
+    def _sift(
+        self, queue: deque[Entry], subject: Subject
+    ) -> tuple[Iterable[Entry], list[tuple[Entry, list[str]]]]:
+        """The recordings left that the policy's extra matchers accept (the queue itself when it
+        has none), and those they reject, with why."""
+        extra = self.index.policy.extra
+        if not extra:
+            return queue, []
+        rejected: list[tuple[Entry, list[str]]] = []
+        fits: list[Entry] = []
+        for entry in queue:
+            reasons = [r for m in extra if (r := m(entry.subject, subject)) is not None]
+            if reasons:
+                rejected.append((entry, reasons))
+            else:
+                fits.append(entry)
+        return fits, rejected
+
+    def _repeat(
+        self, key: bytes, subject: Subject, declared: dict[str, Any] | None
+    ) -> tuple[Entry | None, tuple[FieldDiff, ...]]:
+        """With repeats allowed: the last recording played for `key` again, if it still fits."""
+        last = self.last.get(key)
+        extra = self.index.policy.extra
+        if last is None or [m for m in extra if m(last.subject, subject) is not None]:
+            return None, ()
+        return _best([last], declared, self._compared)
+
+    def _consume(self, key: bytes, queue: deque[Entry], chosen: Entry) -> None:
+        """Takes `chosen` out of its queue and counts it played."""
         if queue and queue[0] is chosen:  # the common case: first in, first out
             queue.popleft()
         elif chosen in queue:
             queue.remove(chosen)
-        self.differs = differs
         self.last[key] = chosen
         self.plays[chosen.exchange.index] = self.plays.get(chosen.exchange.index, 0) + 1
-        return chosen
 
     def mark(self, exchange: Exchange) -> None:
         """Counts a recorded exchange as played although it was answered outside `take`."""
