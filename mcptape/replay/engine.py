@@ -23,7 +23,10 @@ session's `Housekeeping`, the client's answer to a server request to the `Player
 - `housekeeping.Housekeeping`: `ping`, `logging/setLevel` the recording has no answer left for,
   client notifications (`notifications/cancelled` ends a request or a listen stream), and the
   notes said once per session;
-- `report`: the no-match error (see `NO_MATCH`, `EXHAUSTED`), whose message and data teach.
+- `report`: the no-match error (see `NO_MATCH`, `EXHAUSTED`), whose message and data teach;
+- `ReplayConfig.answerer` (`mcptape.mock`): declared answers, asked before the cassette is
+  matched (an overlay's precedence; a made-up `Answer` plays as a recorded exchange, so the
+  bridge translates it for either era), and told what each client message was answered.
 """
 
 from __future__ import annotations
@@ -56,7 +59,7 @@ from .bridge import LegacyClient, ModernClient, UnknownEra
 from .housekeeping import Housekeeping
 from .index import Miss, Pass, ReplayIndex, declared_in, only_who
 from .matcher import Subject, describe, explain_diffs
-from .outputs import Note, Output, ReplayConfig, Send
+from .outputs import Answer, Note, Output, ReplayConfig, Send
 from .playing import Play, Player
 from .report import NO_MATCH, client_name, no_match
 
@@ -176,7 +179,10 @@ class ReplayEngine:
         if typ is MessageType.NOTIFICATION:
             return self.housekeeping.notification(self.player, value)
         if typ in (MessageType.RESULT, MessageType.ERROR):
-            return self.player.answer(value)
+            out = self.player.answer(value)
+            if self.config.answerer is not None:
+                self.config.answerer.saw(value, out)
+            return out
         return _invalid_request(value, "Invalid Request: not a request, notification or response")
 
     def _batch(self, values: list[Any]) -> list[Output]:
@@ -213,7 +219,10 @@ class ReplayEngine:
         if cancelled:
             cancelled.discard(id_key(msg["id"]))  # an id used again is a new request
         handler = HANDLERS.get(msg["method"])
-        return self._match(msg) if handler is None else handler(self, msg)
+        out = self._match(msg) if handler is None else handler(self, msg)
+        if self.config.answerer is not None:
+            self.config.answerer.saw(msg, out)
+        return out
 
     def _initialize(self, msg: dict[str, Any]) -> list[Output]:
         """Legacy `initialize`: the recorded handshake (a new session after the first), else
@@ -297,6 +306,14 @@ class ReplayEngine:
             resumed = bridge.resume(self.player, msg, state, self.config.label)
             if resumed is not None:
                 return resumed
+        answerer = self.config.answerer
+        if answerer is not None:  # declarations first (`mcptape.mock`): an overlay's precedence
+            answer = answerer.answer(msg, self.bridge.modern)
+            if isinstance(answer, Answer):
+                outs = self._start(answer.exchange, msg)
+                return [o.later(answer.delay) if isinstance(o, Send) and answer.delay else o for o in outs]  # fmt: skip
+            if answer is not None:
+                return answer
         subject = self.index.subject(msg)
         found = self.pass_.take(subject, who, self.config.exact_clients)
         if isinstance(found, Miss):
