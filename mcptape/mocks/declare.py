@@ -205,7 +205,7 @@ def doc_of(fn: Callable[..., Any]) -> str | None:
     return doc or None
 
 
-def declared_at(depth: int = 2) -> str:
+def declared_at(depth: int = 1) -> str:
     """`file:line` of the caller `depth` frames up (where a declaration was written)."""
     frame = inspect.currentframe()
     for _ in range(depth + 1):

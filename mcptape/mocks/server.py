@@ -127,6 +127,8 @@ class MockServer:
                 return _error(msg, NO_MATCH, text, text, {"reason": "exhausted"})
             value = value.answers[case.calls - 1]
         try:
+            if isinstance(value, (RpcError, ToolError)):
+                raise value
             if callable(value) and not isinstance(value, type):
                 value = value(**args)
             body: dict[str, Any] = {"result": shape(value)}
@@ -134,6 +136,8 @@ class MockServer:
             body = {"error": exc.to_json()}
         except ToolError as exc:
             body = {"result": shape(exc)}
+        except Exception as exc:  # noqa: BLE001 - a server answers its function's failure, as real ones do
+            body = {"result": shape(ToolError(f"{type(exc).__name__}: {exc}"))}
         before = [_progress(p) for p in case.progress] + [_log(level, data) for level, data in case.logs]  # fmt: skip
         before += [
             {"jsonrpc": "2.0", "id": f"mock-{n}", "method": method, "params": p}
