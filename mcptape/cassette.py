@@ -48,6 +48,9 @@ class Cassette:
     plan: Any = None
     """What the replay index reads of each request of that pairing, as an index file keeps it
     (`mcptape.replay.index.Plan`; None: not at hand)."""
+    answerer: Any = None
+    """Declarations served before the recording (`mcptape.mocks`: a mock file read in its place,
+    `ReplayConfig.answerer`); None for a plain cassette."""
 
     @property
     def name(self) -> str:

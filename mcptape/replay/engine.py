@@ -32,6 +32,7 @@ session's `Housekeeping`, the client's answer to a server request to the `Player
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from mcptape.cassette import Cassette
@@ -94,6 +95,8 @@ class ReplayEngine:
         """
         self.index = index
         self.config = config or ReplayConfig(index.policy)
+        if self.config.answerer is None and index.cassette.answerer is not None:  # a mock file's
+            self.config = replace(self.config, answerer=index.cassette.answerer)
         if self.config.match != index.policy:
             raise ValueError(
                 "the engine's match policy differs from the one its index was built with"

@@ -1,0 +1,128 @@
+"""A mock's file form served by `mcptape replay` like a cassette (both eras), an overlay that
+makes one recorded tool fail while the rest plays as recorded, and `mock.command`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, MCPError
+from mcp.client.stdio import StdioServerParameters
+
+import mcptape
+from mcptape.mocks import ToolError, answers
+from tests.replay.recorded import ERAS, Recording, record_demo
+from tests.sdk_helpers import accept_name, demo_session
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+MOCK_TOML = """
+[server]
+name = "demo"
+
+[[tools]]
+name = "add"
+description = "Adds two numbers."
+input_schema = { type = "object", properties = { a = { type = "number" }, b = { type = "number" } } }
+
+[[tools.answers]]
+args = { a = 1, b = 2 }
+result = 3
+progress = [[1, 2, "half"]]
+
+[[tools.answers]]
+error = "only 1 + 2 is declared"
+
+[[tools]]
+name = "roll"
+
+[[tools.answers]]
+sequence = [4, { error = "no more dice" }]
+
+[[resources]]
+uri = "demo://users/{id}"
+text = "user {id}"
+
+[[prompts]]
+name = "review"
+arguments = [{ name = "code", required = true }]
+text = "Review this: {code}"
+"""
+
+
+def replay(path: Path) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=["-m", "mcptape", "replay", str(path)])
+
+
+def text(result: Any) -> str:
+    return str(result.content[0].text)
+
+
+@pytest.mark.parametrize("mode", sorted(ERAS))
+async def test_a_toml_mock_is_served_by_mcptape_replay(tmp_path: Path, mode: str) -> None:
+    path = tmp_path / "demo.toml"
+    path.write_text(MOCK_TOML)
+    with anyio.fail_after(30):
+        async with Client(replay(path), mode=mode) as c:
+            assert c.protocol_version == ERAS[mode]
+            assert [t.name for t in (await c.list_tools()).tools] == ["add", "roll"]
+            assert text(await c.call_tool("add", {"a": 1, "b": 2})) == "3"
+            other = await c.call_tool("add", {"a": 2, "b": 2})
+            assert other.is_error and text(other) == "only 1 + 2 is declared"
+            assert text(await c.call_tool("roll", {})) == "4"
+            assert (await c.call_tool("roll", {})).is_error
+            user = await c.read_resource("demo://users/42")
+            assert user.contents[0].text == "user 42"
+            prompt = await c.get_prompt("review", {"code": "x = 1"})
+            assert prompt.messages[0].content.text == "Review this: x = 1"
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Recording:
+    return record_demo(tmp_path_factory.mktemp("tape") / "demo.jsonl", "legacy")
+
+
+@pytest.mark.parametrize("mode", sorted(ERAS))
+async def test_an_overlay_makes_one_recorded_tool_fail_and_the_rest_plays_as_recorded(
+    tmp_path: Path, recorded: Recording, mode: str
+) -> None:
+    overlay = tmp_path / "overlay.json"
+    tree = {"mcptape_mock": 1, "server": {"cassette": str(recorded.path)},
+            "tools": [{"name": "greet", "answers": [{"error": "greet is down"}]}]}  # fmt: skip
+    overlay.write_text(json.dumps(tree))
+    async def session(path: Path) -> Any:
+        async with Client(replay(path), mode=mode, elicitation_callback=accept_name, log_level="info") as c:  # fmt: skip
+            return await demo_session(c)
+
+    with anyio.fail_after(30):
+        got = await session(overlay)
+        plain = await session(recorded.path)
+    failed = {k: v for k, v in got.results[3].items() if k != "resultType"}  # (2026-07-28's envelope)
+    assert failed == {"content": [{"type": "text", "text": "greet is down"}], "isError": True}
+    assert plain.results[3] != got.results[3]
+    assert got.tools == plain.tools == recorded.outcome.tools
+    assert [r for i, r in enumerate(got.results) if i != 3] == [r for i, r in enumerate(plain.results) if i != 3]  # fmt: skip
+    assert got.progress == plain.progress
+
+
+async def test_mock_command_serves_a_data_mock_over_stdio() -> None:
+    with mcptape.mock("data") as mock:
+        mock.tool("roll", answers(3, ToolError("no more")))
+        mock.tool("add", 3, args={"a": 1, "b": 2})
+        async with Client(StdioServerParameters(command=mock.command[0], args=mock.command[1:])) as c:  # fmt: skip
+            assert text(await c.call_tool("roll", {})) == "3"
+            assert (await c.call_tool("roll", {})).is_error
+            assert text(await c.call_tool("add", {"a": 1, "b": 2})) == "3"
+            with pytest.raises(MCPError):
+                await c.call_tool("add", {"a": 5, "b": 2})
+
+
+def test_mock_command_refuses_a_function_answer() -> None:
+    with mcptape.mock() as mock:
+        mock.tool("add", lambda a, b: a + b)
+        with pytest.raises(mcptape.ConfigError, match="a function answer stays in this process"):
+            mock.command  # noqa: B018
