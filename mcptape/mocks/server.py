@@ -25,6 +25,7 @@ from mcptape._version import __version__
 from mcptape.cassette import Cassette
 from mcptape.model import Event, Header, Kind, Source, Transport
 from mcptape.pairing import Exchange, Item
+from mcptape.replay.bridge import STATE_PREFIX
 from mcptape.replay.outputs import Answer, Note, Output, Send
 from mcptape.replay.report import NO_MATCH
 from mcptape.wire.jsonrpc import JSONRPC_METHOD_NOT_FOUND, MessageType, error_response
@@ -66,6 +67,8 @@ class MockServer:
         self.prompts: dict[str, Prompt] = {}
         self.journal = Journal()
         self.instructions: str | None = None
+        self._asking: dict[int, Exchange] = {}
+        """Made-up exchanges with requests to the client, by number, until resumed (2026-07-28)."""
 
     # -- the engine's hook ---------------------------------------------------------------------
 
@@ -78,6 +81,11 @@ class MockServer:
             return None
         params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
         assert isinstance(params, dict)
+        state = params.get("requestState")
+        if isinstance(state, str) and state.startswith(STATE_PREFIX):
+            resumed = self._resume(state)
+            if resumed is not None:
+                return resumed
         if method == "tools/call":
             return self._call(msg, params)
         if method == "resources/read":
@@ -96,6 +104,25 @@ class MockServer:
             return Answer(made(msg, {"jsonrpc": "2.0", "id": msg["id"], "result": lists[method]()}))
         text = f"{LABEL} {self.name}: method {method} is not declared (a mock answers tools, resources and prompts)"
         return _error(msg, JSONRPC_METHOD_NOT_FOUND, f"Method not found: {method}", text)
+
+    def _resume(self, state: str) -> Answer | None:
+        """The retry of an `input_required` the bridge made from a made-up exchange's request
+        (its `requestState`: exchange, position): the rest of that exchange, made up again."""
+        try:
+            number, pos, _ = state[len(STATE_PREFIX) :].split(":", 2)
+            ex = self._asking.pop(int(number))
+        except (ValueError, KeyError):
+            return None  # a recording's own: the engine resumes it
+        rest = [i.msg for i in ex.items[int(pos) :]]
+        assert ex.response is not None
+        return Answer(self._made(ex.request.msg, ex.response.msg, rest))
+
+    def _made(self, request: dict[str, Any], response: dict[str, Any], before: list[dict[str, Any]]) -> Exchange:  # fmt: skip
+        """`made`, kept while it has requests of its own to ask (a 2026-07-28 retry resumes it)."""
+        ex = made(request, response, before)
+        if any("id" in m for m in before):
+            self._asking[ex.index] = ex
+        return ex
 
     # -- tools -----------------------------------------------------------------------------------
 
@@ -143,7 +170,7 @@ class MockServer:
             {"jsonrpc": "2.0", "id": f"mock-{n}", "method": method, "params": p}
             for n, (method, p) in enumerate(case.asks)
         ]
-        return Answer(made(msg, {"jsonrpc": "2.0", "id": msg["id"], **body}, before), case.delay)
+        return Answer(self._made(msg, {"jsonrpc": "2.0", "id": msg["id"], **body}, before), case.delay)
 
     # -- resources and prompts ----------------------------------------------------------------------
 

@@ -304,11 +304,6 @@ class ReplayEngine:
         if own is not None and not self.bridge.modern:
             self._meet(ModernClient(self.config.cross_era))
         who = own if own is not None else self.bridge.declared()
-        state = params.get("requestState")
-        if state is not None:  # the retry of an `input_required` the bridge made up?
-            resumed = bridge.resume(self.player, msg, state, self.config.label)
-            if resumed is not None:
-                return resumed
         answerer = self.config.answerer
         if answerer is not None:  # declarations first (`mcptape.mock`): an overlay's precedence
             answer = answerer.answer(msg, self.bridge.modern)
@@ -317,6 +312,11 @@ class ReplayEngine:
                 return [o.later(answer.delay) if isinstance(o, Send) and answer.delay else o for o in outs]  # fmt: skip
             if answer is not None:
                 return answer
+        state = params.get("requestState")
+        if state is not None:  # the retry of an `input_required` the bridge made up?
+            resumed = bridge.resume(self.player, msg, state, self.config.label)
+            if resumed is not None:
+                return resumed
         subject = self.index.subject(msg)
         found = self.pass_.take(subject, who, self.config.exact_clients)
         if isinstance(found, Miss):

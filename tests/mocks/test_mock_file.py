@@ -126,3 +126,27 @@ def test_mock_command_refuses_a_function_answer() -> None:
         mock.tool("add", lambda a, b: a + b)
         with pytest.raises(mcptape.ConfigError, match="a function answer stays in this process"):
             mock.command  # noqa: B018
+
+
+@pytest.mark.parametrize("suffix", [".toml", ".json"])
+@pytest.mark.parametrize("mode", sorted(ERAS))
+async def test_a_stub_of_a_recording_served_back_gives_the_recorded_answers(
+    tmp_path: Path, recorded: Recording, mode: str, suffix: str
+) -> None:
+    import subprocess
+
+    out = tmp_path / f"demo{suffix}"
+    done = subprocess.run([sys.executable, "-m", "mcptape", "stub", str(recorded.path), "-o", str(out)],
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+    async def session(path: Path) -> Any:
+        async with Client(replay(path), mode=mode, elicitation_callback=accept_name, log_level="info") as c:  # fmt: skip
+            return await demo_session(c)
+
+    with anyio.fail_after(30):
+        got = await session(out)
+        plain = await session(recorded.path)
+    assert got.tools == plain.tools
+    assert got.results == plain.results
+    assert got.progress == plain.progress
