@@ -269,6 +269,7 @@ class Mock:
     def url(self) -> str:
         """An HTTP URL serving the mock (Streamable HTTP at /mcp), from a thread of this process."""
         if not self._threads:
+            require("http", "uvicorn", "mock.url (an HTTP server in this process)")
             from .threaded import HttpThread
 
             self._threads.append(HttpThread(self.cassette(), self.engine_config()))
