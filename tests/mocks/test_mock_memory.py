@@ -135,3 +135,31 @@ async def test_the_decorator_form_and_async_with() -> None:
         # the client connected at entry: declarations made after it are answered too
         assert text(await mock.client.call_tool("double", {"x": 21})) == "42"
     assert double(2) == 4 and double.call_count == 1
+
+
+async def test_the_mcptape_mock_fixture(mcptape_mock: Mock) -> None:
+    weather = mcptape_mock.tool("weather", "sunny")
+    async with mcptape_mock.connect() as c:
+        assert text(await c.call_tool("weather", {"city": "Paris"})) == "sunny"
+    weather.assert_called_once_with(city="Paris")
+
+
+async def test_a_function_that_raises_is_a_tool_error_and_elicitation_reaches_the_client() -> None:
+    mock = mcptape.mock()
+    asked: list[Any] = []
+
+    async def answer(_ctx: Any, params: Any) -> ElicitResult:
+        asked.append(params.message)
+        return ElicitResult(action="accept", content={"name": "Ada"})
+
+    def broken() -> str:
+        raise ValueError("no luck")
+
+    mock.tool("broken", broken)
+    mock.tool("ask", "thanks", elicit={"message": "Your name?", "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}})  # fmt: skip
+    for mode in sorted(ERAS):
+        async with mock.connect(mode=mode, elicitation_callback=answer) as c:
+            result = await c.call_tool("broken", {})
+            assert result.is_error and text(result) == "ValueError: no luck"
+            assert text(await c.call_tool("ask", {})) == "thanks"
+    assert asked == ["Your name?", "Your name?"]
