@@ -81,6 +81,32 @@ class Journal:
         """The calls of `method` (and of tool, prompt or URI `name`)."""
         return [c for c in self.calls if c.method == method and (name is None or c.name == name)]
 
+    def call_count(self, tool: str) -> int:
+        """How many times tool `tool` was called."""
+        return len(self.of("tools/call", tool))
+
+    def assert_called_with(self, tool: str, **arguments: Any) -> None:
+        """The last call of tool `tool` had these arguments (AssertionError otherwise)."""
+        calls = self.of("tools/call", tool)
+        if not calls:
+            raise AssertionError(f"tool {tool} was never called")
+        if calls[-1].arguments != arguments:
+            raise AssertionError(f"tool {tool} was last called with {calls[-1].arguments}, not {arguments}")  # fmt: skip
+
     def clear(self) -> None:
         self.calls.clear()
         self._open.clear()
+
+
+class Listening:
+    """An answerer that answers nothing and keeps the journal: a cassette's replay, journaled
+    (`Tape.journal`)."""
+
+    def __init__(self, journal: Journal) -> None:
+        self.journal = journal
+
+    def answer(self, msg: dict[str, Any], modern: bool) -> None:
+        return None
+
+    def saw(self, msg: dict[str, Any], outputs: list[Output]) -> None:
+        self.journal.saw(msg, outputs)

@@ -150,3 +150,13 @@ async def test_a_stub_of_a_recording_served_back_gives_the_recorded_answers(
     assert got.tools == plain.tools
     assert got.results == plain.results
     assert got.progress == plain.progress
+
+
+async def test_a_cassette_keeps_a_journal_too(recorded: Recording) -> None:
+    async with mcptape.use_cassette(recorded.path) as tape:
+        await tape.client.call_tool("add", {"a": 1, "b": 2})
+    assert tape.journal.call_count("add") == 1
+    tape.journal.assert_called_with("add", a=1, b=2)
+    call = tape.journal.of("tools/call", "add")[0]
+    assert call.result["content"][0]["text"] == "3"
+    assert any(c is call for c in tape.calls)
