@@ -10,8 +10,12 @@ import click
 
 @click.command()
 @click.argument("cassette", type=click.Path(path_type=Path))
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write to this file (.toml or .json) instead of standard output (TOML).")  # fmt: skip
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write to this file (.toml or .json) instead of standard output (TOML).",
+)
 def stub(cassette: Path, output: Path | None) -> None:
     """Write a mock file declaring what a recorded session answered: tools with their schemas,
     each recorded answer by its arguments, resources and prompts. Edit it, then serve it like

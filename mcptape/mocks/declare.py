@@ -116,7 +116,10 @@ class Resource:
         return "{" in self.uri
 
     def listing(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"uriTemplate" if self.templated else "uri": self.uri, "name": self.name}
+        out: dict[str, Any] = {
+            "uriTemplate" if self.templated else "uri": self.uri,
+            "name": self.name,
+        }
         if self.mime_type is not None:
             out["mimeType"] = self.mime_type
         if self.description is not None:

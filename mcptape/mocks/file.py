@@ -87,7 +87,9 @@ def parse(path: Path) -> dict[str, Any]:
     except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not a valid mock file: {exc}") from None
     if not isinstance(tree, dict):
-        raise ConfigError(f"{path}: a mock file is a table (an object) of server, tools, resources, prompts")  # fmt: skip
+        raise ConfigError(
+            f"{path}: a mock file is a table (an object) of server, tools, resources, prompts"
+        )
     return tree
 
 
@@ -116,7 +118,13 @@ def declarations(tree: dict[str, Any], where: str = "<mock>") -> MockServer:
     for n, t in enumerate(_tables(tree, "tools", where)):
         at = f"{where}: tools[{n}]"
         name = _required(t, "name", at)
-        tool = server.tools.get(name) or Tool(name, t.get("description"), t.get("input_schema") or {"type": "object"}, t.get("output_schema"), t.get("title"))  # fmt: skip
+        tool = server.tools.get(name) or Tool(
+            name,
+            t.get("description"),
+            t.get("input_schema") or {"type": "object"},
+            t.get("output_schema"),
+            t.get("title"),
+        )
         server.tools[name] = tool
         for k, a in enumerate(t.get("answers") or []):
             tool.cases.append(_case(a, f"{at}.answers[{k}]"))
@@ -126,8 +134,22 @@ def declarations(tree: dict[str, Any], where: str = "<mock>") -> MockServer:
         if "text" in r:
             value = TextTemplate(str(r["text"])) if "{" in uri else str(r["text"])
         elif "blob" in r:
-            value = {"contents": [{"uri": uri, "blob": r["blob"], **({"mimeType": r["mime_type"]} if r.get("mime_type") else {})}]}  # fmt: skip
-        server.resources[uri] = Resource(uri, value, str(r.get("name") or uri.rsplit("/", 1)[-1]), r.get("mime_type", "text/plain"), r.get("description"))  # fmt: skip
+            value = {
+                "contents": [
+                    {
+                        "uri": uri,
+                        "blob": r["blob"],
+                        **({"mimeType": r["mime_type"]} if r.get("mime_type") else {}),
+                    }
+                ]
+            }
+        server.resources[uri] = Resource(
+            uri,
+            value,
+            str(r.get("name") or uri.rsplit("/", 1)[-1]),
+            r.get("mime_type", "text/plain"),
+            r.get("description"),
+        )
     for n, p in enumerate(_tables(tree, "prompts", where)):
         name = _required(p, "name", f"{where}: prompts[{n}]")
         answer: Any = p.get("result")
@@ -135,7 +157,9 @@ def declarations(tree: dict[str, Any], where: str = "<mock>") -> MockServer:
             answer = TextTemplate(str(p["text"]))
         elif "messages" in p:
             answer = {"messages": p["messages"]}
-        server.prompts[name] = Prompt(name, answer, p.get("description"), list(p.get("arguments") or []))  # fmt: skip
+        server.prompts[name] = Prompt(
+            name, answer, p.get("description"), list(p.get("arguments") or [])
+        )
     return server
 
 
@@ -158,7 +182,9 @@ def _case(a: Any, at: str) -> Case:
         raise ConfigError(f"{at}: an answer is a table with one of {', '.join(ANSWER_KEYS)}")
     given = [k for k in ANSWER_KEYS if k in a]
     if len(given) != 1:
-        raise ConfigError(f"{at}: give exactly one of {', '.join(ANSWER_KEYS)} (found {', '.join(given) or 'none'})")  # fmt: skip
+        raise ConfigError(
+            f"{at}: give exactly one of {', '.join(ANSWER_KEYS)} (found {', '.join(given) or 'none'})"
+        )
     asks = [tuple(x) for x in a.get("asks") or []]
     if a.get("elicit") is not None:
         asks.append(("elicitation/create", a["elicit"]))
@@ -166,7 +192,10 @@ def _case(a: Any, at: str) -> Case:
         answer_value(given[0], a[given[0]]),
         args=a.get("args"),
         delay=float(a.get("delay", 0.0)),
-        progress=tuple((float(p[0]), p[1] if len(p) > 1 else None, p[2] if len(p) > 2 else None) for p in a.get("progress") or []),  # fmt: skip
+        progress=tuple(
+            (float(p[0]), p[1] if len(p) > 1 else None, p[2] if len(p) > 2 else None)
+            for p in a.get("progress") or []
+        ),
         logs=tuple((str(x[0]), x[1]) for x in a.get("logs") or []),
         asks=tuple((str(m), dict(p)) for m, p in asks),
         source=at,
@@ -188,7 +217,11 @@ def answer_value(key: str, value: Any) -> Any:
 
 def _one(value: Any) -> Any:
     """One answer of a sequence: `{error = ...}`, `{rpc_error = ...}`, `{text = ...}` or a value."""
-    if isinstance(value, dict) and len(value) == 1 and next(iter(value)) in ("error", "rpc_error", "text"):  # fmt: skip
+    if (
+        isinstance(value, dict)
+        and len(value) == 1
+        and next(iter(value)) in ("error", "rpc_error", "text")
+    ):
         key = next(iter(value))
         return answer_value(key, value[key])
     return value
@@ -208,13 +241,15 @@ def answer_entry(value: Any, where: str) -> dict[str, Any]:
     if isinstance(value, Sequence_):
         return {"sequence": [_single(v, where) for v in value.answers]}
     if callable(value):
-        raise ConfigError(f"{where}: a function answer stays in this process; use mock.client or mock.url, or declare a value for mock.command")  # fmt: skip
+        raise ConfigError(
+            f"{where}: a function answer stays in this process; use mock.client or mock.url, or declare a value for mock.command"
+        )
     return {"result": value}
 
 
 def _single(value: Any, where: str) -> Any:
     entry = answer_entry(value, where)
-    return entry["result"] if "result" in entry else entry
+    return entry.get("result", entry)
 
 
 def tree_of(server: MockServer, cassette: Path | None = None) -> dict[str, Any]:
@@ -226,19 +261,27 @@ def tree_of(server: MockServer, cassette: Path | None = None) -> dict[str, Any]:
         info["cassette"] = str(cassette.resolve())
     tools = []
     for tool in server.tools.values():
-        entry: dict[str, Any] = {k: v for k, v in tool.listing().items() if k not in ("inputSchema", "outputSchema")}  # fmt: skip
+        entry: dict[str, Any] = {
+            k: v for k, v in tool.listing().items() if k not in ("inputSchema", "outputSchema")
+        }
         entry["input_schema"] = tool.input_schema
         if tool.output_schema is not None:
             entry["output_schema"] = tool.output_schema
         entry["answers"] = [_case_entry(c, f"tool {tool.name}") for c in tool.cases]
         tools.append(entry)
     resources = [
-        {"uri": r.uri, "name": r.name, **({"mime_type": r.mime_type} if r.mime_type else {}),
-         **({"description": r.description} if r.description else {}), **answer_entry(r.answer, f"resource {r.uri}")}
+        {
+            "uri": r.uri,
+            "name": r.name,
+            **({"mime_type": r.mime_type} if r.mime_type else {}),
+            **({"description": r.description} if r.description else {}),
+            **answer_entry(r.answer, f"resource {r.uri}"),
+        }
         for r in server.resources.values()
-    ]  # fmt: skip
+    ]
     prompts = [
-        {**p.listing(), **answer_entry(p.answer, f"prompt {p.name}")} for p in server.prompts.values()
+        {**p.listing(), **answer_entry(p.answer, f"prompt {p.name}")}
+        for p in server.prompts.values()
     ]
     return {MARKER: 1, "server": info, "tools": tools, "resources": resources, "prompts": prompts}
 
@@ -268,11 +311,17 @@ def dumps_toml(tree: dict[str, Any]) -> str:
     """A mock file's tree as TOML (tables for server, tools, resources, prompts and answers;
     everything deeper inline). JSON null has no TOML form: its keys are left out."""
     lines = [f"{MARKER} = 1", "", "[server]"]
-    lines += [f"{_key(k)} = {_value(v)}" for k, v in tree.get("server", {}).items() if v is not None]
+    lines += [
+        f"{_key(k)} = {_value(v)}" for k, v in tree.get("server", {}).items() if v is not None
+    ]
     for section in ("tools", "resources", "prompts"):
         for table in tree.get(section) or []:
             lines += ["", f"[[{section}]]"]
-            lines += [f"{_key(k)} = {_value(v)}" for k, v in table.items() if k != "answers" and v is not None]  # fmt: skip
+            lines += [
+                f"{_key(k)} = {_value(v)}"
+                for k, v in table.items()
+                if k != "answers" and v is not None
+            ]
             for answer in table.get("answers") or []:
                 lines += ["", f"[[{section}.answers]]"]
                 lines += [f"{_key(k)} = {_value(v)}" for k, v in answer.items() if v is not None]
@@ -289,7 +338,11 @@ def _value(v: Any) -> str:
     if isinstance(v, int):
         return str(v)
     if isinstance(v, float):
-        return ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")) if not math.isfinite(v) else repr(v)  # fmt: skip
+        return (
+            ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf"))
+            if not math.isfinite(v)
+            else repr(v)
+        )
     if isinstance(v, str):
         return json.dumps(v, ensure_ascii=False)
     if isinstance(v, list):

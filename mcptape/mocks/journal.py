@@ -73,7 +73,10 @@ class Journal:
             self._open[id_key(msg["id"])] = call
         for out in outputs:
             if isinstance(out, Send) and out.final and isinstance(out.msg, dict):
-                call_ = self._open.pop(id_key(out.request_id if out.request_id is not None else out.msg.get("id")), None)  # fmt: skip
+                call_ = self._open.pop(
+                    id_key(out.request_id if out.request_id is not None else out.msg.get("id")),
+                    None,
+                )
                 if call_ is not None:
                     call_.answer = out.msg
 
@@ -91,7 +94,9 @@ class Journal:
         if not calls:
             raise AssertionError(f"tool {tool} was never called")
         if calls[-1].arguments != arguments:
-            raise AssertionError(f"tool {tool} was last called with {calls[-1].arguments}, not {arguments}")  # fmt: skip
+            raise AssertionError(
+                f"tool {tool} was last called with {calls[-1].arguments}, not {arguments}"
+            )
 
     def clear(self) -> None:
         self.calls.clear()

@@ -74,7 +74,9 @@ class ToolHandle:
         if not calls:
             raise AssertionError(f"tool {self.name} was never called")
         if calls[-1].arguments != arguments:
-            raise AssertionError(f"tool {self.name} was last called with {calls[-1].arguments}, not {arguments}")  # fmt: skip
+            raise AssertionError(
+                f"tool {self.name} was last called with {calls[-1].arguments}, not {arguments}"
+            )
 
     def assert_called_once_with(self, **arguments: Any) -> None:
         if self.call_count != 1:
@@ -84,7 +86,9 @@ class ToolHandle:
     def assert_any_call(self, **arguments: Any) -> None:
         if not any(c.arguments == arguments for c in self.calls):
             seen = [c.arguments for c in self.calls]
-            raise AssertionError(f"tool {self.name} was never called with {arguments}; calls: {seen}")  # fmt: skip
+            raise AssertionError(
+                f"tool {self.name} was never called with {arguments}; calls: {seen}"
+            )
 
 
 class Mock:
@@ -134,7 +138,14 @@ class Mock:
         source = declared_at()
         asked = tuple(asks) + ((("elicitation/create", elicit),) if elicit is not None else ())
         steps = tuple(_step(p) for p in progress)
-        case_kw: dict[str, Any] = {"args": args, "delay": delay, "progress": steps, "logs": tuple(logs), "asks": asked, "source": source}  # fmt: skip
+        case_kw: dict[str, Any] = {
+            "args": args,
+            "delay": delay,
+            "progress": steps,
+            "logs": tuple(logs),
+            "asks": asked,
+            "source": source,
+        }
 
         def declare(fn_or_value: Any, fn_name: str | None) -> ToolHandle:
             tool_name = name if isinstance(name, str) else fn_name
@@ -142,7 +153,9 @@ class Mock:
                 raise ConfigError(f"{source}: mock.tool needs a name (or a decorated function)")
             fn = fn_or_value if inspect.isfunction(fn_or_value) else None
             if fn is not None and inspect.iscoroutinefunction(fn):
-                raise ConfigError(f"{source}: mock tool {tool_name}: answer with a plain function, not async (the engine answers synchronously)")  # fmt: skip
+                raise ConfigError(
+                    f"{source}: mock tool {tool_name}: answer with a plain function, not async (the engine answers synchronously)"
+                )
             tool = self.server.tools.get(tool_name)
             if tool is None:
                 schema = input_schema or (schema_of(fn) if fn is not None else {"type": "object"})
@@ -168,7 +181,9 @@ class Mock:
         """Declares a resource (`{part}` holes make a template; a function gets the parts)."""
 
         def declare(value: Any) -> Any:
-            self.server.resources[uri] = Resource(uri, value, name or uri.rsplit("/", 1)[-1] or uri, mime_type, description)  # fmt: skip
+            self.server.resources[uri] = Resource(
+                uri, value, name or uri.rsplit("/", 1)[-1] or uri, mime_type, description
+            )
             return value
 
         return (lambda fn: declare(fn)) if answer is NOTHING else declare(answer)
@@ -190,7 +205,11 @@ class Mock:
             if not pname:
                 raise ConfigError(f"{declared_at()}: mock.prompt needs a name")
             fn = value if inspect.isfunction(value) else None
-            args = [({"name": a} if isinstance(a, str) else a) for a in arguments] if arguments is not None else _prompt_args(fn)  # fmt: skip
+            args = (
+                [({"name": a} if isinstance(a, str) else a) for a in arguments]
+                if arguments is not None
+                else _prompt_args(fn)
+            )
             desc = description or (doc_of(fn) if fn is not None else None)
             self.server.prompts[pname] = Prompt(pname, value, desc, args)
             return value
@@ -258,7 +277,9 @@ class Mock:
     def client(self) -> Any:
         """The connected `mcp.Client` inside `async with mcptape.mock() as mock`."""
         if self._client is None:
-            raise RuntimeError("mock.client is connected only inside `async with mcptape.mock()`; elsewhere use `async with mock.connect() as client`")  # fmt: skip
+            raise RuntimeError(
+                "mock.client is connected only inside `async with mcptape.mock()`; elsewhere use `async with mock.connect() as client`"
+            )
         return self._client
 
     @property
@@ -280,14 +301,15 @@ class Mock:
     def command(self) -> list[str]:
         """A stdio command serving the mock: `mcptape replay` of the declarations, written to a
         file. Only data crosses into another process: a function answer is refused."""
-        from .file import dumps_mock
-
         import sys
         import tempfile
 
+        from .file import dumps_mock
+
         text = dumps_mock(self.server, self.cassette_path)
-        handle = tempfile.NamedTemporaryFile("w", suffix=".mock.json", delete=False, encoding="utf-8")  # noqa: SIM115 - removed by close()
-        with handle:
+        with tempfile.NamedTemporaryFile(
+            "w", suffix=".mock.json", delete=False, encoding="utf-8"
+        ) as handle:  # (removed by close())
             handle.write(text)
         self._files.append(Path(handle.name))
         return [sys.executable, "-m", "mcptape", "replay", handle.name]
@@ -305,7 +327,12 @@ class Mock:
     def __enter__(self) -> Mock:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:  # fmt: skip
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.close()
         if exc_type is None and self.assert_all_called_on_exit:
             self.assert_all_called()
@@ -322,7 +349,12 @@ class Mock:
         async with self.connect() as client:
             yield client
 
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:  # fmt: skip
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         stack, self._exit, self._client = self._exit, None, None
         if stack is not None:
             await stack.aclose()
@@ -369,4 +401,6 @@ def mock(
     instructions: str | None = None,
 ) -> Mock:
     """A declared MCP server (`with`/`async with`); see the module docstring."""
-    return Mock(name, cassette=cassette, assert_all_called=assert_all_called, instructions=instructions)  # fmt: skip
+    return Mock(
+        name, cassette=cassette, assert_all_called=assert_all_called, instructions=instructions
+    )

@@ -96,8 +96,12 @@ class MockServer:
             return None
         lists = {
             "tools/list": lambda: {"tools": [t.listing() for t in self.tools.values()]},
-            "resources/list": lambda: {"resources": [r.listing() for r in self.resources.values() if not r.templated]},  # fmt: skip
-            "resources/templates/list": lambda: {"resourceTemplates": [r.listing() for r in self.resources.values() if r.templated]},  # fmt: skip
+            "resources/list": lambda: {
+                "resources": [r.listing() for r in self.resources.values() if not r.templated]
+            },
+            "resources/templates/list": lambda: {
+                "resourceTemplates": [r.listing() for r in self.resources.values() if r.templated]
+            },
             "prompts/list": lambda: {"prompts": [p.listing() for p in self.prompts.values()]},
         }
         if method in lists:
@@ -117,7 +121,9 @@ class MockServer:
         assert ex.response is not None
         return Answer(self._made(ex.request.msg, ex.response.msg, rest))
 
-    def _made(self, request: dict[str, Any], response: dict[str, Any], before: list[dict[str, Any]]) -> Exchange:  # fmt: skip
+    def _made(
+        self, request: dict[str, Any], response: dict[str, Any], before: list[dict[str, Any]]
+    ) -> Exchange:
         """`made`, kept while it has requests of its own to ask (a 2026-07-28 retry resumes it)."""
         ex = made(request, response, before)
         if any("id" in m for m in before):
@@ -135,7 +141,7 @@ class MockServer:
             if self.overlay:
                 return None
             near = difflib.get_close_matches(str(name), list(self.tools), n=3, cutoff=0.0)
-            text = f"{LABEL} {self.name}: no tool {name!r} is declared; declared: {', '.join(self.tools) or 'none'}; declare it with mock.tool({name!r}, ...)"  # fmt: skip
+            text = f"{LABEL} {self.name}: no tool {name!r} is declared; declared: {', '.join(self.tools) or 'none'}; declare it with mock.tool({name!r}, ...)"
             return _error(msg, NO_MATCH, text, text, {"reason": "undeclared", "nearest": near})
         case = next((c for c in tool.cases if c.args is None or c.args == args), None)
         if case is None:
@@ -145,12 +151,14 @@ class MockServer:
         case.calls += 1
         return self._play(msg, case, lambda value: tool_result(tool, value), args)
 
-    def _play(self, msg: dict[str, Any], case: Case, shape: Any, args: dict[str, Any]) -> Answer | list[Output]:  # fmt: skip
+    def _play(
+        self, msg: dict[str, Any], case: Case, shape: Any, args: dict[str, Any]
+    ) -> Answer | list[Output]:
         """The made-up exchange of `case` for request `msg`: what comes before, then the answer."""
         value = case.answer
         if isinstance(value, Sequence_):
             if case.calls > len(value.answers):
-                text = f"{LABEL} {self.name}: all {len(value.answers)} declared answers were given ({case.source}); declare more with mcptape.mocks.answers(...)"  # fmt: skip
+                text = f"{LABEL} {self.name}: all {len(value.answers)} declared answers were given ({case.source}); declare more with mcptape.mocks.answers(...)"
                 return _error(msg, NO_MATCH, text, text, {"reason": "exhausted"})
             value = value.answers[case.calls - 1]
         try:
@@ -163,14 +171,18 @@ class MockServer:
             body = {"error": exc.to_json()}
         except ToolError as exc:
             body = {"result": shape(exc)}
-        except Exception as exc:  # noqa: BLE001 - a server answers its function's failure, as real ones do
+        except Exception as exc:  # a server answers its function's failure, as real ones do
             body = {"result": shape(ToolError(f"{type(exc).__name__}: {exc}"))}
-        before = [_progress(p) for p in case.progress] + [_log(level, data) for level, data in case.logs]  # fmt: skip
+        before = [_progress(p) for p in case.progress] + [
+            _log(level, data) for level, data in case.logs
+        ]
         before += [
             {"jsonrpc": "2.0", "id": f"mock-{n}", "method": method, "params": p}
             for n, (method, p) in enumerate(case.asks)
         ]
-        return Answer(self._made(msg, {"jsonrpc": "2.0", "id": msg["id"], **body}, before), case.delay)
+        return Answer(
+            self._made(msg, {"jsonrpc": "2.0", "id": msg["id"], **body}, before), case.delay
+        )
 
     # -- resources and prompts ----------------------------------------------------------------------
 
@@ -181,10 +193,12 @@ class MockServer:
             if parts is None:
                 continue
             res.calls += 1
-            return self._play(msg, Case(res.answer, calls=1), lambda v: _contents(res, uri, v), parts)  # fmt: skip
+            return self._play(
+                msg, Case(res.answer, calls=1), lambda v, r=res: _contents(r, uri, v), parts
+            )
         if self.overlay:
             return None
-        text = f"{LABEL} {self.name}: no resource {uri} is declared; declared: {', '.join(self.resources) or 'none'}"  # fmt: skip
+        text = f"{LABEL} {self.name}: no resource {uri} is declared; declared: {', '.join(self.resources) or 'none'}"
         return _error(msg, -32002, f"Resource not found: {uri}", text, {"uri": uri})
 
     def _prompt(self, msg: dict[str, Any], params: dict[str, Any]) -> Answer | list[Output] | None:
@@ -193,7 +207,7 @@ class MockServer:
         if prompt is None:
             if self.overlay:
                 return None
-            text = f"{LABEL} {self.name}: no prompt {name!r} is declared; declared: {', '.join(self.prompts) or 'none'}"  # fmt: skip
+            text = f"{LABEL} {self.name}: no prompt {name!r} is declared; declared: {', '.join(self.prompts) or 'none'}"
             return _error(msg, -32602, f"Unknown prompt: {name}", text)
         prompt.calls += 1
         args = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
@@ -227,7 +241,9 @@ class MockServer:
     def unused(self) -> list[str]:
         """Declarations no request used, each named as declared (`tool add {'a': 1}`)."""
         out = [
-            f"tool {t.name}" + (f" {c.args}" if c.args is not None else "") + (f" ({c.source})" if c.source else "")  # fmt: skip
+            f"tool {t.name}"
+            + (f" {c.args}" if c.args is not None else "")
+            + (f" ({c.source})" if c.source else "")
             for t in self.tools.values()
             for c in t.cases
             if not c.calls
@@ -244,11 +260,18 @@ def _event(msg: dict[str, Any], src: Source) -> Event:
     return Event(-1, 0.0, Kind.MESSAGE, src, msg)
 
 
-def made(request: dict[str, Any], response: dict[str, Any], before: list[dict[str, Any]] | None = None) -> Exchange:  # fmt: skip
+def made(
+    request: dict[str, Any], response: dict[str, Any], before: list[dict[str, Any]] | None = None
+) -> Exchange:
     """An exchange as a legacy server would have recorded it: `before` (notifications, the
     server's requests), then `response`."""
     items = [
-        Item(Source.SERVER, m, _event(m, Source.SERVER), MessageType.REQUEST if "id" in m else MessageType.NOTIFICATION)  # fmt: skip
+        Item(
+            Source.SERVER,
+            m,
+            _event(m, Source.SERVER),
+            MessageType.REQUEST if "id" in m else MessageType.NOTIFICATION,
+        )
         for m in before or []
     ]
     kind = MessageType.ERROR if "error" in response else MessageType.RESULT
@@ -261,7 +284,9 @@ def made(request: dict[str, Any], response: dict[str, Any], before: list[dict[st
     )
 
 
-def _error(msg: dict[str, Any], code: int, message: str, note: str, data: dict[str, Any] | None = None) -> list[Output]:  # fmt: skip
+def _error(
+    msg: dict[str, Any], code: int, message: str, note: str, data: dict[str, Any] | None = None
+) -> list[Output]:
     error = error_response(msg["id"], code, message, data)
     return [Send(error, request_id=msg["id"], final=True), Note(note, "error")]
 
@@ -298,7 +323,7 @@ def _no_case(name: str, tool: Tool, args: dict[str, Any]) -> tuple[str, str, dic
         )
         for want in nearest
     ]
-    text = f"{LABEL} {name}: tools/call {tool.name} {json.dumps(args, sort_keys=True)} fits no declared arguments; nearest: {' | '.join(diffs)}"  # fmt: skip
+    text = f"{LABEL} {name}: tools/call {tool.name} {json.dumps(args, sort_keys=True)} fits no declared arguments; nearest: {' | '.join(diffs)}"
     return text, text, {"reason": "arguments", "nearest": nearest, "differs": diffs}
 
 
@@ -314,7 +339,10 @@ def tool_result(tool: Tool, value: Any) -> dict[str, Any]:
         return value
     if isinstance(value, str):
         return {"content": [{"type": "text", "text": value}], "isError": False}
-    out: dict[str, Any] = {"content": [{"type": "text", "text": json.dumps(value)}], "isError": False}  # fmt: skip
+    out: dict[str, Any] = {
+        "content": [{"type": "text", "text": json.dumps(value)}],
+        "isError": False,
+    }
     if isinstance(value, dict):
         out["structuredContent"] = value
     elif tool.output_schema is not None:

@@ -24,43 +24,78 @@ from .file import MARKER
 
 def stub(cassette: Cassette) -> dict[str, Any]:
     """The mock file tree of `cassette`'s recorded session."""
-    exchanges = [ex for ex in paired(cassette).exchanges if ex.response is not None and not ex.is_notification]  # fmt: skip
-    server = _server(exchanges)
-    listed: dict[str, dict[str, Any]] = {}
-    calls: dict[str, dict[str, list[Exchange]]] = {}
-    resources: dict[str, dict[str, Any]] = {}
-    prompts: dict[str, dict[str, Any]] = {}
+    exchanges = [
+        ex
+        for ex in paired(cassette).exchanges
+        if ex.response is not None and not ex.is_notification
+    ]
+    filed = _Filed()
     for ex in exchanges:
         result = _result(ex)
-        params = request_params(ex.msg)
-        if ex.method == "tools/list" and isinstance(result, dict):
-            for tool in result.get("tools") or []:
-                listed.setdefault(str(tool.get("name")), tool)
-        elif ex.method == "tools/call" and not is_input_required(ex.result):
-            name = str(params.get("name"))
-            key = repr(sorted((params.get("arguments") or {}).items()))
-            calls.setdefault(name, {}).setdefault(key, []).append(ex)
-        elif ex.method == "resources/list" and isinstance(result, dict):
-            for res in result.get("resources") or []:
-                resources.setdefault(str(res.get("uri")), _resource(res))
-        elif ex.method == "resources/read" and isinstance(result, dict):
-            uri = str(params.get("uri"))
-            entry = resources.setdefault(uri, {"uri": uri})
-            entry.setdefault("result", result)
-        elif ex.method == "prompts/list" and isinstance(result, dict):
-            for p in result.get("prompts") or []:
-                prompts.setdefault(str(p.get("name")), {k: v for k, v in p.items() if k in ("name", "description", "arguments")})  # fmt: skip
-        elif ex.method == "prompts/get" and isinstance(result, dict):
-            name = str(params.get("name"))
-            prompts.setdefault(name, {"name": name}).setdefault("result", result)
-    tools = [_tool(name, listed.get(name), calls.get(name, {})) for name in {**listed, **calls}]
+        file = _FILERS.get(ex.method)
+        if file is not None and (isinstance(result, dict) or ex.error is not None):
+            file(filed, ex, result if isinstance(result, dict) else {}, request_params(ex.msg))
+    tools = [
+        _tool(name, filed.listed.get(name), filed.calls.get(name, {}))
+        for name in {**filed.listed, **filed.calls}
+    ]
     return {
         MARKER: 1,
-        "server": server,
+        "server": _server(exchanges),
         "tools": tools,
-        "resources": [r for r in resources.values() if "result" in r],
-        "prompts": [p for p in prompts.values() if "result" in p],
+        "resources": [r for r in filed.resources.values() if "result" in r],
+        "prompts": [p for p in filed.prompts.values() if "result" in p],
     }
+
+
+class _Filed:
+    """What the recording says of each tool, resource and prompt, filed by name as read."""
+
+    def __init__(self) -> None:
+        self.listed: dict[str, dict[str, Any]] = {}
+        self.calls: dict[str, dict[str, list[Exchange]]] = {}
+        self.resources: dict[str, dict[str, Any]] = {}
+        self.prompts: dict[str, dict[str, Any]] = {}
+
+    def tools_list(self, ex: Exchange, result: dict[str, Any], params: dict[str, Any]) -> None:
+        for tool in result.get("tools") or []:
+            self.listed.setdefault(str(tool.get("name")), tool)
+
+    def tools_call(self, ex: Exchange, result: dict[str, Any], params: dict[str, Any]) -> None:
+        if is_input_required(ex.result):
+            return  # (its retry, with the same arguments, has the answer)
+        key = repr(sorted((params.get("arguments") or {}).items()))
+        self.calls.setdefault(str(params.get("name")), {}).setdefault(key, []).append(ex)
+
+    def resources_list(self, ex: Exchange, result: dict[str, Any], params: dict[str, Any]) -> None:
+        for res in result.get("resources") or []:
+            self.resources.setdefault(str(res.get("uri")), _resource(res))
+
+    def resources_read(self, ex: Exchange, result: dict[str, Any], params: dict[str, Any]) -> None:
+        if ex.error is None:
+            uri = str(params.get("uri"))
+            self.resources.setdefault(uri, {"uri": uri}).setdefault("result", result)
+
+    def prompts_list(self, ex: Exchange, result: dict[str, Any], params: dict[str, Any]) -> None:
+        for p in result.get("prompts") or []:
+            kept = {k: v for k, v in p.items() if k in ("name", "description", "arguments")}
+            self.prompts.setdefault(str(p.get("name")), kept)
+
+    def prompts_get(self, ex: Exchange, result: dict[str, Any], params: dict[str, Any]) -> None:
+        if ex.error is None:
+            name = str(params.get("name"))
+            self.prompts.setdefault(name, {"name": name}).setdefault("result", result)
+
+
+_FILERS = {
+    "tools/list": _Filed.tools_list,
+    "tools/call": _Filed.tools_call,
+    "resources/list": _Filed.resources_list,
+    "resources/read": _Filed.resources_read,
+    "prompts/list": _Filed.prompts_list,
+    "prompts/get": _Filed.prompts_get,
+}
+"""Recorded method -> what it says of the session's tools, resources and prompts."""
 
 
 def _result(ex: Exchange) -> Any:
@@ -94,10 +129,17 @@ def _resource(listed: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _tool(name: str, listed: dict[str, Any] | None, calls: dict[str, list[Exchange]]) -> dict[str, Any]:  # fmt: skip
+def _tool(
+    name: str, listed: dict[str, Any] | None, calls: dict[str, list[Exchange]]
+) -> dict[str, Any]:
     entry: dict[str, Any] = {"name": name}
     listed = listed or {}
-    for key, to in (("title", "title"), ("description", "description"), ("inputSchema", "input_schema"), ("outputSchema", "output_schema")):  # fmt: skip
+    for key, to in (
+        ("title", "title"),
+        ("description", "description"),
+        ("inputSchema", "input_schema"),
+        ("outputSchema", "output_schema"),
+    ):
         if listed.get(key) is not None:
             entry[to] = listed[key]
     entry.setdefault("input_schema", {"type": "object"})
@@ -121,7 +163,9 @@ def _answer(group: list[Exchange]) -> dict[str, Any]:
         m = item.msg
         p = m.get("params") or {}
         if m.get("method") == "notifications/progress":
-            progress.append([x for x in (p.get("progress"), p.get("total"), p.get("message")) if x is not None])  # fmt: skip
+            progress.append(
+                [x for x in (p.get("progress"), p.get("total"), p.get("message")) if x is not None]
+            )
         elif m.get("method") == "notifications/message":
             logs.append([p.get("level", "info"), p.get("data")])
         elif item.type is MessageType.REQUEST:

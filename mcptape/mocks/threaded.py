@@ -49,10 +49,15 @@ class HttpThread:
         self._sock = bind("127.0.0.1", 0)  # listening already: clients wait in its backlog
         path = app.plan.sse_path if app.plan.legacy_sse else app.plan.path
         self.url = url_of(self._sock, "127.0.0.1", path)
-        uv = uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False, timeout_graceful_shutdown=1)  # fmt: skip
+        uv = uvicorn.Config(
+            app, lifespan="off", log_level="warning", access_log=False, timeout_graceful_shutdown=1
+        )
         self._server = _Server(uv, app)
         self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [self._sock]}, name="mcptape-mock-http", daemon=True
+            target=self._server.run,
+            kwargs={"sockets": [self._sock]},
+            name="mcptape-mock-http",
+            daemon=True,
         )
         self._thread.start()
 

@@ -22,7 +22,9 @@ class Tap:
         log = self.log
 
         def dumped(item: Any) -> dict[str, Any]:
-            out: dict[str, Any] = item.message.model_dump(by_alias=True, mode="json", exclude_unset=True)  # fmt: skip
+            out: dict[str, Any] = item.message.model_dump(
+                by_alias=True, mode="json", exclude_unset=True
+            )
             return out
 
         class W:
@@ -66,12 +68,19 @@ class Tap:
         return await self.inner.__aexit__(*exc)
 
     def cassette(self) -> bytes:
-        header = {HEADER_MARKER: 1, "mcptape_version": __version__, "transport": "stdio",
-                  "target": {"command": ["mock"]}, "recorded_at": "2026-01-01T00:00:00.000Z",
-                  "redaction": {"enabled": False}}  # fmt: skip
+        header = {
+            HEADER_MARKER: 1,
+            "mcptape_version": __version__,
+            "transport": "stdio",
+            "target": {"command": ["mock"]},
+            "recorded_at": "2026-01-01T00:00:00.000Z",
+            "redaction": {"enabled": False},
+        }
         lines = [orjson.dumps(header)]
         for seq, (src, msg) in enumerate(self.log, 1):
-            lines.append(orjson.dumps({"seq": seq, "t": 0.0, "kind": "message", "from": src, "msg": msg}))  # fmt: skip
+            lines.append(
+                orjson.dumps({"seq": seq, "t": 0.0, "kind": "message", "from": src, "msg": msg})
+            )
         return b"\n".join(lines) + b"\n"
 
     def problems(self) -> list[str]:

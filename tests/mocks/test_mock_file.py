@@ -55,7 +55,9 @@ text = "Review this: {code}"
 
 
 def replay(path: Path) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "mcptape", "replay", str(path)])
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "mcptape", "replay", str(path)]
+    )
 
 
 def text(result: Any) -> str:
@@ -91,21 +93,31 @@ async def test_an_overlay_makes_one_recorded_tool_fail_and_the_rest_plays_as_rec
     tmp_path: Path, recorded: Recording, mode: str
 ) -> None:
     overlay = tmp_path / "overlay.json"
-    tree = {"mcptape_mock": 1, "server": {"cassette": str(recorded.path)},
-            "tools": [{"name": "greet", "answers": [{"error": "greet is down"}]}]}  # fmt: skip
+    tree = {
+        "mcptape_mock": 1,
+        "server": {"cassette": str(recorded.path)},
+        "tools": [{"name": "greet", "answers": [{"error": "greet is down"}]}],
+    }
     overlay.write_text(json.dumps(tree))
+
     async def session(path: Path) -> Any:
-        async with Client(replay(path), mode=mode, elicitation_callback=accept_name, log_level="info") as c:  # fmt: skip
+        async with Client(
+            replay(path), mode=mode, elicitation_callback=accept_name, log_level="info"
+        ) as c:
             return await demo_session(c)
 
     with anyio.fail_after(30):
         got = await session(overlay)
         plain = await session(recorded.path)
-    failed = {k: v for k, v in got.results[3].items() if k != "resultType"}  # (2026-07-28's envelope)
+    failed = {
+        k: v for k, v in got.results[3].items() if k != "resultType"
+    }  # (2026-07-28's envelope)
     assert failed == {"content": [{"type": "text", "text": "greet is down"}], "isError": True}
     assert plain.results[3] != got.results[3]
     assert got.tools == plain.tools == recorded.outcome.tools
-    assert [r for i, r in enumerate(got.results) if i != 3] == [r for i, r in enumerate(plain.results) if i != 3]  # fmt: skip
+    assert [r for i, r in enumerate(got.results) if i != 3] == [
+        r for i, r in enumerate(plain.results) if i != 3
+    ]
     assert got.progress == plain.progress
 
 
@@ -113,7 +125,9 @@ async def test_mock_command_serves_a_data_mock_over_stdio() -> None:
     with mcptape.mock("data") as mock:
         mock.tool("roll", answers(3, ToolError("no more")))
         mock.tool("add", 3, args={"a": 1, "b": 2})
-        async with Client(StdioServerParameters(command=mock.command[0], args=mock.command[1:])) as c:  # fmt: skip
+        async with Client(
+            StdioServerParameters(command=mock.command[0], args=mock.command[1:])
+        ) as c:
             assert text(await c.call_tool("roll", {})) == "3"
             assert (await c.call_tool("roll", {})).is_error
             assert text(await c.call_tool("add", {"a": 1, "b": 2})) == "3"
@@ -136,12 +150,18 @@ async def test_a_stub_of_a_recording_served_back_gives_the_recorded_answers(
     import subprocess
 
     out = tmp_path / f"demo{suffix}"
-    done = subprocess.run([sys.executable, "-m", "mcptape", "stub", str(recorded.path), "-o", str(out)],
-                          capture_output=True, text=True, check=False)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "mcptape", "stub", str(recorded.path), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
 
     async def session(path: Path) -> Any:
-        async with Client(replay(path), mode=mode, elicitation_callback=accept_name, log_level="info") as c:  # fmt: skip
+        async with Client(
+            replay(path), mode=mode, elicitation_callback=accept_name, log_level="info"
+        ) as c:
             return await demo_session(c)
 
     with anyio.fail_after(30):

@@ -24,9 +24,17 @@ ERAS = {"legacy": "2025-11-25", "auto": "2026-07-28"}
 
 def declared() -> Mock:
     mock = mcptape.mock("demo")
-    mock.tool("add", lambda a, b: a + b, description="Adds two numbers.",
-              input_schema={"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}},
-              progress=[(1, 2, "half"), (2, 2, "done")], logs=[("info", "adding")])  # fmt: skip
+    mock.tool(
+        "add",
+        lambda a, b: a + b,
+        description="Adds two numbers.",
+        input_schema={
+            "type": "object",
+            "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+        },
+        progress=[(1, 2, "half"), (2, 2, "done")],
+        logs=[("info", "adding")],
+    )
 
     @mock.tool()
     def greet(name: str, punctuation: str = "!") -> str:
@@ -38,7 +46,14 @@ def declared() -> Mock:
     mock.tool("roll", answers(4, 6))
     mock.tool("weather", {"temp": 21}, args={"city": "Paris"})
     mock.tool("weather", {"temp": 9}, args={"city": "Oslo"})
-    mock.tool("ask", "thanks", elicit={"message": "Your name?", "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}})  # fmt: skip
+    mock.tool(
+        "ask",
+        "thanks",
+        elicit={
+            "message": "Your name?",
+            "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}},
+        },
+    )
     mock.resource("demo://readme", "read me")
     mock.resource("demo://users/{id}", lambda id: f"user {id}")
     mock.prompt("review", lambda code: f"Review this: {code}", description="A review.")
@@ -67,13 +82,18 @@ async def test_a_declared_mock_serves_the_sdk_client_in_both_eras(mode: str) -> 
         logs.append(params.data)
 
     with anyio.fail_after(10):
-        async with Client(tap, mode=mode, elicitation_callback=accept, logging_callback=on_log, log_level="info") as c:  # fmt: skip
+        async with Client(
+            tap, mode=mode, elicitation_callback=accept, logging_callback=on_log, log_level="info"
+        ) as c:
             assert c.protocol_version == ERAS[mode]
             tools = {t.name: t for t in (await c.list_tools()).tools}
             assert list(tools) == ["add", "greet", "fail", "refuse", "roll", "weather", "ask"]
             assert tools["greet"].description == "Says hello."
             assert tools["greet"].input_schema["required"] == ["name"]
-            assert text(await c.call_tool("add", {"a": 1, "b": 2}, progress_callback=on_progress)) == "3"  # fmt: skip
+            assert (
+                text(await c.call_tool("add", {"a": 1, "b": 2}, progress_callback=on_progress))
+                == "3"
+            )
             assert text(await c.call_tool("greet", {"name": "Ada"})) == "Hello, Ada!"
             failed = await c.call_tool("fail", {})
             assert failed.is_error and text(failed) == "the tool broke"
@@ -120,7 +140,7 @@ async def test_the_journal_holds_what_the_client_did() -> None:
     assert any(u.startswith("tool add (") and "test_mock_memory.py:" in u for u in unused)
     assert "tool weather {'city': 'Oslo'}" in " ".join(unused)
     assert not any(u.startswith("tool greet") for u in unused)
-    with pytest.raises(AssertionError, match="declared but never used: .*tool add"):
+    with pytest.raises(AssertionError, match=r"declared but never used: .*tool add"):
         mock.assert_all_called()
 
 
@@ -156,7 +176,14 @@ async def test_a_function_that_raises_is_a_tool_error_and_elicitation_reaches_th
         raise ValueError("no luck")
 
     mock.tool("broken", broken)
-    mock.tool("ask", "thanks", elicit={"message": "Your name?", "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}})  # fmt: skip
+    mock.tool(
+        "ask",
+        "thanks",
+        elicit={
+            "message": "Your name?",
+            "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}},
+        },
+    )
     for mode in sorted(ERAS):
         async with mock.connect(mode=mode, elicitation_callback=answer) as c:
             result = await c.call_tool("broken", {})
