@@ -60,7 +60,7 @@ from .bridge import LegacyClient, ModernClient, UnknownEra
 from .housekeeping import Housekeeping
 from .index import Miss, Pass, ReplayIndex, declared_in, only_who
 from .matcher import Subject, describe, explain_diffs
-from .outputs import Answer, Note, Output, ReplayConfig, Send
+from .outputs import Answer, Note, Output, ReplayConfig, Send, stacked
 from .playing import Play, Player
 from .report import NO_MATCH, client_name, no_match
 
@@ -95,8 +95,9 @@ class ReplayEngine:
         """
         self.index = index
         self.config = config or ReplayConfig(index.policy)
-        if self.config.answerer is None and index.cassette.answerer is not None:  # a mock file's
-            self.config = replace(self.config, answerer=index.cassette.answerer)
+        if index.cassette.answerer is not None:  # a mock file's declarations, first
+            answerer = stacked(index.cassette.answerer, self.config.answerer)
+            self.config = replace(self.config, answerer=answerer)
         if self.config.match != index.policy:
             raise ValueError(
                 "the engine's match policy differs from the one its index was built with"

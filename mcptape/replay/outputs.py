@@ -151,3 +151,23 @@ class Answerer(Protocol):
         """What the engine sent for client message `msg` (a request, or an answer to a server
         request that moved one on)."""
         ...
+
+
+class _Stacked:
+    """Two answerers: the first's answer, else the second's; both see everything."""
+
+    def __init__(self, first: Answerer, then: Answerer) -> None:
+        self.first, self.then = first, then
+
+    def answer(self, msg: dict[str, Any], modern: bool) -> Answer | list[Output] | None:
+        answer = self.first.answer(msg, modern)
+        return answer if answer is not None else self.then.answer(msg, modern)
+
+    def saw(self, msg: dict[str, Any], outputs: list[Output]) -> None:
+        self.first.saw(msg, outputs)
+        self.then.saw(msg, outputs)
+
+
+def stacked(first: Answerer, then: Answerer | None) -> Answerer:
+    """`first`, asked before `then` (a mock file's declarations before a test's journal)."""
+    return first if then is None else _Stacked(first, then)

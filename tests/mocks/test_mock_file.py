@@ -121,13 +121,16 @@ async def test_an_overlay_makes_one_recorded_tool_fail_and_the_rest_plays_as_rec
     assert got.progress == plain.progress
 
 
-async def test_mock_command_serves_a_data_mock_over_stdio() -> None:
+@pytest.mark.parametrize("mode", sorted(ERAS))
+async def test_mock_command_serves_a_data_mock_over_stdio(mode: str) -> None:
     with mcptape.mock("data") as mock:
         mock.tool("roll", answers(3, ToolError("no more")))
         mock.tool("add", 3, args={"a": 1, "b": 2})
+        command = mock.command
         async with Client(
-            StdioServerParameters(command=mock.command[0], args=mock.command[1:])
+            StdioServerParameters(command=command[0], args=command[1:]), mode=mode
         ) as c:
+            assert c.protocol_version == ERAS[mode]
             assert text(await c.call_tool("roll", {})) == "3"
             assert (await c.call_tool("roll", {})).is_error
             assert text(await c.call_tool("add", {"a": 1, "b": 2})) == "3"
@@ -180,3 +183,41 @@ async def test_a_cassette_keeps_a_journal_too(recorded: Recording) -> None:
     call = tape.journal.of("tools/call", "add")[0]
     assert call.result["content"][0]["text"] == "3"
     assert any(c is call for c in tape.calls)
+
+
+@pytest.mark.parametrize("mode", sorted(ERAS))
+async def test_mcptape_check_finds_what_a_served_mock_file_sent_valid(
+    tmp_path: Path, mode: str
+) -> None:
+    import subprocess
+
+    path = tmp_path / "demo.toml"
+    path.write_text(MOCK_TOML)
+    recording = tmp_path / "session.jsonl"
+    record = ["-m", "mcptape", "record", "-q", "-o", str(recording), "--", sys.executable, "-m", "mcptape", "replay", str(path)]  # fmt: skip
+    with anyio.fail_after(30):
+        async with Client(
+            StdioServerParameters(command=sys.executable, args=record), mode=mode
+        ) as c:
+            await c.list_tools()
+            await c.call_tool("add", {"a": 1, "b": 2}, progress_callback=_ignore)
+            await c.call_tool("add", {"a": 5, "b": 2})
+            await c.call_tool("roll", {})
+            await c.read_resource("demo://users/1")
+            await c.get_prompt("review", {"code": "x"})
+    done = subprocess.run([sys.executable, "-m", "mcptape", "check", str(recording)],
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2026-07-28" in recording.read_text() or mode == "legacy"
+
+
+async def _ignore(*_: Any) -> None:
+    return None
+
+
+async def test_use_cassette_takes_a_mock_file(tmp_path: Path) -> None:
+    path = tmp_path / "demo.toml"
+    path.write_text(MOCK_TOML)
+    async with mcptape.use_cassette(path) as tape:
+        assert text(await tape.client.call_tool("roll", {})) == "4"
+    assert tape.journal.call_count("roll") == 1
