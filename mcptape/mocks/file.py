@@ -103,6 +103,7 @@ def open_mock(path: Path, open_cassette: Callable[[Path], Cassette]) -> Cassette
     if isinstance(recorded, str):
         server.overlay = True
         cassette = open_cassette(path.parent / recorded)
+        server.adopt(cassette)
     else:
         cassette = synthesized(server)
     cassette.answerer = server

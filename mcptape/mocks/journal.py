@@ -36,6 +36,12 @@ class Call:
         return value if isinstance(value, str) else None
 
     @property
+    def retry(self) -> bool:
+        """True for a 2026-07-28 retry (with `requestState`) of a request that asked for input:
+        the same call again on the wire, not counted apart by `of`."""
+        return "requestState" in self.params
+
+    @property
     def arguments(self) -> dict[str, Any]:
         args = self.params.get("arguments")
         return args if isinstance(args, dict) else {}
@@ -81,8 +87,12 @@ class Journal:
                     call_.answer = out.msg
 
     def of(self, method: str, name: str | None = None) -> list[Call]:
-        """The calls of `method` (and of tool, prompt or URI `name`)."""
-        return [c for c in self.calls if c.method == method and (name is None or c.name == name)]
+        """The calls of `method` (and of tool, prompt or URI `name`), retries left out."""
+        return [
+            c
+            for c in self.calls
+            if c.method == method and (name is None or c.name == name) and not c.retry
+        ]
 
     def call_count(self, tool: str) -> int:
         """How many times tool `tool` was called."""

@@ -254,7 +254,9 @@ class Mock:
         if self.cassette_path is not None:
             from mcptape.sidecar import open_for_replay
 
-            return open_for_replay(self.cassette_path)
+            recorded = open_for_replay(self.cassette_path)
+            self.server.adopt(recorded)
+            return recorded
         return synthesized(self.server)
 
     def transport(self) -> Any:

@@ -24,7 +24,8 @@ from typing import Any
 from mcptape._version import __version__
 from mcptape.cassette import Cassette
 from mcptape.model import Event, Header, Kind, Source, Transport
-from mcptape.pairing import Exchange, Item
+from mcptape.eras import strip_envelope
+from mcptape.pairing import Exchange, Item, paired
 from mcptape.replay.bridge import STATE_PREFIX
 from mcptape.replay.outputs import Answer, Note, Output, Send
 from mcptape.replay.report import NO_MATCH
@@ -238,6 +239,27 @@ class MockServer:
             out["instructions"] = self.instructions
         return out
 
+    def adopt(self, cassette: Cassette) -> None:
+        """Over a recording (an overlay): a declared tool keeps the schemas and description the
+        recorded `tools/list` gave it where its declaration gives none (a client checks results
+        against the output schema it listed)."""
+        for ex in paired(cassette).exchanges:
+            result = strip_envelope(ex.result)[0] if isinstance(ex.result, dict) else None
+            if ex.method != "tools/list" or not isinstance(result, dict):
+                continue
+            for listed in result.get("tools") or []:
+                tool = self.tools.get(listed.get("name")) if isinstance(listed, dict) else None
+                if tool is None:
+                    continue
+                if tool.output_schema is None and isinstance(listed.get("outputSchema"), dict):
+                    tool.output_schema = listed["outputSchema"]
+                if tool.input_schema == {"type": "object"} and isinstance(
+                    listed.get("inputSchema"), dict
+                ):
+                    tool.input_schema = listed["inputSchema"]
+                if tool.description is None and isinstance(listed.get("description"), str):
+                    tool.description = listed["description"]
+
     def unused(self) -> list[str]:
         """Declarations no request used, each named as declared (`tool add {'a': 1}`)."""
         out = [
@@ -331,18 +353,15 @@ def _no_case(name: str, tool: Tool, args: dict[str, Any]) -> tuple[str, str, dic
 
 
 def tool_result(tool: Tool, value: Any) -> dict[str, Any]:
-    """A `tools/call` result for a declared answer: text for a string, a whole result for a dict
-    with `content`, structured content (and its text) for other JSON values."""
+    """A `tools/call` result for a declared answer: a dict with `content` as it is; else its
+    text (a string as it is, another value as JSON), with structured content for an object,
+    or `{"result": value}` when the tool has an output schema."""
     if isinstance(value, ToolError):
         return {"content": [{"type": "text", "text": value.text}], "isError": True}
     if isinstance(value, dict) and isinstance(value.get("content"), list):
         return value
-    if isinstance(value, str):
-        return {"content": [{"type": "text", "text": value}], "isError": False}
-    out: dict[str, Any] = {
-        "content": [{"type": "text", "text": json.dumps(value)}],
-        "isError": False,
-    }
+    shown = value if isinstance(value, str) else json.dumps(value)
+    out: dict[str, Any] = {"content": [{"type": "text", "text": shown}], "isError": False}
     if isinstance(value, dict):
         out["structuredContent"] = value
     elif tool.output_schema is not None:

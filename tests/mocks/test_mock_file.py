@@ -221,3 +221,18 @@ async def test_use_cassette_takes_a_mock_file(tmp_path: Path) -> None:
     async with mcptape.use_cassette(path) as tape:
         assert text(await tape.client.call_tool("roll", {})) == "4"
     assert tape.journal.call_count("roll") == 1
+
+
+@pytest.mark.parametrize("mode", sorted(ERAS))
+async def test_a_python_overlay_changes_one_answer_and_journals_the_rest(
+    recorded: Recording, mode: str
+) -> None:
+    with mcptape.mock(cassette=recorded.path) as mock:
+        add = mock.tool("add", lambda a, b: str(a * b), args={"a": 1, "b": 2})
+        async with mock.connect(mode=mode, elicitation_callback=accept_name) as c:
+            assert text(await c.call_tool("add", {"a": 1, "b": 2})) == "2"  # declared: a * b
+            greeted = await c.call_tool("greet", {})  # recorded
+            assert text(greeted) == "Hello, Ada!"
+    add.assert_called_once_with(a=1, b=2)
+    assert mock.call_count("greet") == 1
+    assert mock.unused() == []
