@@ -23,8 +23,8 @@ from typing import Any
 
 from mcptape._version import __version__
 from mcptape.cassette import Cassette
-from mcptape.model import Event, Header, Kind, Source, Transport
 from mcptape.eras import strip_envelope
+from mcptape.model import Event, Header, Kind, Source, Transport
 from mcptape.pairing import Exchange, Item, paired
 from mcptape.replay.bridge import STATE_PREFIX
 from mcptape.replay.outputs import Answer, Note, Output, Send
@@ -248,7 +248,7 @@ class MockServer:
             if ex.method != "tools/list" or not isinstance(result, dict):
                 continue
             for listed in result.get("tools") or []:
-                tool = self.tools.get(listed.get("name")) if isinstance(listed, dict) else None
+                tool = self.tools.get(str(listed.get("name"))) if isinstance(listed, dict) else None
                 if tool is None:
                     continue
                 if tool.output_schema is None and isinstance(listed.get("outputSchema"), dict):
