@@ -145,13 +145,23 @@ def test_mock_command_refuses_a_function_answer() -> None:
             mock.command  # noqa: B018
 
 
+@pytest.fixture(scope="module")
+def recordings(
+    tmp_path_factory: pytest.TempPathFactory, recorded: Recording
+) -> dict[str, Recording]:
+    modern = record_demo(tmp_path_factory.mktemp("tape") / "demo.jsonl", "auto")
+    return {"legacy": recorded, "modern": modern}
+
+
 @pytest.mark.parametrize("suffix", [".toml", ".json"])
 @pytest.mark.parametrize("mode", sorted(ERAS))
+@pytest.mark.parametrize("era", ["legacy", "modern"])
 async def test_a_stub_of_a_recording_served_back_gives_the_recorded_answers(
-    tmp_path: Path, recorded: Recording, mode: str, suffix: str
+    tmp_path: Path, recordings: dict[str, Recording], mode: str, suffix: str, era: str
 ) -> None:
     import subprocess
 
+    recorded = recordings[era]
     out = tmp_path / f"demo{suffix}"
     done = subprocess.run(
         [sys.executable, "-m", "mcptape", "stub", str(recorded.path), "-o", str(out)],
