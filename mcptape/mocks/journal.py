@@ -64,9 +64,12 @@ class Journal:
         self._clock = clock
         self._start = clock()
         self._open: dict[tuple[str, Any], Call] = {}
+        self._asked: dict[str, Call] = {}
+        """`requestState` of an `input_required` answer -> the call it answered (2026-07-28)."""
 
     def saw(self, msg: dict[str, Any], outputs: list[Output]) -> None:
-        """Client message `msg` and what was sent for it."""
+        """Client message `msg` and what was sent for it. The final answer to a retry is the
+        answer of the call that asked for input too."""
         if "method" in msg and "id" in msg:
             params = msg.get("params")
             call = Call(
@@ -84,7 +87,17 @@ class Journal:
                     None,
                 )
                 if call_ is not None:
-                    call_.answer = out.msg
+                    self._answered(call_, out.msg)
+
+    def _answered(self, call: Call, answer: dict[str, Any]) -> None:
+        call.answer = answer
+        first = self._asked.pop(str(call.params.get("requestState")), None) if call.retry else None
+        if first is not None:
+            first.answer = answer
+            call = first
+        result = answer.get("result")
+        if isinstance(result, dict) and result.get("resultType") == "input_required":
+            self._asked[str(result.get("requestState"))] = call
 
     def of(self, method: str, name: str | None = None) -> list[Call]:
         """The calls of `method` (and of tool, prompt or URI `name`), retries left out."""

@@ -190,3 +190,4 @@ async def test_a_function_that_raises_is_a_tool_error_and_elicitation_reaches_th
             assert result.is_error and text(result) == "ValueError: no luck"
             assert text(await c.call_tool("ask", {})) == "thanks"
     assert asked == ["Your name?", "Your name?"]
+    assert [c.result["content"][0]["text"] for c in mock["ask"].calls] == ["thanks", "thanks"]
