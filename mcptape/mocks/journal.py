@@ -130,6 +130,8 @@ class Listening:
     """An answerer that answers nothing and keeps the journal: a cassette's replay, journaled
     (`Tape.journal`)."""
 
+    delays = False
+
     def __init__(self, journal: Journal) -> None:
         self.journal = journal
 

@@ -73,6 +73,10 @@ class MockServer:
 
     # -- the engine's hook ---------------------------------------------------------------------
 
+    @property
+    def delays(self) -> bool:
+        return any(c.delay for t in self.tools.values() for c in t.cases)
+
     def saw(self, msg: dict[str, Any], outputs: list[Output]) -> None:
         self.journal.saw(msg, outputs)
 

@@ -142,6 +142,12 @@ class Answer:
 class Answerer(Protocol):
     """The engine's one hook for declared answers (`ReplayConfig.answerer`, `mcptape.mock`)."""
 
+    @property
+    def delays(self) -> bool:
+        """True when some answer may come with a delay: the shells then schedule delayed steps
+        (as they do for fault rules)."""
+        ...
+
     def answer(self, msg: dict[str, Any], modern: bool) -> Answer | list[Output] | None:
         """The answer to client request `msg` (`modern`: the client speaks 2026-07-28): an
         exchange to play, outputs as they are, or None for the cassette's answer."""
@@ -158,6 +164,10 @@ class _Stacked:
 
     def __init__(self, first: Answerer, then: Answerer) -> None:
         self.first, self.then = first, then
+
+    @property
+    def delays(self) -> bool:
+        return self.first.delays or self.then.delays
 
     def answer(self, msg: dict[str, Any], modern: bool) -> Answer | list[Output] | None:
         answer = self.first.answer(msg, modern)

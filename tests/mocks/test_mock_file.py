@@ -126,6 +126,7 @@ async def test_mock_command_serves_a_data_mock_over_stdio(mode: str) -> None:
     with mcptape.mock("data") as mock:
         mock.tool("roll", answers(3, ToolError("no more")))
         mock.tool("add", 3, args={"a": 1, "b": 2})
+        mock.tool("slow", "late", delay=0.3)
         command = mock.command
         async with Client(
             StdioServerParameters(command=command[0], args=command[1:]), mode=mode
@@ -136,6 +137,9 @@ async def test_mock_command_serves_a_data_mock_over_stdio(mode: str) -> None:
             assert text(await c.call_tool("add", {"a": 1, "b": 2})) == "3"
             with pytest.raises(MCPError):
                 await c.call_tool("add", {"a": 5, "b": 2})
+            start = anyio.current_time()
+            assert text(await c.call_tool("slow", {})) == "late"
+            assert anyio.current_time() - start >= 0.3
 
 
 def test_mock_command_refuses_a_function_answer() -> None:

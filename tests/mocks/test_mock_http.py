@@ -23,10 +23,14 @@ async def test_mock_url_serves_function_answers_over_http(mode: str) -> None:
             """Adds."""
             return a + b
 
+        mock.tool("slow", "late", delay=0.3)
         with anyio.fail_after(30):
             async with Client(mock.url, mode=mode) as c:
                 assert c.protocol_version == ERAS[mode]
-                assert [t.name for t in (await c.list_tools()).tools] == ["add"]
+                assert [t.name for t in (await c.list_tools()).tools] == ["add", "slow"]
                 result = await c.call_tool("add", {"a": 2, "b": 40})
                 assert result.content[0].text == "42"
+                start = anyio.current_time()
+                assert (await c.call_tool("slow", {})).content[0].text == "late"
+                assert anyio.current_time() - start >= 0.3
         add.assert_called_once_with(a=2, b=40)

@@ -191,3 +191,15 @@ async def test_a_function_that_raises_is_a_tool_error_and_elicitation_reaches_th
             assert text(await c.call_tool("ask", {})) == "thanks"
     assert asked == ["Your name?", "Your name?"]
     assert [c.result["content"][0]["text"] for c in mock["ask"].calls] == ["thanks", "thanks"]
+
+
+@pytest.mark.parametrize("mode", sorted(ERAS))
+async def test_a_declared_delay_holds_the_answer_back(mode: str) -> None:
+    mock = mcptape.mock()
+    mock.tool("slow", "late", delay=0.3)
+    mock.tool("fast", "now")
+    async with mock.connect(mode=mode) as c:
+        start = anyio.current_time()
+        assert text(await c.call_tool("slow", {})) == "late"
+        assert anyio.current_time() - start >= 0.3
+        assert text(await c.call_tool("fast", {})) == "now"
