@@ -1,7 +1,7 @@
 """What a mock declares: tools, resources, prompts and their answers. Plain values, no I/O.
 
 A tool has one or more `Case`s: an answer for some arguments (`args`, compared whole) or for
-any (`args=None`), played in declaration order, the first that fits. An answer is a value,
+any (`args=None`); a call gets the answer declared for its arguments, else the first for any. An answer is a value,
 a function of the arguments, a sequence of answers (one per call, in order), a `ToolError`
 (a result with `isError`) or an `RpcError` (a JSON-RPC error); before it the mock can send
 progress steps, log messages and requests of its own (`asks`: elicitation, sampling, roots).

@@ -148,7 +148,9 @@ class MockServer:
             near = difflib.get_close_matches(str(name), list(self.tools), n=3, cutoff=0.0)
             text = f"{LABEL} {self.name}: no tool {name!r} is declared; declared: {', '.join(self.tools) or 'none'}; declare it with mock.tool({name!r}, ...)"
             return _error(msg, NO_MATCH, text, text, {"reason": "undeclared", "nearest": near})
-        case = next((c for c in tool.cases if c.args is None or c.args == args), None)
+        case = next((c for c in tool.cases if c.args == args), None) or next(
+            (c for c in tool.cases if c.args is None), None
+        )  # the answer for these arguments, else the one for any
         if case is None:
             if self.overlay:
                 return None

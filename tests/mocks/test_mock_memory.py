@@ -203,3 +203,12 @@ async def test_a_declared_delay_holds_the_answer_back(mode: str) -> None:
         assert text(await c.call_tool("slow", {})) == "late"
         assert anyio.current_time() - start >= 0.3
         assert text(await c.call_tool("fast", {})) == "now"
+
+
+async def test_an_answer_for_the_arguments_comes_before_one_for_any() -> None:
+    mock = mcptape.mock()
+    mock.tool("forecast", ToolError("unknown city"))
+    mock.tool("forecast", {"temp": 21}, args={"city": "Paris"})
+    async with mock.connect() as c:
+        assert (await c.call_tool("forecast", {"city": "Paris"})).structured_content == {"temp": 21}
+        assert (await c.call_tool("forecast", {"city": "Rome"})).is_error
