@@ -305,14 +305,9 @@ class ReplayEngine:
         if own is not None and not self.bridge.modern:
             self._meet(ModernClient(self.config.cross_era))
         who = own if own is not None else self.bridge.declared()
-        answerer = self.config.answerer
-        if answerer is not None:  # declarations first (`mcptape.mock`): an overlay's precedence
-            answer = answerer.answer(msg, self.bridge.modern)
-            if isinstance(answer, Answer):
-                outs = self._start(answer.exchange, msg)
-                return [o.later(answer.delay) if isinstance(o, Send) and answer.delay else o for o in outs]  # fmt: skip
-            if answer is not None:
-                return answer
+        declared = self._declared(msg)  # declarations first (`mcptape.mock`): overlays
+        if declared is not None:
+            return declared
         state = params.get("requestState")
         if state is not None:  # the retry of an `input_required` the bridge made up?
             resumed = bridge.resume(self.player, msg, state, self.config.label)
@@ -339,6 +334,18 @@ class ReplayEngine:
                     f"recorded by one that declared otherwise: {what} (--strict refuses this)")  # fmt: skip
             notes = said.note(text, key=what)
         return notes + self._start(found.exchange, msg)
+
+    def _declared(self, msg: dict[str, Any]) -> list[Output] | None:
+        """What `ReplayConfig.answerer` answers `msg` (a made-up exchange, played as recorded:
+        the bridge translates it for the client's era), None: the cassette's to answer."""
+        answerer = self.config.answerer
+        answer = answerer.answer(msg, self.bridge.modern) if answerer is not None else None
+        if not isinstance(answer, Answer):
+            return answer
+        outs = self._start(answer.exchange, msg)
+        if not answer.delay:
+            return outs
+        return [o.later(answer.delay) if isinstance(o, Send) else o for o in outs]
 
     def _no_match(self, msg: dict[str, Any], subject: Subject, miss: Miss) -> list[Output]:
         """The error for a request the cassette has no recording of (left, or that fits)."""
