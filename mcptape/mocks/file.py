@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from mcptape.cassette import Cassette
-from mcptape.errors import CassetteError, ConfigError
+from mcptape.errors import CassetteError, CassetteNotFoundError, ConfigError
 
 from .declare import Case, Prompt, Resource, RpcError, Sequence_, Tool, ToolError
 from .server import MockServer, synthesized
@@ -80,6 +80,8 @@ def parse(path: Path) -> dict[str, Any]:
     """The tree of mock file `path` (ConfigError, naming the file, when it is not one)."""
     try:
         data = path.read_bytes()
+    except FileNotFoundError:
+        raise CassetteNotFoundError(f"{path}: no such mock file") from None
     except OSError as exc:
         raise CassetteError(f"{path}: cannot read the mock file: {exc.strerror}") from None
     try:
