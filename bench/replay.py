@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import statistics
 import subprocess
@@ -140,6 +141,8 @@ def _load_and_index(path: Path) -> tuple[float, int]:
     """Seconds to load and index, and the resident memory it added (bytes), measured in a fresh process."""
     code = (
         "import sys, time\n"
+        "try:\n    from mcptape._perf import for_command\nexcept ImportError:\n    pass\n"
+        "else:\n    for_command(['replay'])  # as the command line tunes its collector\n"
         "from mcptape.cassette import load\nfrom mcptape.replay.index import ReplayIndex\n"
         "def rss():\n"
         "    return next(int(l.split()[1]) * 1024 for l in open('/proc/self/status') if l.startswith('VmRSS:'))\n"
@@ -192,12 +195,15 @@ def results_cassette(tmp: Path, n: int) -> Path:
 
 
 def _open_and_index(path: Path, cache: str) -> tuple[float, int]:
-    """`_load_and_index` as a replay opens the cassette (`mcptape.sidecar`, where the tree has
+    """`_load_and_index` as a replay opens the cassette (`mcptape.replay.cache`, where the tree has
     it), its index cache in `cache` (`off`: none)."""
     code = (
         "import sys, time\n"
-        "try:\n    from mcptape.sidecar import open_for_replay\n"
-        "except ImportError:\n    from mcptape.cassette import load as open_for_replay\n"
+        "try:\n    from mcptape._perf import for_command\nexcept ImportError:\n    pass\n"
+        "else:\n    for_command(['replay'])  # as the command line tunes its collector\n"
+        "try:\n    from mcptape.replay.cache import open_for_replay\n"
+        "except ImportError:\n    try:\n        from mcptape.sidecar import open_for_replay\n"
+        "    except ImportError:\n        from mcptape.cassette import load as open_for_replay\n"
         "from mcptape.replay.index import ReplayIndex\n"
         "def rss():\n"
         "    return next(int(l.split()[1]) * 1024 for l in open('/proc/self/status') if l.startswith('VmRSS:'))\n"
@@ -213,7 +219,7 @@ def _open_and_index(path: Path, cache: str) -> tuple[float, int]:
 
 
 def from_index(level: int) -> list[Row]:
-    """A replay's open + index of a big cassette from its index file (`mcptape.sidecar`), against
+    """A replay's open + index of a big cassette from its index file (`mcptape.replay.cache`), against
     the same cassette read whole, for the results cassette and for the scaling one."""
     tmp = scratch()
     n = pick(level, 6_000, 20_000, 100_000)
@@ -333,9 +339,13 @@ def diff(level: int) -> list[Row]:
     pb.write_bytes(build(n, 40, True))
     times, floors = [], []
     for _ in range(pick(level, 1, 3, 5)):
-        t0 = time.perf_counter()
-        report = diff_cassettes(load(pa), load(pb))
-        times.append(time.perf_counter() - t0)
+        gc.disable()  # as `mcptape diff` does (library calls leave the collector as they find it)
+        try:
+            t0 = time.perf_counter()
+            report = diff_cassettes(load(pa), load(pb))
+            times.append(time.perf_counter() - t0)
+        finally:
+            gc.enable()
         floors.append(_parse_only(pa) + _parse_only(pb))
     secs, floor = statistics.median(times), statistics.median(floors)
     limit = 0.5 * n / 10_000  # the 10k target, scaled to the size measured

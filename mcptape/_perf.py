@@ -1,55 +1,56 @@
-"""Small performance helpers shared by the modules that build large structures."""
+"""Small performance helpers: the command line's collector tuning, and buffers of their size.
+
+Library calls leave the cyclic garbage collector as they found it: a program (a test suite)
+that loads or diffs a cassette keeps its own settings. Only the command line's process, which
+mcptape owns, tunes it (`for_command`), and a process that serves one cassette until it exits
+takes what it keeps out of the collector's sight (`settled`).
+"""
 
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Sequence
+
+BUILDERS = frozenset({"replay", "serve", "diff", "show", "check"})
+"""Commands that build a whole cassette's structures before they do their work, then either
+end soon after or serve it until they exit (calling `settled` first)."""
+
+_state = {"paused": False}
+"""Whether `for_command` turned the collector off, for `settled` to turn it back on."""
 
 
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pauses the cyclic garbage collector while a large acyclic structure is built.
+def for_command(args: Sequence[str]) -> None:
+    """Turns the cyclic collector off for a command of `BUILDERS` (`args`: the command line's
+    arguments), for the command line's own process only (never from a library call).
 
-    Building hundreds of thousands of dicts triggers collections that traverse everything
-    built so far, again and again; cassettes and indexes hold no reference cycles, so the
-    pause changes nothing but the time (about half of it for a 100,000-exchange cassette).
-
-    What was built stays, and stays in the youngest generation: the first collections after
-    the pause would walk all of it, twice on its way to the oldest (a third of the time to
-    open and index a 100,000-exchange cassette from its index file, 1 of 3 s). So when the
-    pause ends it moves every object into the oldest generation at once (`gc.freeze` then
-    `gc.unfreeze`; no object is walked), where the next full collection finds them, as it
-    would have. Not when anything is frozen already (`settled`, or the program's own
-    `gc.freeze`): unfreezing would thaw that too.
+    Building a cassette's hundreds of thousands of dicts triggers collections that walk
+    everything built so far, again and again, and a cassette holds no reference cycles: the
+    collector costs time and frees nothing. A command that serves the cassette turns it back
+    on when it starts serving (`settled`); the others end soon after the build.
     """
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            if not gc.get_freeze_count():
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
+    if args and args[0] in BUILDERS and gc.isenabled():
+        gc.disable()
+        _state["paused"] = True
 
 
 def settled() -> None:
     """Moves every object alive now out of the cyclic collector's sight (`gc.freeze`), for a
     process that serves one cassette until it exits: the cassette and its index stay alive to
     the end, yet each full collection walked them all. A replay served from an index file keeps
-    the messages it parses, which brings full collections on: pipelined replay of 20,000
-    exchanges, 22k -> 31k requests/s so (read whole: 55k -> 61k). Not for the in-process replay,
-    whose process is the user's."""
+    the messages it parses, which brings full collections on, so the server calls it again as
+    they pile up. Turns the collector back on when `for_command` turned it off. Not for the
+    in-process replay, whose process is the user's."""
     gc.freeze()
+    if _state["paused"]:
+        _state["paused"] = False
+        gc.enable()
 
 
 def trimmed(data: bytes) -> bytes:
     """`data` in a buffer of its own size, for bytes that are kept.
 
-    orjson returns its output in the buffer it wrote it into, which it does not shrink: 4 KiB
-    for a key of 60 bytes (orjson 3.12 and later; home-assistant/core#181240 found the same).
-    An index of 100,000 request keys so held 415 MB rather than 22 MB.
+    orjson returns its output in the buffer it wrote it into, which it does not shrink (from
+    orjson 3.12; home-assistant/core#181240 found the same): a short key kept as orjson returns
+    it holds a whole buffer, and an index of many keys held many times their size.
     """
     return bytes(memoryview(data))

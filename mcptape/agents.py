@@ -181,52 +181,21 @@ def wrap(
     """
     config = parse(text, where)
     servers = config.servers
-    unknown = [n for n in only if n not in servers]
-    if unknown:
-        raise ConfigError(f"{where}: no server named {', '.join(json.dumps(u) for u in unknown)}; "
-                          f"it has {', '.join(json.dumps(n) for n in servers) or 'none'}")  # fmt: skip
+    _check_named(only, servers, where)
     out = Outcome("")
     for name, entry in servers.items():
         if only and name not in only:
             continue
         k = kind(entry)
-        if k == "wrapped":
-            out.skipped.append(name)
-            out.notes.append(f"{name}: already wrapped")
-            continue
-        if k == "http":
-            url = str(entry.get("url") or entry.get("serverUrl"))
-            parts = urlsplit(url)
-            local = f"http://127.0.0.1:8765{parts.path or '/'}{'?' + parts.query if parts.query else ''}"
-            out.skipped.append(name)
-            out.notes.append(
-                f"{name}: an HTTP server ({url}), left as it is; to record it, run "
-                f"`mcptape record --http --upstream {url} --listen 127.0.0.1:8765 -o {cassettes}/{server_file_name(name)}.jsonl` "
-                f"and set its url to {local}"
-            )
-            continue
         if k != "stdio":
             out.skipped.append(name)
-            out.notes.append(f"{name}: neither a command nor a url; left as it is")
+            out.notes.append(_left_as_is(name, entry, k, cassettes))
             continue
-        program = entry["command"]
-        absolute = resolve(program)
-        if absolute is None:
-            out.notes.append(f"{name}: {program!s} is not on PATH here; left as {json.dumps(program)} "
-                             "(hosts start servers with a short PATH: give its absolute path)")  # fmt: skip
-            absolute = program
         target = f"{cassettes}/{template.replace('{server}', server_file_name(name))}"
-        wrapped = dict(entry)
-        wrapped["command"] = mcptape[0]
-        wrapped["args"] = [
-            *mcptape[1:],
-            *MARK,
-            target,
-            "--",
-            absolute,
-            *[str(a) for a in entry.get("args") or []],
-        ]
-        servers[name] = wrapped
+        absolute = resolve(entry["command"])
+        if absolute is None:
+            out.notes.append(_not_on_path(name, entry["command"]))
+        servers[name] = _wrapped(entry, mcptape, target, absolute)
         out.changed.append(name)
         out.notes.append(f"{name}: records to {target}")
     out.text = dump(config) if out.changed else text
@@ -235,6 +204,53 @@ def wrap(
             "comments and trailing commas are not kept in the wrapped file; unwrap restores them"
         )
     return out
+
+
+def _check_named(only: Sequence[str], servers: dict[str, Any], where: str) -> None:
+    """Raises ConfigError when `only` names a server the file does not have."""
+    unknown = [n for n in only if n not in servers]
+    if unknown:
+        raise ConfigError(f"{where}: no server named {', '.join(json.dumps(u) for u in unknown)}; "
+                          f"it has {', '.join(json.dumps(n) for n in servers) or 'none'}")  # fmt: skip
+
+
+def _left_as_is(name: str, entry: dict[str, Any], k: str, cassettes: str) -> str:
+    """The note for a server `wrap` does not change (`k` is its `kind`, not stdio)."""
+    if k == "wrapped":
+        return f"{name}: already wrapped"
+    if k != "http":
+        return f"{name}: neither a command nor a url; left as it is"
+    url = str(entry.get("url") or entry.get("serverUrl"))
+    parts = urlsplit(url)
+    local = f"http://127.0.0.1:8765{parts.path or '/'}{'?' + parts.query if parts.query else ''}"
+    return (
+        f"{name}: an HTTP server ({url}), left as it is; to record it, run "
+        f"`mcptape record --http --upstream {url} --port 8765 -o {cassettes}/{server_file_name(name)}.jsonl` "
+        f"and set its url to {local}"
+    )
+
+
+def _not_on_path(name: str, program: Any) -> str:
+    return (f"{name}: {program!s} is not on PATH here; left as {json.dumps(program)} "
+            "(hosts start servers with a short PATH: give its absolute path)")  # fmt: skip
+
+
+def _wrapped(
+    entry: dict[str, Any], mcptape: Sequence[str], target: str, absolute: str | None
+) -> dict[str, Any]:
+    """`entry` run under `mcptape record` into `target` (`absolute`: its program's full path,
+    None to keep the program as written)."""
+    wrapped = dict(entry)
+    wrapped["command"] = mcptape[0]
+    wrapped["args"] = [
+        *mcptape[1:],
+        *MARK,
+        target,
+        "--",
+        absolute if absolute is not None else entry["command"],
+        *[str(a) for a in entry.get("args") or []],
+    ]
+    return wrapped
 
 
 def original_of(entry: dict[str, Any]) -> dict[str, Any]:

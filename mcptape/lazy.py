@@ -1,10 +1,11 @@
 """Events whose message is parsed from the cassette file when first read, not when loaded.
 
 A replay of a big cassette plays a few of its messages; parsing every one of them up front was
-most of its startup (`mcptape.sidecar` says when it is done). A `LazyEvent` holds where its
+most of its startup (`mcptape.replay.cache` says when it is done). A `LazyEvent` holds where its
 line is in the file; reading `msg` reads that line, parses it, and keeps the message. Every
 other field is there from the start (and the index file keeps the pairing, which is what read
-the messages otherwise). `parsed_lines()` counts the lines read so (the tests count on it).
+the messages otherwise). Each `LineSource` counts the lines its events read so (`Parsed`): the
+count is its owner's, not the process's (a replay server settles what it parsed by it).
 """
 
 from __future__ import annotations
@@ -22,15 +23,17 @@ from mcptape.model import Event, Kind, Source
 _MSG = Event.__dict__["msg"]
 """The slot `Event.msg` is stored in (a `LazyEvent` puts a property in front of it)."""
 
-_parsed = 0
-
 BLOCK = 1 << 16
 """How much `LineSource.read` reads ahead from a short line."""
 
 
-def parsed_lines() -> int:
-    """How many lazy events have read and parsed their line, in this process."""
-    return _parsed
+class Parsed:
+    """How many lazy events of one `LineSource` have read and parsed their line."""
+
+    __slots__ = ("count",)
+
+    def __init__(self) -> None:
+        self.count = 0
 
 
 class LineSource:
@@ -44,6 +47,9 @@ class LineSource:
     def __init__(self, fd: int, name: str) -> None:
         self.fd = fd
         self.name = name
+        self.parsed = Parsed()
+        """How many of its events' lines were read and parsed (held by whoever owns the events:
+        it outlives this source, which closes once no event needs it)."""
         self._lock = threading.Lock()
         self._ahead: tuple[int, bytes] = (0, b"")
         """(offset, the bytes read from there): what the last read read ahead."""
@@ -51,8 +57,8 @@ class LineSource:
     def read(self, offset: int, length: int) -> bytes:
         """The `length` bytes at `offset`. A short line is read with the `BLOCK` bytes after it,
         and the lines in those are sliced from them: a replay plays its lines in about the
-        order they are in the file (80,000 lines of a pipelined replay: 0.33 s reading them a
-        `pread` each, 0.10 s so, under cProfile)."""
+        order they are in the file, and a `pread` a line cost a pipelined replay more than its
+        reads ahead do."""
         start, ahead = self._ahead  # (one read of one attribute: no lock needed)
         at = offset - start
         if at >= 0 and at + length <= len(ahead):
@@ -104,8 +110,7 @@ class LazyEvent(Event):
         msg = _message_of(source.read(self._offset, self._length), self, source.name)
         _MSG.__set__(self, msg)
         self._source = None
-        global _parsed
-        _parsed += 1
+        source.parsed.count += 1
         return msg
 
     @msg.setter
@@ -144,8 +149,8 @@ def plain_messages(
     metadata, info or redactions): the `k`th at `offsets[k]` (`lengths[k]` bytes) of `source`,
     event `seqs[k]` at `ts[k]`, on file line `seq + 1` but for the `[k, line]` pairs of `apart`,
     from the server but for the `k`s of `clients`. Built without `Event.__init__`, whose `msg`
-    field goes through `LazyEvent.msg`'s setter: an index file's 400,000 of them in 0.47 s
-    against 1.0 s (`docs/performance.md`)."""
+    field goes through `LazyEvent.msg`'s setter, which would take about as long again
+    (`docs/performance.md`)."""
     out: list[LazyEvent] = []
     add, new = out.append, LazyEvent.__new__
     message, server = Kind.MESSAGE, Source.SERVER

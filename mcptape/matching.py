@@ -30,8 +30,10 @@ from mcptape.replay import matcher as _m
 from mcptape.replay.matcher import DEFAULT_MATCHERS, Matcher, MatchPolicy, Subject
 
 __all__ = [
+    "DEFAULT_REGISTRY",
     "MatchPolicy",
     "Matcher",
+    "MatcherRegistry",
     "Subject",
     "match_policy",
     "matcher_names",
@@ -49,7 +51,6 @@ _BUILTIN: dict[str, Matcher] = {
     "uri": _m.uri,
     "cursor": _m.cursor,
 }
-_REGISTRY: dict[str, Matcher] = dict(_BUILTIN)
 
 
 def _adapt(label: str, fn: UserMatcher) -> Matcher:
@@ -75,56 +76,103 @@ def _adapt(label: str, fn: UserMatcher) -> Matcher:
     return match
 
 
+class MatcherRegistry:
+    """Matcher names a configuration resolves `match_on` with: the built-in ones, then those
+    registered here. Each configuration may hold its own (`copy` the default one, register,
+    pass it to `match_policy`): what one registers is not seen by another. `register_matcher`
+    registers into the process's default registry (`DEFAULT_REGISTRY`), which configurations
+    given none use, as vcrpy's does."""
+
+    __slots__ = ("_registered",)
+
+    def __init__(self, registered: dict[str, Matcher] | None = None) -> None:
+        self._registered: dict[str, Matcher] = dict(registered or {})
+
+    def copy(self) -> MatcherRegistry:
+        """A registry with the same names, registered into apart from now on."""
+        return MatcherRegistry(self._registered)
+
+    def register(self, name: str, matcher: UserMatcher) -> None:
+        """Makes `matcher` usable by name in `match_on` resolved with this registry.
+
+        Raises:
+            ConfigError: `name` is a built-in matcher's name.
+        """
+        if name in _BUILTIN:
+            raise ConfigError(f"matcher name {name!r} is built in; choose another name")
+        self._registered[name] = _adapt(name, matcher)
+
+    def names(self) -> list[str]:
+        """The names `match_on` accepts: built-in first, then registered ones."""
+        return [*_BUILTIN, *self._registered]
+
+    def get(self, name: str) -> Matcher | None:
+        return _BUILTIN.get(name) or self._registered.get(name)
+
+    def resolve(self, match_on: Iterable[str | UserMatcher]) -> tuple[Matcher, ...]:
+        """Names (built-in or registered here) and plain functions as the engine's matchers.
+
+        Raises:
+            ConfigError: an unknown name (the message lists the known ones), or an empty list.
+        """
+        out: list[Matcher] = []
+        for item in match_on:
+            if isinstance(item, str):
+                found = self.get(item)
+                if found is None:
+                    raise ConfigError(f"unknown matcher {item!r} in match_on; known: {', '.join(self.names())} "
+                                      "(register others with mcptape.register_matcher)")  # fmt: skip
+                out.append(found)
+            elif callable(item):
+                out.append(
+                    item
+                    if item in _BUILTIN.values()
+                    else _adapt(getattr(item, "__name__", "matcher"), item)
+                )
+            else:
+                raise ConfigError(f"match_on takes matcher names or functions; got {item!r}")
+        if not out:
+            raise ConfigError(
+                "match_on is empty: name at least one matcher, e.g. match_on=['method', 'params']"
+            )
+        return tuple(out)
+
+
+DEFAULT_REGISTRY = MatcherRegistry()
+"""The registry `register_matcher` registers into, and that a configuration given none uses."""
+
+
 def register_matcher(name: str, matcher: UserMatcher) -> None:
-    """Makes `matcher` usable by name in `match_on` (like vcrpy's `register_matcher`).
+    """Makes `matcher` usable by name in `match_on` (like vcrpy's `register_matcher`), for every
+    configuration that uses the default registry (`DEFAULT_REGISTRY`; a `MatcherRegistry` of its
+    own keeps a configuration apart).
 
     Raises:
         ConfigError: `name` is a built-in matcher's name.
     """
-    if name in _BUILTIN:
-        raise ConfigError(f"matcher name {name!r} is built in; choose another name")
-    _REGISTRY[name] = _adapt(name, matcher)
+    DEFAULT_REGISTRY.register(name, matcher)
 
 
-def matcher_names() -> list[str]:
+def matcher_names(registry: MatcherRegistry | None = None) -> list[str]:
     """The names `match_on` accepts: built-in first, then registered ones."""
-    return [*_BUILTIN, *(n for n in _REGISTRY if n not in _BUILTIN)]
+    return (registry or DEFAULT_REGISTRY).names()
 
 
-def resolve_matchers(match_on: Iterable[str | UserMatcher]) -> tuple[Matcher, ...]:
-    """Names (built-in or registered) and plain functions as the engine's matchers.
-
-    Raises:
-        ConfigError: an unknown name (the message lists the known ones), or an empty list.
-    """
-    out: list[Matcher] = []
-    for item in match_on:
-        if isinstance(item, str):
-            found = _REGISTRY.get(item)
-            if found is None:
-                raise ConfigError(f"unknown matcher {item!r} in match_on; known: {', '.join(matcher_names())} "
-                                  "(register others with mcptape.register_matcher)")  # fmt: skip
-            out.append(found)
-        elif callable(item):
-            out.append(
-                item
-                if item in _BUILTIN.values()
-                else _adapt(getattr(item, "__name__", "matcher"), item)
-            )
-        else:
-            raise ConfigError(f"match_on takes matcher names or functions; got {item!r}")
-    if not out:
-        raise ConfigError(
-            "match_on is empty: name at least one matcher, e.g. match_on=['method', 'params']"
-        )
-    return tuple(out)
+def resolve_matchers(
+    match_on: Iterable[str | UserMatcher], registry: MatcherRegistry | None = None
+) -> tuple[Matcher, ...]:
+    """`MatcherRegistry.resolve` with `registry` (None: the default one)."""
+    return (registry or DEFAULT_REGISTRY).resolve(match_on)
 
 
 def match_policy(
-    match_on: Sequence[str | UserMatcher] | None = None, ignore: Sequence[str] = ()
+    match_on: Sequence[str | UserMatcher] | None = None,
+    ignore: Sequence[str] = (),
+    registry: MatcherRegistry | None = None,
 ) -> MatchPolicy:
-    """The policy for `match_on` (None: the default, method + params) and ignore pointers."""
-    matchers = DEFAULT_MATCHERS if match_on is None else resolve_matchers(match_on)
+    """The policy for `match_on` (None: the default, method + params) and ignore pointers, its
+    names resolved with `registry` (None: the default registry)."""
+    matchers = DEFAULT_MATCHERS if match_on is None else resolve_matchers(match_on, registry)
     return MatchPolicy(tuple(ignore), matchers)
 
 

@@ -111,8 +111,8 @@ class Event:
     A slots dataclass that is not frozen: a cassette has one per line, and a frozen one's
     `__init__` (every field set through `object.__setattr__`) was a third of the load time.
     Nor a named tuple: building one is as cheap, but Python 3.13 reads a named tuple's fields
-    through a descriptor call, twice as slow as a slot, and every command reads them again
-    and again (the diff of two 10,000-exchange cassettes took 14% longer). Treat it as a value
+    through a descriptor call, slower than a slot, and every command reads them again
+    and again. Treat it as a value
     all the same: `event._replace(seq=2)` for another.
     """
 

@@ -16,7 +16,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from mcptape.cassette import Cassette
 from mcptape.model import Event, Kind, Source
 from mcptape.versions import META_PROTOCOL_VERSION, META_SUBSCRIPTION_ID
 from mcptape.wire.jsonrpc import MessageType, classify, id_key, request_params
@@ -37,7 +36,7 @@ _ITEM_MSG = Item.__dict__["msg"]
 
 class LazyItem(Item):
     """An `Item` of a `LazyEvent` (`mcptape.lazy`): its `msg` is read from the event's line on
-    first access. An index file makes them, with the pairing it keeps (`mcptape.sidecar`)."""
+    first access. An index file makes them, with the pairing it keeps (`mcptape.replay.cache`)."""
 
     __slots__ = ("_pos",)
 
@@ -157,17 +156,6 @@ ANSWERED = Item(Source.SERVER, {}, Event(0, 0.0, Kind.MESSAGE), MessageType.INVA
 def pair(events: list[Event]) -> Session:
     """Builds the session's exchanges from events in wire order."""
     return _Pairer().run(events)
-
-
-def paired(cassette: Cassette) -> Session:
-    """`pair` of the cassette's events, or the pairing its reader kept (`Cassette.pairing`: an
-    index file holds it) while the events are still those it was made of. The session is
-    shared: its readers do not change it."""
-    kept = cassette.pairing
-    if kept is not None and kept[0] is cassette.events and kept[1] == len(cassette.events):
-        session: Session = kept[2]
-        return session
-    return pair(cassette.events)
 
 
 class Watcher(Protocol):

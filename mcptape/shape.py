@@ -165,6 +165,18 @@ def event_problem(obj: dict[str, Any]) -> str | None:
 
 
 def _event_problem(obj: dict[str, Any]) -> str | None:
+    """The first problem of an event line, checked in line order: head, members, hints, message."""
+    return (
+        _head_problem(obj)
+        or _members_problem(obj)
+        or _http_problem(obj.get("http"))
+        or _info_problem(obj.get("info"))
+        or (message_problem(obj.get("msg")) if obj["kind"] == "message" else None)
+    )
+
+
+def _head_problem(obj: dict[str, Any]) -> str | None:
+    """`seq`, `t`, `kind` and `from`: what every event line starts with."""
     if not _int(obj.get("seq")):
         return _wrong("seq", obj.get("seq"), _int)
     if "t" in obj and not _num(obj["t"]):
@@ -175,31 +187,40 @@ def _event_problem(obj: dict[str, Any]) -> str | None:
     src = obj.get("from")
     if src is not None and (not isinstance(src, str) or src not in SOURCES):
         return f"from is {_show(src)}; expected client or server"
+    return None
+
+
+def _members_problem(obj: dict[str, Any]) -> str | None:
+    """The optional members of `ENVELOPE` (their types), and `b64` (that it decodes)."""
     for name, value in obj.items():
         check = ENVELOPE.get(name)
         if check is not None and value is not None and not check(value):
             return _wrong(name, value, check)
-    b64 = obj.get("b64")
-    if b64 is not None:
-        try:
-            binascii.a2b_base64(b64.encode("ascii"), strict_mode=True)
-        except (binascii.Error, UnicodeEncodeError):
-            return "b64 is not valid base64"
-    http = obj.get("http")
-    if http is not None:
-        problem = _fields("http", http, HTTP, null=False) or (
-            _fields("http.sse", http["sse"], SSE, null=False)
-            if isinstance(http.get("sse"), dict)
-            else None
-        )
-        if problem:
-            return problem
-    info = obj.get("info")
-    if info is not None and (problem := _fields("info", info, INFO)):
-        return problem
-    if kind == "message":
-        return message_problem(obj.get("msg"))
+    return _b64_problem(obj.get("b64"))
+
+
+def _b64_problem(b64: str | None) -> str | None:
+    if b64 is None:
+        return None
+    try:
+        binascii.a2b_base64(b64.encode("ascii"), strict_mode=True)
+    except (binascii.Error, UnicodeEncodeError):
+        return "b64 is not valid base64"
     return None
+
+
+def _http_problem(http: dict[str, Any] | None) -> str | None:
+    """The HTTP hints, and the server-sent event fields among them."""
+    if http is None:
+        return None
+    sse = http.get("sse")
+    return _fields("http", http, HTTP, null=False) or (
+        _fields("http.sse", sse, SSE, null=False) if isinstance(sse, dict) else None
+    )
+
+
+def _info_problem(info: dict[str, Any] | None) -> str | None:
+    return None if info is None else _fields("info", info, INFO)
 
 
 def message_problem(msg: Any) -> str | None:
@@ -213,31 +234,58 @@ def message_problem(msg: Any) -> str | None:
 
 
 def _message(msg: dict[str, Any], where: str) -> str | None:
+    """The JSON-RPC members of one message, then what MCP puts in its params, error or result."""
     if "id" in msg and not _id(msg["id"]):
         return _wrong(f"{where}.id", msg["id"], _id)
     if "method" in msg and not _str(msg["method"]):
         return _wrong(f"{where}.method", msg["method"], _str)
-    params = msg.get("params")
-    if "params" in msg and not isinstance(params, dict):
+    return (
+        _params_problem(msg, where)
+        or _error_problem(msg, where)
+        or _result_problem(msg.get("result"), where)
+    )
+
+
+def _params_problem(msg: dict[str, Any], where: str) -> str | None:
+    if "params" not in msg:
+        return None
+    params = msg["params"]
+    if not isinstance(params, dict):
         return f"{where}.params is {_kind(params)}; expected an object (MCP passes params by name)"
-    if isinstance(params, dict) and (problem := _fields(f"{where}.params", params, PARAMS) or _info(f"{where}.params.clientInfo", params.get("clientInfo"))
-                                     or _meta(f"{where}.params", params)):  # fmt: skip
-        return problem
-    error = msg.get("error")
-    if "error" in msg and not _obj(error):
+    return (
+        _fields(f"{where}.params", params, PARAMS)
+        or _info(f"{where}.params.clientInfo", params.get("clientInfo"))
+        or _meta(f"{where}.params", params)
+    )
+
+
+def _error_problem(msg: dict[str, Any], where: str) -> str | None:
+    if "error" not in msg:
+        return None
+    error = msg["error"]
+    if not isinstance(error, dict):
         return _wrong(f"{where}.error", error, _obj)
-    if isinstance(error, dict) and (problem := _fields(f"{where}.error", error, ERROR)):
+    return _fields(f"{where}.error", error, ERROR)
+
+
+LISTED = ("tools", "prompts", "resources", "resourceTemplates")
+"""The listings in a result whose items are checked against `NAMED`."""
+
+
+def _result_problem(result: Any, where: str) -> str | None:
+    if not isinstance(result, dict):
+        return None
+    problem = (
+        _fields(f"{where}.result", result, RESULT)
+        or _info(f"{where}.result.serverInfo", result.get("serverInfo"))
+        or _meta(f"{where}.result", result)
+    )
+    if problem:
         return problem
-    result = msg.get("result")
-    if isinstance(result, dict):
-        problem = (_fields(f"{where}.result", result, RESULT) or _info(f"{where}.result.serverInfo", result.get("serverInfo"))
-                   or _meta(f"{where}.result", result))  # fmt: skip
-        if problem:
-            return problem
-        for listed in ("tools", "prompts", "resources", "resourceTemplates"):
-            for i, item in enumerate(result.get(listed) or ()):
-                if problem := _fields(f"{where}.result.{listed}/{i}", item, NAMED):
-                    return problem
+    for listed in LISTED:
+        for i, item in enumerate(result.get(listed) or ()):
+            if problem := _fields(f"{where}.result.{listed}/{i}", item, NAMED):
+                return problem
     return None
 
 

@@ -4,7 +4,7 @@ The commands that need a big cassette's exchanges but not all of its messages at
 (`prune`, `show --format json`) read it once to pair the messages' skeletons as they come
 (`mcptape.pairing.PairingStream`), keeping of each event and each exchange a few numbers, then
 read the file again, line by line, for the rest: memory holds the outline, not the cassette nor
-its skeletons (a 102 MB cassette of 500,000 events: about 30 MB).
+its skeletons.
 
 Events are known by their place in the file (0 for the first after the header), not by `seq`:
 a hand-edited cassette may repeat a `seq`, and its events are still distinct lines.
@@ -12,17 +12,19 @@ a hand-edited cassette may repeat a `seq`, and its events are still distinct lin
 
 from __future__ import annotations
 
-import os
 from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcptape.cassette import EventLine, cut_short_after, stream
 from mcptape.model import Header, Kind
 from mcptape.pairing import Exchange, Item, PairingStream, skeleton_event
 from mcptape.wire.jsonrpc import MessageType
+
+if TYPE_CHECKING:
+    import os  # (for `os.PathLike` alone: opening the file is `stream`'s)
 
 NONE = -1
 """No exchange (an event none of whose messages belongs to one), no HTTP exchange."""

@@ -150,7 +150,7 @@ class Tape:
             if self.recording:
                 assert self.url_upstream is not None
                 require("mitm", "mitmproxy", "tape.url (the recording proxy)")
-                argv = [*py, "record", "--http", "--upstream", self.url_upstream, "--listen", "127.0.0.1:0",
+                argv = [*py, "record", "--http", "--upstream", self.url_upstream, "--host", "127.0.0.1", "--port", "0",
                         "-o", str(self.path), *self.redaction.flags()]  # fmt: skip
                 self._background = Background(
                     argv, what=f"the recording proxy for {self.url_upstream}"

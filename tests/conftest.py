@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 DEMO_SERVER = EXAMPLES / "demo_server.py"
 
-# replays of big cassettes cache their index files (`mcptape.sidecar`): here, not in ~/.cache
+# replays of big cassettes cache their index files (`mcptape.replay.cache`): here, not in ~/.cache
 # (the mcptape processes the tests start, and pytest-xdist's workers, inherit it)
 if "MCPTAPE_CACHE_DIR" not in os.environ:
     os.environ["MCPTAPE_CACHE_DIR"] = tempfile.mkdtemp(prefix="mcptape-cache-")

@@ -14,9 +14,12 @@ from typing import Any
 from radon.complexity import cc_visit
 
 ROOT = Path(__file__).resolve().parents[1] / "mcptape"
-LIMIT = 25
+LIMIT = 20
 
-TOO_COMPLEX: dict[str, int] = {}
+# Both are being split by other helpers; the lead removes them after merging those branches.
+TOO_COMPLEX: dict[str, int] = {
+    "mcptape.replay.index.Pass.take": 24,
+}
 """Function (module.Class.name) -> its complexity today, the most it may have until it is split."""
 
 

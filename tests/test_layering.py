@@ -1,10 +1,17 @@
-"""The import graph stays one-directional: no cycles, no import from a lower floor to a higher one.
+"""The import graph stays one-directional: no cycles, no import from a lower floor to a higher one;
+and the pure floors do no I/O of their own.
 
 Every module of the package sits on one floor of `FLOORS` (the most specific entry wins).
 A module may import modules of its own floor and the floors below, never above: the core
 never imports an I/O shell, a shell never imports the API or the CLI. Imports are read with
 `ast` from the source (those under `if TYPE_CHECKING:` included: a type is a dependency
 too), so the test needs nothing importable. A new module must be given a floor here.
+
+The base and core floors are pure: none of their modules imports an I/O module (`IO_MODULES`)
+or calls `open(`; a module that does I/O of its own sits on the storage floor (cassette files)
+or the shell floor (processes, sockets, threads, caches), never exempted here. Reading a file
+through a lower floor (`mcptape.cassette.stream`) is not I/O of its own, and neither is an
+import for types alone (under `if TYPE_CHECKING:`).
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ FLOORS: dict[str, int] = {
     "mcptape.schema": BASE,
     "mcptape.versions": BASE,
     "mcptape.wire": BASE,
+    "mcptape.wire.fds": SHELL,  # file descriptors' kinds and queues (os.fstat, ioctl)
     "mcptape.diff.types": BASE,
     "mcptape.eras": BASE,
     "mcptape.capture.httpmeta": BASE,
@@ -38,26 +46,21 @@ FLOORS: dict[str, int] = {
     # storage: cassette files and their format versions
     "mcptape.migrate": STORAGE,
     "mcptape.cassette": STORAGE,
+    "mcptape.cassette_format": STORAGE,
+    "mcptape.cassette_stream": STORAGE,
+    "mcptape.atomic": STORAGE,
     "mcptape.shape": STORAGE,
     "mcptape.lazy": STORAGE,
     # core: sans-IO logic over messages and cassettes
     "mcptape.keys": CORE,
     "mcptape.pairing": CORE,
     "mcptape.skeletons": CORE,
-    "mcptape.sidecar": CORE,
     "mcptape.redact": CORE,
     "mcptape.diff": CORE,
     "mcptape.replay": CORE,
-    "mcptape.capture.recorder": CORE,
-    "mcptape.capture.http_flow": CORE,
     "mcptape.secrets": CORE,
     "mcptape.views": CORE,
-    "mcptape.check": CORE,
-    "mcptape.check.detect_secrets": CORE,
-    "mcptape.maintain": CORE,
     "mcptape.agents": CORE,
-    "mcptape.names": CORE,
-    "mcptape.commands": CORE,
     "mcptape.matching": CORE,
     "mcptape.mocks": CORE,
     # shells: processes, sockets, proxies, SDK transports
@@ -66,11 +69,22 @@ FLOORS: dict[str, int] = {
     "mcptape.replay.episodes": SHELL,
     "mcptape.replay.server_stdio": SHELL,
     "mcptape.replay.http": SHELL,
+    "mcptape.replay.cache": SHELL,  # the index files: read, written, locked, pruned
+    "mcptape.replay.pacing": SHELL,  # waits on the clock in a thread of its own
+    "mcptape.capture.recorder": SHELL,  # thread-safe (its locks)
+    "mcptape.check": SHELL,  # opens the file it checks (its `__init__` and `format`)
+    "mcptape.check.detect_secrets": CORE,
+    "mcptape.check.report": CORE,
+    "mcptape.check.secrets": CORE,
+    "mcptape.maintain": SHELL,  # opens and rewrites cassettes
+    "mcptape.names": SHELL,  # the process id in a cassette's name
+    "mcptape.commands": SHELL,  # finds a program on the PATH
     "mcptape.verify": SHELL,
     "mcptape.verify.plan": CORE,
     "mcptape.child": SHELL,
     "mcptape.background": SHELL,
     "mcptape.mocks.threaded": SHELL,
+    "mcptape.mocks.file": SHELL,
     # the Python API and the pytest plugin over it
     "mcptape.api": API,
     "mcptape.tape": API,
@@ -219,6 +233,75 @@ def test_the_known_exceptions_still_exist(known: frozenset[str] | tuple[str, str
         assert imported in GRAPH[importer], (
             f"{importer} no longer imports {imported}: remove it from KNOWN_UPWARD"
         )
+
+
+IO_MODULES = frozenset(
+    {"os", "io", "threading", "subprocess", "socket", "selectors", "shutil", "tempfile"}
+)
+"""Modules a pure floor's module never imports."""
+
+PURE = (BASE, CORE)
+
+
+def _type_checking_only(tree: ast.Module) -> set[int]:
+    """The ids of the nodes under an `if TYPE_CHECKING:` (imports for types alone)."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            out.update(id(n) for stmt in node.body for n in ast.walk(stmt))
+    return out
+
+
+def io_of(source: str) -> list[str]:
+    """What `source` does of I/O itself: each I/O module it imports (`IO_MODULES`) and each call
+    of `open(` (the builtin, or a module's: `os.open`, `io.open`), with its line."""
+    tree = ast.parse(source)
+    types_only = _type_checking_only(tree)
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if id(node) in types_only:
+            continue
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names = [node.module or ""]
+        elif isinstance(node, ast.Call) and (
+            (isinstance(node.func, ast.Name) and node.func.id == "open")
+            or (isinstance(node.func, ast.Attribute) and node.func.attr == "open"
+                and isinstance(node.func.value, ast.Name) and node.func.value.id in IO_MODULES)
+        ):  # fmt: skip
+            found.append(f"line {node.lineno}: calls open(")
+            continue
+        else:
+            continue
+        found += [
+            f"line {node.lineno}: imports {n}" for n in names if n.split(".")[0] in IO_MODULES
+        ]
+    return found
+
+
+def test_the_pure_floors_do_no_io_of_their_own() -> None:
+    doing = [
+        f"{m} ({FLOOR_NAMES[floor(m)]}), {what}"
+        for m, path in MODULES.items()
+        if floor(m) in PURE
+        for what in io_of(path.read_text(encoding="utf-8"))
+    ]
+    assert not doing, (
+        "modules of the pure floors doing I/O (move them to the storage or shell floor):\n"
+        + "\n".join(doing)
+    )
+
+
+def test_the_io_check_sees_io() -> None:
+    """Every way in is caught (or the check above is vacuous), and a type-only import is not."""
+    caught = io_of(
+        "import os\nimport threading as t\nfrom subprocess import run\nfrom io import BytesIO\n"
+        "with open('x') as f: pass\nimport tempfile, shutil\n"
+    )
+    assert len(caught) == 7, caught
+    assert io_of("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import os\n") == []
+    assert io_of("import mcptape.os_like\nimport osmosis\nx.open()\n") == []
 
 
 def test_the_test_sees_imports() -> None:

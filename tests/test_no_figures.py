@@ -117,9 +117,6 @@ def test_comments_and_docstrings_are_read_but_not_code(tmp_path: Path) -> None:
     assert sorted(found) == [(1, "0.5 ms"), (2, "3 MB"), (5, "2 s"), (6, "3x")]
 
 
-@pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="lead applies docs-figures-todo.md after merges"
-)
 def test_no_docstring_or_comment_of_the_package_holds_a_figure() -> None:
     found = [hit for path in sorted(PACKAGE.rglob("*.py")) for hit in hits(path)]
     assert not found, (

@@ -11,18 +11,20 @@ from typing import Any
 import orjson
 import pytest
 
-from mcptape import cassette as cassette_module
-from mcptape import lazy, pairing, sidecar
+from mcptape import cassette_format as cassette_module
+from mcptape import lazy, pairing
 from mcptape.cassette import Cassette, dumps, load
 from mcptape.errors import CassetteError
 from mcptape.lazy import LazyEvent
 from mcptape.model import Event, Kind, Source
-from mcptape.pairing import Item, LazyItem, LazyProgress, Session, pair, paired
+from mcptape.pairing import Item, LazyItem, LazyProgress, Session, pair
+from mcptape.replay import cache as sidecar
+from mcptape.replay.cache import location, open_for_replay, writing
 from mcptape.replay.encoded import PROGRESS, rewrite_kind
 from mcptape.replay.engine import ReplayEngine, Send
 from mcptape.replay.index import ReplayIndex
 from mcptape.replay.matcher import MatchPolicy, name
-from mcptape.sidecar import open_for_replay
+from mcptape.replay.prepared import paired, parsed_lines
 from mcptape.wire.jsonrpc import MessageType
 from tests.conftest import ROOT, mcptape_cmd
 from tests.replay.tape import LEGACY_INIT, note, ok, req, tape
@@ -105,16 +107,16 @@ def test_a_100k_exchange_cassette_plays_its_first_answer_parsing_three_messages(
 
     monkeypatch.setattr(sidecar, "loads", no_whole_read)
     monkeypatch.setattr(cassette_module, "loads", no_whole_read)
-    before = lazy.parsed_lines()
     cas = open_for_replay(path)
+    before = parsed_lines(cas)
     assert sum(type(e) is LazyEvent for e in cas.events) == 200_003  # every message
     index = ReplayIndex(cas)
     assert len(index.entries) == 100_000
-    assert lazy.parsed_lines() == before + 1  # the recorded initialize result, and no other
+    assert parsed_lines(cas) == before + 1  # the recorded initialize result, and no other
     got = answers(index, INIT, call(7))
     assert got[1] == result(7)
     # and the request it matched (the engine compares what was recorded) and its answer
-    assert lazy.parsed_lines() == before + 3
+    assert parsed_lines(cas) == before + 3
 
 
 def _shape(session: Session, events: list[Event]) -> Any:
@@ -188,7 +190,7 @@ def test_the_cassette_opened_from_its_index_is_the_cassette_load_reads(
     every case pairing meets, every server message lazy: the same events and the same pairing,
     kept in the index file (a replay from it does not pair again), its items sharing as pair's do."""
     monkeypatch.setattr(sidecar, "MIN_BYTES", 0)
-    monkeypatch.setattr(sidecar, "WORTH", 0)
+    monkeypatch.setattr(writing, "WORTH", 0)
     paths = sorted((ROOT / "cassettes").rglob("*.jsonl"))
     assert len(paths) >= 10
     for path in [*paths, _everything_pairing_meets(tmp_path)]:
@@ -240,14 +242,16 @@ def test_a_replay_from_the_index_file_reads_no_request_to_index_them(
     a policy that keys otherwise (ignored paths) reads the requests, and finds what it ignores."""
     path = write_cassette(tmp_path / "c.jsonl", 6_000)
     replayed_twice(path)
-    before = lazy.parsed_lines()
-    index = ReplayIndex(open_for_replay(path))
-    assert lazy.parsed_lines() == before + 1  # the initialize result
+    cas = open_for_replay(path)
+    before = parsed_lines(cas)
+    index = ReplayIndex(cas)
+    assert parsed_lines(cas) == before + 1  # the initialize result
     assert len(index.by_key) == 6_000
     assert answers(index, INIT, call(6_000))[1] == result(6_000)
-    before = lazy.parsed_lines()
-    index = ReplayIndex(open_for_replay(path), MatchPolicy(ignore=("/arguments/i",)))
-    assert lazy.parsed_lines() == before + 6_000 + 1  # the requests it keys, the initialize result
+    cas = open_for_replay(path)
+    before = parsed_lines(cas)
+    index = ReplayIndex(cas, MatchPolicy(ignore=("/arguments/i",)))
+    assert parsed_lines(cas) == before + 6_000 + 1  # the requests it keys, the initialize result
     assert len(index.by_key) == 1
     assert answers(index, INIT, call(9))[1]["result"] == result(1)["result"]  # i is ignored
 
@@ -333,9 +337,9 @@ def test_an_index_file_written_by_other_code_is_read_past_and_rewritten(
     path = write_cassette(tmp_path / "c.jsonl", 6_000)
     replayed_twice(path)
     (idx,) = index_files()
-    assert orjson.loads(idx.read_bytes().split(b"\n", 1)[0])["code"] == sidecar.code_stamp()
+    assert orjson.loads(idx.read_bytes().split(b"\n", 1)[0])["code"] == location.code_stamp()
     assert any(type(e) is LazyEvent for e in open_for_replay(path).events)
-    monkeypatch.setattr(sidecar, "code_stamp", lambda: "another checkout's")
+    monkeypatch.setattr(location, "code_stamp", lambda: "another checkout's")
     replayed_twice(path)  # the old index file unused: read whole, the second time written again
     cas = open_for_replay(path)
     assert any(type(e) is LazyEvent for e in cas.events)
@@ -396,7 +400,7 @@ def test_a_cut_short_cassette_warns_the_same_from_its_index(tmp_path: Path) -> N
 def test_index_files_beyond_the_newest_are_deleted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sidecar, "KEEP", 2)
+    monkeypatch.setattr(location, "KEEP", 2)
     for n in range(4):
         path = write_cassette(tmp_path / f"c{n}.jsonl", 6_000 + n)
         replayed_twice(path)
@@ -480,14 +484,14 @@ def test_a_replay_process_takes_the_messages_it_parses_out_of_sight_as_they_pile
     replayed_twice(path)
     code = (
         "import gc, sys\n"
-        "from mcptape import lazy\n"
+        "from mcptape.replay.prepared import parsed_lines\n"
         "from mcptape.replay import server_stdio\n"
         "from mcptape.replay.engine import ReplayConfig\n"
-        "from mcptape.sidecar import open_for_replay\n"
+        "from mcptape.replay.cache import open_for_replay\n"
         "server_stdio.SETTLE_EVERY = int(sys.argv[2])\n"
         "cassette = open_for_replay(sys.argv[1])\n"
         "server_stdio.serve_stdio(cassette, ReplayConfig(), quiet=True)\n"
-        "print(lazy.parsed_lines(), gc.get_freeze_count(), file=sys.stderr)\n"
+        "print(parsed_lines(cassette), gc.get_freeze_count(), file=sys.stderr)\n"
     )
     asks = b"".join(orjson.dumps(m) + b"\n" for m in [INIT, *(call(i) for i in range(1, 201))])
     counts = []
@@ -535,9 +539,9 @@ def test_progress_a_client_did_not_ask_for_is_skipped_unread(tmp_path: Path) -> 
         if token is not None:
             ask["params"]["_meta"] = {"progressToken": token}
         answers(index, INIT)
-        before = lazy.parsed_lines()
+        before = parsed_lines(index.cassette)
         got = answers(index, ask)
-        assert lazy.parsed_lines() == before + read
+        assert parsed_lines(index.cassette) == before + read
         assert got[-1]["result"] == result(7)["result"]
         assert [m["params"]["progressToken"] for m in got[:-1]] == [token] * (read - 1)
 

@@ -1,18 +1,23 @@
 """mcptape's command line: `main` runs the click group of `mcptape.cli.group`.
 
-Every error reaches the user as one line on stderr: exit 1 for runtime errors
-(`McpTapeError`), 2 for usage errors (bad flags, bad values). The plain form of
-`mcptape replay` (see `mcptape.cli.replay_run`) runs without importing click at all, with the
-same outcomes; everything else goes through click.
+Every error reaches the user as one line on stderr, `mcptape: error: ...`: exit 1 for
+runtime errors (`McpTapeError`), 2 for usage errors (bad flags, bad values, a missing
+cassette). A closed stdout ends a command quietly with exit 0. docs/cli.md describes the
+options and the messages.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
+import click
+
+from mcptape._perf import for_command
 from mcptape.errors import CassetteNotFoundError, ConfigError, McpTapeError
+
+from .messages import Failed
 
 if TYPE_CHECKING:
     from .group import COMMANDS, LazyGroup, cli
@@ -30,37 +35,39 @@ def __getattr__(name: str) -> Any:
 
 def main(argv: list[str] | None = None) -> Any:
     """Entry point: runs the CLI, turning every error into one line on stderr."""
-    args = sys.argv[1:] if argv is None else argv
-    try:
-        from .replay_run import plain_replay
-
-        plain = plain_replay(args)
-        if plain is None:
-            return _click_main(args)
-        _plain_main(plain)
-        return None
-    except (ConfigError, CassetteNotFoundError) as exc:
-        _fail(str(exc), 2)
-    except McpTapeError as exc:
-        _fail(str(exc), 1)
-    except KeyboardInterrupt:
-        _fail("interrupted", 130)
-    except BrokenPipeError:
-        sys.exit(0)
-    except Exception as exc:
-        if os.environ.get("MCPTAPE_DEBUG"):
-            raise
-        _fail(
-            f"internal error: {type(exc).__name__}: {exc} (set MCPTAPE_DEBUG=1 for a traceback, and please report it)",
-            1,
-        )
-
-
-def _click_main(args: list[str]) -> Any:
-    import click
-
     from .group import cli
 
+    args = sys.argv[1:] if argv is None else argv
+    for_command(args if argv is None else ())  # the program's own collector, not a caller's
+    try:
+        rv = _run(cli, args)
+    except Failed:  # its error line is the last word
+        raise
+    except SystemExit:
+        _deprecations(args)
+        raise
+    _deprecations(args)
+    return rv
+
+
+def _deprecations(args: list[str]) -> None:
+    """After the command: one line for each old spelling it was given (`dialect`)."""
+    from .dialect import deprecation_notes
+    from .group import load
+
+    if not args or args[0].startswith("-"):
+        return
+    try:
+        command = load(args[0])
+    except ImportError:  # a command that cannot even load has said so already
+        return
+    for line in deprecation_notes(command, args[1:]):
+        print(line, file=sys.stderr)
+
+
+def _run(cli: click.Group, args: list[str]) -> Any:
+    """The group run on `args`, every error turned into one line on stderr and an exit code
+    (a closed stdout is `LazyGroup.invoke`'s to end)."""
     try:
         rv = cli.main(args, prog_name="mcptape", standalone_mode=False)
         if isinstance(rv, int):  # a command's ctx.exit(code): click hands the code back
@@ -78,31 +85,22 @@ def _click_main(args: list[str]) -> Any:
         )
     except click.ClickException as exc:
         _fail(exc.format_message(), exc.exit_code)
-
-
-def _plain_main(params: dict[str, Any]) -> None:
-    """The plain `replay`, ending as it would under click: an interrupt or an end of input
-    becomes "aborted" (after a blank line), a broken pipe a quiet exit 1."""
-    from .replay_run import run_replay
-
-    try:
-        run_replay(**params)
-    except (EOFError, KeyboardInterrupt):
-        print(file=sys.stderr)
-        _fail("aborted", 130)
-    except OSError as exc:
-        import errno
-
-        if exc.errno != errno.EPIPE:
+    except (ConfigError, CassetteNotFoundError) as exc:
+        _fail(str(exc), 2)
+    except McpTapeError as exc:
+        _fail(str(exc), 1)
+    except KeyboardInterrupt:
+        _fail("interrupted", 130)
+    except Exception as exc:
+        if os.environ.get("MCPTAPE_DEBUG"):
             raise
-        from click.utils import _PacifyFlushWrapper
+        _fail(
+            f"internal error: {type(exc).__name__}: {exc} (set MCPTAPE_DEBUG=1 for a traceback, and please report it)",
+            1,
+        )
 
-        sys.stdout = _PacifyFlushWrapper(sys.stdout)
-        sys.stderr = _PacifyFlushWrapper(sys.stderr)
-        sys.exit(1)
 
-
-def _fail(message: str, code: int) -> None:
+def _fail(message: str, code: int) -> NoReturn:
     message = " ".join(message.split("\n")) if "\n" in message else message
     print(f"mcptape: error: {message}", file=sys.stderr)
-    sys.exit(code)
+    raise Failed(code)

@@ -6,12 +6,15 @@ from pathlib import Path
 
 import click
 
+from .options import quiet_option
+
 ADDON = Path(__file__).resolve().parent.parent / "capture" / "mitm_addon.py"
 """The addon file; found without importing it (importing it imports mitmproxy)."""
 
 
 @click.command("addon-path")
-def addon_path() -> None:
+@quiet_option("the path is the output: it stays")
+def addon_path(quiet: bool = False) -> None:
     """Print the absolute path of mcptape's mitmproxy addon.
 
     For people who run mitmproxy themselves: as a forward proxy, with TLS

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 
 from mcptape.check import CHECKS
+
+from .messages import note, progress
+from .options import quiet_option
 
 
 @click.command()
@@ -20,7 +24,7 @@ from mcptape.check import CHECKS
 @click.option(
     "--skip", multiple=True, type=click.Choice(CHECKS), help="Leave a check out (repeatable)."
 )
-@click.option("-q", "--quiet", is_flag=True, help="Print findings only: no warnings, no summary.")
+@quiet_option("the findings are the output: they stay")
 @click.option("--detect-secrets", "detect_secrets", is_flag=True,
               help="Also scan with detect-secrets (pip install 'mcptape[secrets]'); each finding says which backend made it.")  # fmt: skip
 def check(
@@ -43,8 +47,6 @@ def check(
           rev: <tag>
           hooks: [{id: mcptape-check}]
     """
-    from mcptape.check import check_file
-
     if detect_secrets:
         from mcptape.check.detect_secrets import DetectSecrets, DetectSecretsMissing
 
@@ -53,11 +55,32 @@ def check(
         except DetectSecretsMissing as exc:
             raise click.UsageError(str(exc)) from None
 
-    bad = 0
-    total = 0
+    with progress(cassettes, "checking") as begun:
+        bad, total = _check_each(cassettes, frozenset(skip), detect_secrets, quiet, begun)
+    verdict = (
+        f"{total} problem(s) in {bad} of {len(cassettes)} cassette(s)"
+        if bad
+        else f"{len(cassettes)} cassette(s) clean"
+    )
+    note(verdict)
+    sys.exit(1 if bad else 0)
+
+
+def _check_each(
+    cassettes: tuple[Path, ...],
+    skip: frozenset[str],
+    detect_secrets: bool,
+    quiet: bool,
+    begun: Callable[[Path], None],
+) -> tuple[int, int]:
+    """Checks each cassette, printing its findings; (cassettes with findings, findings)."""
+    from mcptape.check import check_file
+
+    bad = total = 0
     for path in cassettes:
+        begun(path)
         try:
-            report = check_file(path, frozenset(skip), detect_secrets)
+            report = check_file(path, skip, detect_secrets)
         except OSError as exc:
             click.echo(f"{path}: cannot read: {exc.strerror}")
             bad += 1
@@ -69,11 +92,4 @@ def check(
                 print(f"{warning.render(str(path))}: warning", file=sys.stderr)
         total += len(report.findings)
         bad += bool(report.findings)
-    if not quiet:
-        verdict = (
-            f"{total} problem(s) in {bad} of {len(cassettes)} cassette(s)"
-            if bad
-            else f"{len(cassettes)} cassette(s) clean"
-        )
-        print(f"mcptape check: {verdict}", file=sys.stderr)
-    sys.exit(1 if bad else 0)
+    return bad, total

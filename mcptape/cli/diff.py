@@ -19,6 +19,10 @@ from mcptape.diff.report import RENDERERS
 from mcptape.diff.types import DiffOptions, DiffReport
 from mcptape.errors import ConfigError, McpTapeError
 
+from .dialect import Command
+from .messages import Failed, warning
+from .options import IGNORE, quiet_option
+
 FORMATS = sorted([*RENDERERS, "html"])
 """The report's renderers, and the HTML page (drawn by mcptape.views from the same report)."""
 
@@ -34,15 +38,16 @@ def diff_options(func):  # type: ignore[no-untyped-def]
         click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
                      help="text: tables for a terminal; markdown: a pull-request comment; json: for machines (docs/diff.md); "
                           "html: a self-contained page."),
-        click.option("--ignore", "ignore", multiple=True, metavar="[SCOPE:]PATH",
-                     help="Leave out a JSON pointer, e.g. /result/content/0/text or /tools/*/description (* matches one "
-                          "token; repeatable), everywhere or in one method and name: 'tools/call now:/result/content/0/text'. "
-                          "Unscoped /params/... paths also leave the matching key. Also read from mcptape-diff.toml "
-                          "beside the cassettes (docs/diff.md)."),
+        click.option("--ignore", "ignore", multiple=True, metavar="[SCOPE:]POINTER",
+                     help=f"{IGNORE} Here POINTER is into the message, e.g. /result/content/0/text or /tools/*/description "
+                          "(* matches one token; repeatable), everywhere or in one method and name: "
+                          "'tools/call now:/result/content/0/text'. Unscoped /params/... pointers also leave the matching "
+                          "key. Also read from mcptape-diff.toml beside the cassettes (docs/diff.md)."),
         click.option("--no-mask", "no_mask", is_flag=True,
                      help="Do not mask timestamps, UUIDs and times that differ where both sides have one."),
         click.option("--strict-envelope", is_flag=True, help="Count envelope-only differences (versions, caching hints, resultType) as differences."),
         click.option("--strict-messages", is_flag=True, help="Compare error messages too, not only error codes."),
+        quiet_option("the report is the output: it stays"),
     ]):  # fmt: skip
         func = decorator(func)
     return func
@@ -51,7 +56,7 @@ def diff_options(func):  # type: ignore[no-untyped-def]
 def fail(message: str) -> NoReturn:
     """One line on stderr, exit 2 (diff's error code)."""
     click.echo(f"mcptape: error: {' '.join(message.splitlines())}", err=True)
-    sys.exit(EXIT_ERROR)
+    raise Failed(EXIT_ERROR)
 
 
 def check_ignore(patterns: tuple[str, ...]) -> None:
@@ -113,8 +118,8 @@ def exit_2_on_crash() -> Iterator[None]:
 def warn(*cassettes: Cassette) -> None:
     """What the reader noticed (a cut-short recording) goes to stderr; the diff still runs."""
     for cas in cassettes:
-        for warning in cas.warnings:
-            click.echo(f"mcptape: warning: {warning}", err=True)
+        for text in cas.warnings:
+            warning(text)
 
 
 def emit(
@@ -141,7 +146,7 @@ def emit(
     sys.exit(report.exit_code)
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("a", type=click.Path(path_type=Path))
 @click.argument("b", type=click.Path(path_type=Path))
 @click.option(
@@ -154,7 +159,7 @@ def emit(
 )
 @diff_options
 def diff(a: Path, b: Path, noise: tuple[Path, ...], markdown: Path | None, fmt: str, ignore: tuple[str, ...],
-         no_mask: bool, strict_envelope: bool, strict_messages: bool) -> None:  # fmt: skip
+         no_mask: bool, strict_envelope: bool, strict_messages: bool, quiet: bool = False) -> None:  # fmt: skip
     """Compare two cassettes by meaning: what changed in the server's behaviour.
 
     Ids, timings, progress tokens, session ids and the protocol era are normalized away;

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from .options import redact_config, redaction_options
+from .messages import note, shown
+from .options import quiet_option, redact_config, redaction_options
 
 
 @click.command("import")
@@ -16,10 +17,11 @@ from .options import redact_config, redaction_options
     "--output",
     required=True,
     type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
     help="The cassette to write (replaced atomically).",
 )
 @redaction_options
-@click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
+@quiet_option()
 def import_(
     capture: Path,
     output: Path,
@@ -50,6 +52,5 @@ def import_(
     config = redact_config(no_redact, redact_keys, redact_patterns)
     Redactor(config)  # a bad --redact-pattern is a usage error before anything is read
     stats = import_file(capture, output, config)
-    if not quiet:
-        click.echo(f"mcptape: imported {stats.imported} flows, skipped {stats.skipped} that are not MCP "
-                   f"({stats.format} -> {output}, {stats.events} events, {stats.transport})", err=True)  # fmt: skip
+    note(f"imported {stats.imported} flows, skipped {stats.skipped} that are not MCP "
+         f"({stats.format} -> {shown(output)}, {stats.events} events, {stats.transport})")  # fmt: skip

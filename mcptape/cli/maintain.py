@@ -6,6 +6,10 @@ from pathlib import Path
 
 import click
 
+from .dialect import Command
+from .messages import label, note, progress
+from .options import REDACT_KEY_HELP, REDACT_PATTERN_HELP, quiet_option
+
 _CASSETTE = click.Path(exists=True, dir_okay=False, path_type=Path)
 
 
@@ -22,12 +26,15 @@ _CASSETTE = click.Path(exists=True, dir_okay=False, path_type=Path)
     "-o",
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write here instead of rewriting CASSETTE in place.",
+    metavar="FILE",
+    help="Write FILE instead of rewriting CASSETTE in place.",
 )
-@click.option("-n", "--dry-run", is_flag=True, help="List what would be dropped; write nothing.")
+@click.option("-n", "--dry-run", is_flag=True, help="Write nothing: list what would be dropped.")
+@quiet_option("with --dry-run the list is the output: it stays")
 def prune(
-    cassette: Path, run_log: Path | None, keep: tuple[str, ...], output: Path | None, dry_run: bool
-) -> None:
+    cassette: Path, run_log: Path | None, keep: tuple[str, ...], output: Path | None, dry_run: bool,
+    quiet: bool = False,
+) -> None:  # fmt: skip
     """Drop recorded exchanges a test suite does not need, with all their events.
 
     An exchange is a request with its response, the notifications and server requests
@@ -59,14 +66,11 @@ def prune(
     if len(named) < len(drop):
         what += f" and {len(drop) - len(named)} more (--dry-run lists every one)"
     if dry_run:
-        click.echo(
-            f"mcptape: prune would drop {len(drop)} exchange(s) of {cassette}: {what}", err=True
-        )
+        click.echo(f"{label()}: would drop {len(drop)} exchange(s) of {cassette}: {what}", err=True)
         return
     events = maintain.prune(plan, drop, output)
-    click.echo(
-        f"mcptape: pruned {len(drop)} exchange(s), {events} event(s) from {cassette} -> {output or cassette}: {what}",
-        err=True,
+    note(
+        f"pruned {len(drop)} exchange(s), {events} event(s) from {cassette} -> {output or cassette}: {what}"
     )
 
 
@@ -74,33 +78,36 @@ LISTED = 20
 """The dropped exchanges `prune` names once done (`--dry-run` names every one)."""
 
 
-@click.command()
+@click.command(cls=Command, aliases={"--key": "--redact-key", "--pattern": "--redact-pattern"})
 @click.argument("cassettes", nargs=-1, required=True, type=_CASSETTE)
 @click.option(
-    "--key",
+    "--redact-key",
     "keys",
     multiple=True,
     metavar="NAME",
-    help="Also redact values of JSON members, headers and query parameters named NAME (repeatable).",
+    help=REDACT_KEY_HELP,
 )
 @click.option(
-    "--pattern",
+    "--redact-pattern",
     "patterns",
     multiple=True,
     metavar="REGEX",
-    help="Also replace substrings matching REGEX in every string (repeatable).",
+    help=REDACT_PATTERN_HELP,
 )
 @click.option(
     "-o",
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write here instead of rewriting CASSETTE in place (one CASSETTE only).",
+    metavar="FILE",
+    help="Write FILE instead of rewriting CASSETTE in place (one CASSETTE only).",
 )
+@quiet_option()
 def redact(
     cassettes: tuple[Path, ...],
     keys: tuple[str, ...],
     patterns: tuple[str, ...],
     output: Path | None,
+    quiet: bool = False,
 ) -> None:
     """Apply redaction rules to existing cassettes, each in place and atomically.
 
@@ -111,29 +118,27 @@ def redact(
 
     \b
     Examples:
-        mcptape redact cassettes/demo.jsonl --key x-tenant-id
-        mcptape redact cassettes/demo.jsonl --pattern 'acme_[0-9a-f]{32}'
-        mcptape redact cassettes/*.jsonl --key x-tenant-id      # many files, like check and fmt
-        mcptape redact cassettes/demo.jsonl --key x-tenant-id -o clean.jsonl
+        mcptape redact cassettes/demo.jsonl --redact-key x-tenant-id
+        mcptape redact cassettes/demo.jsonl --redact-pattern 'acme_[0-9a-f]{32}'
+        mcptape redact cassettes/*.jsonl --redact-key x-tenant-id   # many files, like check and fmt
+        mcptape redact cassettes/demo.jsonl --redact-key x-tenant-id -o clean.jsonl
     """
     from mcptape import maintain
     from mcptape.redact import RedactConfig, Redactor
 
     if output is not None and len(cassettes) > 1:
         raise click.UsageError("-o takes one CASSETTE; without -o each file is rewritten in place")
-    Redactor(
-        RedactConfig(True, (), patterns)
-    )  # a bad --pattern is a usage error before anything is read
-    for cassette in cassettes:
-        target = output or cassette
-        differs, events = maintain.redact_file(cassette, keys, patterns, output)
-        if not differs:
-            click.echo(f"mcptape: nothing to redact in {cassette.absolute()}", err=True)
-            continue
-        click.echo(
-            f"mcptape: redacted {events} event(s) of {cassette.absolute()} -> {target.absolute()} (rules in its header updated)",
-            err=True,
-        )
+    Redactor(RedactConfig(True, (), patterns))  # a bad pattern: a usage error before any read
+    with progress(cassettes, "redacting") as begun:
+        for cassette in cassettes:
+            begun(cassette)
+            differs, events = maintain.redact_file(cassette, keys, patterns, output)
+            if not differs:
+                note(f"nothing to redact in {cassette}")
+                continue
+            note(
+                f"redacted {events} event(s) of {cassette} -> {output or cassette} (rules in its header updated)"
+            )
 
 
 @click.command()
@@ -144,8 +149,15 @@ def redact(
     help="Write nothing; exit 1 if a file is not in canonical form (for CI and pre-commit).",
 )
 @click.option("--renumber", is_flag=True, help="Also renumber `seq` 1..n.")
+@quiet_option()
 @click.pass_context
-def fmt(ctx: click.Context, cassettes: tuple[Path, ...], check: bool, renumber: bool) -> None:
+def fmt(
+    ctx: click.Context,
+    cassettes: tuple[Path, ...],
+    check: bool,
+    renumber: bool,
+    quiet: bool = False,
+) -> None:
     """Rewrite cassettes in canonical form, so they diff cleanly in review.
 
     Canonical: compact JSON, one event per line, `\\n` line ends; header keys, event keys
@@ -162,17 +174,14 @@ def fmt(ctx: click.Context, cassettes: tuple[Path, ...], check: bool, renumber: 
     from mcptape import maintain
 
     changed = 0
-    for path in cassettes:
-        if not maintain.fmt(path, renumber, write=not check):
-            continue
-        changed += 1
-        if check:
-            click.echo(f"mcptape: would reformat {path}", err=True)
-        else:
-            click.echo(f"mcptape: reformatted {path}", err=True)
+    with progress(cassettes, "formatting") as begun:
+        for path in cassettes:
+            begun(path)
+            if not maintain.fmt(path, renumber, write=not check):
+                continue
+            changed += 1
+            note(f"would reformat {path}" if check else f"reformatted {path}")
     verb = "would be reformatted" if check else "reformatted"
-    click.echo(
-        f"mcptape: {changed} file(s) {verb}, {len(cassettes) - changed} already canonical", err=True
-    )
+    note(f"{changed} file(s) {verb}, {len(cassettes) - changed} already canonical")
     if check and changed:
         ctx.exit(1)

@@ -1,4 +1,4 @@
-"""Options shared by several commands."""
+"""Options shared by several commands: one name and one help per concept (docs/cli.md)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,23 @@ import click
 
 if TYPE_CHECKING:
     from mcptape.redact import RedactConfig
+    from mcptape.replay.engine import ReplayConfig
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+def quiet_option(what: str = "") -> Decorator:
+    """-q/--quiet: notes, warnings and progress are left out; errors never are."""
+    return click.option(
+        "-q", "--quiet", is_flag=True,
+        help="No notes, warnings or progress on stderr; errors only" + (f" ({what})." if what else "."),
+    )  # fmt: skip
+
+
+REDACT_KEY_HELP = (
+    "Also redact values of members, headers and query parameters named NAME (repeatable)."
+)
+REDACT_PATTERN_HELP = "Also replace substrings matching REGEX in every string (repeatable)."
 
 
 def redaction_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -20,12 +35,10 @@ def redaction_options(f: Callable[..., Any]) -> Callable[..., Any]:
         f
     )
     f = click.option(
-        "--redact-pattern", "redact_patterns", multiple=True, metavar="REGEX",
-        help="Also replace substrings matching REGEX in every string (repeatable).",
+        "--redact-pattern", "redact_patterns", multiple=True, metavar="REGEX", help=REDACT_PATTERN_HELP,
     )(f)  # fmt: skip
     f = click.option(
-        "--redact-key", "redact_keys", multiple=True, metavar="NAME",
-        help="Also redact values of members, headers and query parameters named NAME (repeatable).",
+        "--redact-key", "redact_keys", multiple=True, metavar="NAME", help=REDACT_KEY_HELP,
     )(f)  # fmt: skip
     return f
 
@@ -68,6 +81,10 @@ def _stack(options: list[Decorator]) -> Decorator:
     return wrap
 
 
+IGNORE = "A part of the traffic that does not matter, as a JSON pointer: left out when comparing."
+"""The one concept of --ignore, first in its help on every command (docs/cli.md)."""
+
+
 def replay_options(strict_when: str) -> Decorator:
     """How a replay shell (`replay`, `serve`) matches and plays: --allow-repeats, --strict,
     --same-era, --ignore, --match-on, --timing. `strict_when`: when the strict report comes."""
@@ -81,7 +98,8 @@ def replay_options(strict_when: str) -> Decorator:
                      help="Refuse clients of the other protocol era (a legacy initialize on a 2026-07-28 cassette "
                           "gets -32022), instead of translating."),
         click.option("--ignore", "ignore", multiple=True, metavar="POINTER",
-                     help="Leave this JSON pointer into params out of matching, e.g. /arguments/when (repeatable)."),
+                     help=f"{IGNORE} Here POINTER is into the request's params and leaves that member out of "
+                          "matching, e.g. /arguments/when (repeatable)."),
         click.option("--match-on", "match_on", multiple=True, metavar="MATCHER",
                      help="Match requests on these built-in matchers only (repeatable): method, params, name, "
                           "arguments, uri, cursor. Default: method and params."),
@@ -91,11 +109,34 @@ def replay_options(strict_when: str) -> Decorator:
     ])  # fmt: skip
 
 
+FAULT_ALIASES = {"--faults": "--fault-file"}
+"""The old spelling of --fault-file (one letter away from --fault)."""
+
+
 def fault_options(actions: str, example: str) -> Decorator:
-    """--faults FILE and --fault RULE_JSON; `actions` lists what rules can do on this transport."""
+    """--fault-file FILE and --fault RULE_JSON; `actions` lists what rules can do on this transport."""
     return _stack([
-        click.option("--faults", "faults_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
-                     help=f"Fault rules to inject (JSON, or TOML with [[faults]]): {actions}. See docs/faults.md."),
+        click.option("--fault-file", "faults_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+                     help=f"A file of fault rules to inject (JSON, or TOML with [[faults]]): {actions}. See docs/faults.md."),
         click.option("--fault", "fault_rules", multiple=True, metavar="RULE_JSON",
-                     help=f"One fault rule inline, e.g. '{example}' (repeatable; applied after --faults)."),
+                     help=f"One fault rule inline, e.g. '{example}' (repeatable; applied after --fault-file)."),
     ])  # fmt: skip
+
+
+def replay_config(
+    match_on: tuple[str, ...],
+    ignore: tuple[str, ...],
+    allow_repeats: bool,
+    same_era: bool,
+    strict: bool,
+) -> ReplayConfig:
+    """The engine's configuration from `replay_options` (`replay` and `serve`)."""
+    from mcptape.matching import match_policy
+    from mcptape.replay.engine import ReplayConfig
+
+    return ReplayConfig(
+        match_policy(match_on or None, ignore),
+        allow_repeats=allow_repeats,
+        cross_era=not same_era,
+        exact_clients=strict,
+    )

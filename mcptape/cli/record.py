@@ -10,7 +10,9 @@ import click
 from mcptape.errors import ConfigError
 from mcptape.extras import require as require_extra
 
-from .options import redact_config, redaction_options
+from .dialect import Command
+from .messages import label, shown
+from .options import quiet_option, redact_config, redaction_options
 
 DEFAULT_TEMPLATE = "cassettes/{server}-{time}.jsonl"
 
@@ -43,7 +45,15 @@ def cassette_for(output: str | None, command: tuple[str, ...], url: str | None) 
     return expand(output or DEFAULT_TEMPLATE, server_name(command, url))
 
 
-@click.command(context_settings={"ignore_unknown_options": False})
+def listen_address(host: str, port: int, listen: str | None) -> str:
+    """HOST:PORT for the proxy (`[v6]:PORT` for an IPv6 host); the old --listen as given."""
+    if listen is not None:
+        return listen
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+@click.command(cls=Command, superseded={"--listen": "--host and --port"},
+               context_settings={"ignore_unknown_options": False})  # fmt: skip
 @click.option(
     "-o",
     "--output",
@@ -60,24 +70,33 @@ def cassette_for(output: str | None, command: tuple[str, ...], url: str | None) 
     "--upstream", metavar="URL", help="With --http: the server's URL (http://127.0.0.1:8000/mcp)."
 )
 @click.option(
-    "--listen",
-    metavar="HOST:PORT",
-    default="127.0.0.1:0",
+    "--host",
+    default="127.0.0.1",
     show_default=True,
-    help="With --http: where clients connect (port 0 picks a free one).",
+    help="With --http: the address clients connect to.",
+)
+@click.option(
+    "--port",
+    default=0,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="With --http: the port clients connect to; 0 picks a free one (the proxying line names it).",
+)
+@click.option(
+    "--listen", metavar="HOST:PORT", hidden=True, help="Old spelling of --host and --port."
 )
 @click.option(
     "--max-line",
     type=click.IntRange(min=1024),
     default=256 * 1024 * 1024,
     show_default=True,
-    help="Longest line kept whole in the cassette (bytes); longer ones pass through untouched and are recorded by size.",
+    help="Longest line handled whole (bytes): a longer one passes through untouched and is recorded by its size.",
 )
-@click.option("-q", "--quiet", is_flag=True, help="Print nothing of mcptape's own.")
+@quiet_option()
 @redaction_options
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def record(
-    output: str | None, http_mode: bool, upstream: str | None, listen: str, max_line: int, quiet: bool,
+    output: str | None, http_mode: bool, upstream: str | None, host: str, port: int, listen: str | None, max_line: int, quiet: bool,
     no_redact: bool, redact_keys: tuple[str, ...], redact_patterns: tuple[str, ...], command: tuple[str, ...],
 ) -> None:  # fmt: skip
     """Record an MCP session into a cassette.
@@ -108,9 +127,12 @@ def record(
         from mcptape.capture.http import record_http
 
         out = cassette_for(output, (), upstream)
-        sys.exit(record_http(upstream, listen, out, config, quiet=quiet, fresh=output is None))
+        address = listen_address(host, port, listen)
+        sys.exit(record_http(upstream, address, out, config, quiet=quiet, fresh=output is None))
     if upstream:
         raise click.UsageError("--upstream goes with --http")
+    if listen is not None:
+        raise click.UsageError("--listen goes with --http (and is now --host and --port)")
     if not command:
         raise click.UsageError(
             "give the server command after --, e.g. mcptape record -- python server.py"
@@ -129,9 +151,11 @@ def record(
     header = recording_header(Transport.STDIO, {"command": list(command)}, config)
     writer = CassetteWriter(out, header, fresh=output is None)
 
+    says = label()  # (the capture may call `started` from another thread, outside click's context)
+
     def started(_proc: object) -> None:
         if not quiet:
-            print(f"mcptape: recording {' '.join(command)} to {writer.path} "
+            print(f"{says}: recording {' '.join(command)} to {shown(writer.path, output)} "
                   f"(in {writer.partial.name} until the session ends)", file=sys.stderr, flush=True)  # fmt: skip
 
     announced = writer.path
@@ -140,6 +164,6 @@ def record(
     )
     code = capture.run()
     if capture.cassette is not None and capture.cassette != announced:
-        print(f"mcptape: recorded to {capture.cassette}: {announced} was written by another recorder "
-              "meanwhile and is kept", file=sys.stderr, flush=True)  # fmt: skip
+        print(f"{says}: recorded to {shown(capture.cassette, output)}: {shown(announced, output)} was written "
+              "by another recorder meanwhile and is kept", file=sys.stderr, flush=True)  # fmt: skip
     sys.exit(code)

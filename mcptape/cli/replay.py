@@ -1,42 +1,42 @@
 """`mcptape replay FILE`: serve a cassette as an MCP server on stdio.
 
-The options and their help live here; the body is `replay_run.run_replay`, which `main` also
-runs for the plain form without importing this module (nor click).
+Clients and test suites start this command often, once per test at times, so it imports
+only what serving needs, and that only once click has read the arguments.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
 
 from mcptape.wire.ndjson import DEFAULT_MAX_LINE
 
-from .options import fault_options, replay_options
-from .replay_run import run_replay
+from .dialect import Command
+from .options import FAULT_ALIASES, fault_options, quiet_option, replay_config, replay_options
 
 
-@click.command()
+@click.command(cls=Command, aliases={**FAULT_ALIASES, "--dry-run": "--list-fault-hits"})
 @click.argument("cassette", type=click.Path(dir_okay=False, path_type=Path))
 @replay_options(strict_when="When the client disconnects")
-@click.option(
-    "-q", "--quiet", is_flag=True, help="Only errors on stderr (unmatched requests, strict report)."
-)
+@quiet_option("unmatched requests and the strict report are errors: they stay")
 @click.option(
     "--max-line",
     type=click.IntRange(min=1024),
     default=DEFAULT_MAX_LINE,
     show_default=True,
-    help="Longest client line parsed (bytes); a longer one is answered with a -32700 error, never held whole.",
+    help="Longest line handled whole (bytes): a longer client line is answered with a -32700 error, never held whole.",
 )
 @fault_options(
     "delays, errors, garbage, drops, disconnects",
     '{"tool": "add", "nth": 2, "action": "drop"}',
 )
 @click.option(
-    "--dry-run",
+    "--list-fault-hits",
+    "list_fault_hits",
     is_flag=True,
-    help="Do not serve: list the recorded requests each fault rule would hit.",
+    help="Do not serve: list the recorded requests each fault rule would hit, then exit.",
 )
 @click.option(
     "--report",
@@ -46,7 +46,7 @@ from .replay_run import run_replay
 )
 def replay(
     cassette: Path, allow_repeats: bool, strict: bool, same_era: bool, ignore: tuple[str, ...], speed: float | None, quiet: bool,
-    faults_file: Path | None = None, fault_rules: tuple[str, ...] = (), match_on: tuple[str, ...] = (), dry_run: bool = False,
+    faults_file: Path | None = None, fault_rules: tuple[str, ...] = (), match_on: tuple[str, ...] = (), list_fault_hits: bool = False,
     max_line: int = DEFAULT_MAX_LINE, report: Path | None = None,
 ) -> None:  # fmt: skip
     """Serve CASSETTE as a deterministic MCP server on stdin/stdout.
@@ -64,13 +64,25 @@ def replay(
         mcptape replay --ignore /arguments/when cassettes/demo.jsonl
         mcptape replay --allow-repeats --timing recorded cassettes/demo.jsonl
         mcptape replay --fault '{"tool": "add", "action": "error", "code": -32603}' cassettes/demo.jsonl
-        mcptape replay --faults faults.json --dry-run cassettes/demo.jsonl
+        mcptape replay --fault-file faults.json --list-fault-hits cassettes/demo.jsonl
         mcptape replay --report unplayed.jsonl cassettes/demo.jsonl   # then mcptape prune --unused-from
     \b
     With the mcp SDK:
         Client(StdioServerParameters(command="mcptape", args=["replay", "demo.jsonl"]))
     """
-    run_replay(
-        cassette, allow_repeats, strict, same_era, ignore, speed, quiet, faults_file, fault_rules,
-        match_on, dry_run, max_line, report,
-    )  # fmt: skip
+    from mcptape.replay.cache import open_for_replay
+    from mcptape.replay.faults import rules_from_options
+
+    faults = rules_from_options(faults_file, fault_rules)
+    if list_fault_hits:
+        from mcptape.cassette import load
+        from mcptape.replay.faults import dry_run
+
+        click.echo(dry_run(faults, load(cassette)), nl=False)
+        return
+    from mcptape.replay.server_stdio import serve_stdio
+
+    config = replay_config(match_on, ignore, allow_repeats, same_era, strict)
+    code = serve_stdio(open_for_replay(cassette), config, strict=strict, speed=speed, quiet=quiet,
+                       faults=faults, max_line=max_line, report=report)  # fmt: skip
+    sys.exit(code)

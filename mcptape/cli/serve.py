@@ -9,17 +9,17 @@ import click
 
 from mcptape.extras import require as require_extra
 
-from .options import fault_options, replay_options
-from .replay_run import replay_config
+from .dialect import Command
+from .options import FAULT_ALIASES, fault_options, quiet_option, replay_config, replay_options
 
 
-@click.command()
+@click.command(cls=Command, aliases=FAULT_ALIASES)
 @click.argument("cassette", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--host",
     default="127.0.0.1",
     show_default=True,
-    help="Address to listen on. Anything but loopback is reachable by others: a warning says so.",
+    help="Address clients connect to. Anything but loopback is reachable by others: a warning says so.",
 )
 @click.option("--allow-host", "allowed_hosts", multiple=True, metavar="NAME",
               help="A Host (and Origin) name clients may use beyond loopback, e.g. myhost.local (repeatable). Needed with --host 0.0.0.0 or ::: anything else is refused (DNS-rebinding protection).")  # fmt: skip
@@ -28,7 +28,7 @@ from .replay_run import replay_config
     default=0,
     show_default=True,
     type=click.IntRange(0, 65535),
-    help="Port to listen on; 0 picks a free one (the URL line names it).",
+    help="Port clients connect to; 0 picks a free one (the URL line names it).",
 )
 @replay_options(strict_when="On shutdown, for each session")
 @click.option(
@@ -39,11 +39,8 @@ from .replay_run import replay_config
     metavar="BYTES",
     help="Larger request bodies are answered 413.",
 )
-@click.option(
-    "-q",
-    "--quiet",
-    is_flag=True,
-    help="Only errors on stderr (unmatched requests, strict report); the URL line stays.",
+@quiet_option(
+    "unmatched requests and the strict report are errors: they stay; so does the URL line"
 )
 @fault_options(
     "delays, errors, garbage, drops, disconnects, HTTP statuses, resets",
@@ -78,9 +75,9 @@ def serve(
         Client("http://127.0.0.1:8000/mcp")
     """
     require_extra("http", "uvicorn", "mcptape serve")
+    from mcptape.replay.cache import open_for_replay
     from mcptape.replay.faults import rules_from_options
     from mcptape.replay.http.run import serve_http
-    from mcptape.sidecar import open_for_replay
 
     faults = rules_from_options(faults_file, fault_rules)
     config = replay_config(match_on, ignore, allow_repeats, same_era, strict)

@@ -5,33 +5,42 @@ from __future__ import annotations
 import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import click
 import orjson
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from mcptape.cassette import Cassette
+    from mcptape.model import Event
     from mcptape.pairing import Session
+    from mcptape.skeletons import Outline
     from mcptape.views.timeline import Row
 
-FORMATS = ["table", "json", "mermaid", "html"]
+from .dialect import Command
+from .messages import warning
+from .options import quiet_option
+
+FORMATS = ["text", "json", "mermaid", "html"]
 
 
-@click.command()
+@click.command(cls=Command, value_aliases={"--format": {"table": "text"}})
 @click.argument("cassette", type=click.Path(path_type=Path))
 @click.option(
     "-f",
     "--format",
     "fmt",
     type=click.Choice(FORMATS),
-    default="table",
+    default="text",
     show_default=True,
-    help="table for a terminal; json for machines; mermaid: a sequence diagram; html: a self-contained page.",
+    help="text: a table for a terminal; json: for machines; mermaid: a sequence diagram; html: a self-contained page.",
 )
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write to this file instead of standard output.")  # fmt: skip
-def show(cassette: Path, fmt: str, output: Path | None) -> None:
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Write to FILE instead of standard output.")  # fmt: skip
+@quiet_option()
+def show(cassette: Path, fmt: str, output: Path | None, quiet: bool) -> None:
     """Show a recorded session: who sent what, when, requests paired with responses.
 
     \b
@@ -48,7 +57,7 @@ def show(cassette: Path, fmt: str, output: Path | None) -> None:
         return
     cas = load(cassette)
     for w in cas.warnings:
-        print(f"mcptape: warning: {w}", file=sys.stderr)
+        warning(w)
     session = pair(cas.events)
     text = _render(fmt, cassette, cas, session)
     if output is None:
@@ -103,7 +112,7 @@ def _json(path: Path, output: Path | None) -> None:
 
     plan = outline(path, tolerate_truncated=True)
     for w in plan.warnings:
-        print(f"mcptape: warning: {w}", file=sys.stderr)
+        warning(w)
     versions = timeline.first_uses(plan.versions)
     head = {
         "cassette": str(path),
@@ -113,23 +122,27 @@ def _json(path: Path, output: Path | None) -> None:
         "warnings": plan.warnings,
     }
     events = (el.event for el in stream(path, tolerate_truncated=True).events)
+    if output is None:  # a closed stdout is the group's to end quietly
+        _rows(sys.stdout.buffer, head, plan, events)
+        return
     try:
-        out = sys.stdout.buffer if output is None else open(output, "wb")  # noqa: SIM115
+        with open(output, "wb") as out:
+            _rows(out, head, plan, events)
     except OSError as exc:
         raise click.ClickException(f"{output}: cannot write: {exc.strerror}") from None
-    try:
-        out.write(orjson.dumps(head, option=orjson.OPT_INDENT_2)[:-2] + b',\n  "rows": [')
-        sep = b"\n"
-        for row in timeline.outline_rows(plan, events):
-            text = orjson.dumps(asdict(row), option=orjson.OPT_INDENT_2)
-            out.write(sep + b"    " + text.replace(b"\n", b"\n    "))
-            sep = b",\n"
-        out.write(b"]\n}\n" if sep == b"\n" else b"\n  ]\n}\n")
-    except OSError as exc:
-        raise click.ClickException(f"{output}: cannot write: {exc.strerror}") from None
-    finally:
-        if output is not None:
-            out.close()
+
+
+def _rows(out: BinaryIO, head: dict[str, Any], plan: Outline, events: Iterable[Event]) -> None:
+    """The JSON document: `head`, then the rows one by one."""
+    from mcptape.views import timeline
+
+    out.write(orjson.dumps(head, option=orjson.OPT_INDENT_2)[:-2] + b',\n  "rows": [')
+    sep = b"\n"
+    for row in timeline.outline_rows(plan, events):
+        text = orjson.dumps(asdict(row), option=orjson.OPT_INDENT_2)
+        out.write(sep + b"    " + text.replace(b"\n", b"\n    "))
+        sep = b",\n"
+    out.write(b"]\n}\n" if sep == b"\n" else b"\n  ]\n}\n")
 
 
 def _table(path: Path, cas: Cassette, rows: list[Row], versions: list[str]) -> str:

@@ -7,16 +7,17 @@ from pathlib import Path
 
 import click
 
+from .dialect import Command
+from .messages import warning
+from .options import quiet_option
 
-@click.command()
+
+@click.command(cls=Command)
 @click.argument("cassette", type=click.Path(path_type=Path))
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write to this file (.toml or .json) instead of standard output (TOML).",
-)
-def stub(cassette: Path, output: Path | None) -> None:
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Write to FILE (.json: JSON, else TOML) instead of standard output (TOML).")  # fmt: skip
+@quiet_option("the mock file is the output: it stays")
+def stub(cassette: Path, output: Path | None, quiet: bool) -> None:
     """Write a mock file declaring what a recorded session answered: tools with their schemas,
     each recorded answer by its arguments, resources and prompts. Edit it, then serve it like
     a cassette (mcptape replay FILE, mcptape serve FILE, use_cassette(FILE)).
@@ -30,8 +31,9 @@ def stub(cassette: Path, output: Path | None) -> None:
     from mcptape.mocks.stub import stub as stub_of
 
     cas = load(cassette)
-    for w in cas.warnings:
-        print(f"mcptape: warning: {w}", file=sys.stderr)
+    if not quiet:
+        for w in cas.warnings:
+            warning(w)
     tree = stub_of(cas)
     if output is not None and output.suffix == ".json":
         import json

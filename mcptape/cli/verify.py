@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import tempfile
 from pathlib import Path
 from typing import NoReturn
@@ -16,6 +15,7 @@ from mcptape.extras import require as require_extra
 from mcptape.verify.gate import Problem, cassette_paths, gate
 from mcptape.versions import KNOWN
 
+from .dialect import Command
 from .diff import (
     EXIT_ERROR,
     check_ignore,
@@ -27,9 +27,10 @@ from .diff import (
     warn,
     write_markdown,
 )
+from .messages import Failed, label, note, progress
 
 
-class _ServerAfterDashes(click.Command):
+class _ServerAfterDashes(Command):
     """Everything after the first `--` is the server command; before it, cassettes and options."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
@@ -46,12 +47,17 @@ class _ServerAfterDashes(click.Command):
     "--url", metavar="URL", help="A Streamable HTTP server to verify instead of a stdio command."
 )
 @click.option(
+    "--output-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
+    help="Keep the new sessions in DIR, one per cassette (default: a temporary folder).",
+)
+@click.option(
     "-o",
     "--output",
     type=click.Path(path_type=Path),
-    metavar="DIR",
-    help="Keep the new sessions in DIR, one per cassette (default: a temporary folder). "
-    "With one cassette, a path ending in .jsonl is the new cassette itself.",
+    metavar="FILE",
+    help="With one cassette: write its new session to FILE (a .jsonl cassette).",
 )
 @click.option(
     "--noise-runs",
@@ -74,9 +80,9 @@ class _ServerAfterDashes(click.Command):
 )
 @diff_options
 @click.pass_context
-def verify(ctx: click.Context, cassettes: tuple[str, ...], url: str | None, output: Path | None, noise_runs: int,
-           protocol: str | None, timeout: float, markdown: Path | None, fmt: str, ignore: tuple[str, ...], no_mask: bool,
-           strict_envelope: bool, strict_messages: bool) -> None:  # fmt: skip
+def verify(ctx: click.Context, cassettes: tuple[str, ...], url: str | None, output_dir: Path | None, output: Path | None,
+           noise_runs: int, protocol: str | None, timeout: float, markdown: Path | None, fmt: str, ignore: tuple[str, ...],
+           no_mask: bool, strict_envelope: bool, strict_messages: bool, quiet: bool = False) -> None:  # fmt: skip
     """Re-drive cassettes' client side against a live server and diff each with its new session.
 
     Sends the recorded requests in order with fresh ids, answers the server's questions
@@ -88,7 +94,7 @@ def verify(ctx: click.Context, cassettes: tuple[str, ...], url: str | None, outp
 
     \b
     mcptape verify cassettes/demo.jsonl -- python server.py
-    mcptape verify cassettes/ -o new/ --format markdown -- node dist/index.js stdio
+    mcptape verify cassettes/ --output-dir new/ --format markdown -- node dist/index.js stdio
     mcptape verify 'cassettes/**/*.jsonl' --noise-runs 2 -- python server.py
     mcptape verify cassettes/demo.jsonl --url http://127.0.0.1:8000/mcp -o new.jsonl
     mcptape verify cassettes/legacy.jsonl --protocol 2026-07-28 -- python server.py
@@ -112,16 +118,19 @@ def verify(ctx: click.Context, cassettes: tuple[str, ...], url: str | None, outp
     with exit_2_on_crash():
         try:
             paths = cassette_paths(list(cassettes))
+            output_dir, output = _outputs(output_dir, output, len(paths))
             loaded: dict[Path, Cassette] = {p: load(p) for p in paths}
             warn(*loaded.values())
             options = {p: DiffOptions(ignores_for(p.parent, ignore), strict_envelope, strict_messages, mask_volatile=not no_mask)
                        for p in paths}  # fmt: skip
-            with tempfile.TemporaryDirectory(prefix="mcptape-verify-") as tmp:
-                single = output is not None and output.suffix == ".jsonl" and len(paths) == 1
-                folder = Path(tmp) if output is None or single else output
+            with (
+                tempfile.TemporaryDirectory(prefix="mcptape-verify-") as tmp,
+                progress(paths, "re-driving") as begun,
+            ):
+                folder = output_dir or Path(tmp)
                 result = gate(paths, folder, command=command or None, url=url, protocol=protocol, timeout=timeout,
-                              noise_runs=noise_runs, options_for=options.__getitem__, loaded=loaded)  # fmt: skip
-                if single and output is not None:
+                              noise_runs=noise_runs, options_for=options.__getitem__, loaded=loaded, on_cassette=begun)  # fmt: skip
+                if output is not None:
                     _keep(folder, output, paths[0])
         except McpTapeError as exc:
             fail(str(exc))
@@ -131,6 +140,20 @@ def verify(ctx: click.Context, cassettes: tuple[str, ...], url: str | None, outp
     write_markdown(result.report, markdown)
     pair = result.pair or (None, None)
     emit(result.report, fmt, *pair)
+
+
+def _outputs(
+    output_dir: Path | None, output: Path | None, cassettes: int
+) -> tuple[Path | None, Path | None]:
+    """(--output-dir, -o): `-o` once named the folder too; that use still works, with a note."""
+    if output is None or (output.suffix == ".jsonl" and cassettes == 1):
+        return output_dir, output
+    if output_dir is not None:
+        fail(
+            f"-o {output}: give one cassette and a .jsonl file (the folder is --output-dir {output_dir})"
+        )
+    note("-o for a folder is deprecated; use --output-dir")
+    return output, None
 
 
 def _keep(folder: Path, output: Path, cassette: Path) -> None:
@@ -146,8 +169,8 @@ def fail_with_problems(problems: list[Problem]) -> NoReturn:
     for p in problems:
         where = f"{p.cassette}: " if len(problems) > 1 else ""
         click.echo(f"mcptape: error: {where}{p.message}", err=True)
-        if p.stderr:
-            click.echo("mcptape: the server's last stderr lines:", err=True)
+        if p.stderr:  # part of the error: -q keeps it
+            click.echo(f"{label()}: the server's last stderr lines:", err=True)
             for line in p.stderr:
                 click.echo(f"  | {line}", err=True)
-    sys.exit(EXIT_ERROR)
+    raise Failed(EXIT_ERROR)

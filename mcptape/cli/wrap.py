@@ -10,6 +10,10 @@ import click
 
 from mcptape.errors import ConfigError
 
+from .dialect import Command
+from .messages import note
+from .options import quiet_option
+
 BACKUP_SUFFIX = ".mcptape-backup"
 DEFAULT_TEMPLATE = "{server}-{time}-{pid}.jsonl"
 
@@ -37,15 +41,23 @@ def _read(path: Path) -> str:
         raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from None
 
 
-@click.command()
+@click.command(cls=Command, aliases={"--cassettes": "--output-dir"})
 @click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--cassettes", "folder", type=click.Path(file_okay=False, path_type=Path), default=Path("cassettes"),
-              show_default=True, help="Folder for the cassettes (made absolute).")  # fmt: skip
+@click.option("--output-dir", "folder", type=click.Path(file_okay=False, path_type=Path), default=Path("cassettes"),
+              show_default=True, metavar="DIR", help="Folder for the cassettes (made absolute in CONFIG).")  # fmt: skip
 @click.option("--name", "template", default=DEFAULT_TEMPLATE, show_default=True,
               help="Cassette name per launch: {server}, {time}, {pid}, {n}.")  # fmt: skip
 @click.option("--only", multiple=True, metavar="SERVER", help="Wrap only this server (repeatable).")
-@click.option("--dry-run", is_flag=True, help="Print the wrapped config instead of writing it.")
-def wrap(config: Path, folder: Path, template: str, only: tuple[str, ...], dry_run: bool) -> None:
+@click.option("-n", "--dry-run", is_flag=True, help="Write nothing: print the wrapped config.")
+@quiet_option()
+def wrap(
+    config: Path,
+    folder: Path,
+    template: str,
+    only: tuple[str, ...],
+    dry_run: bool,
+    quiet: bool = False,
+) -> None:
     """Wrap the stdio MCP servers of CONFIG in `mcptape record`, so every launch is recorded.
 
     CONFIG is an agent host's MCP config: Claude Desktop's claude_desktop_config.json,
@@ -58,7 +70,7 @@ def wrap(config: Path, folder: Path, template: str, only: tuple[str, ...], dry_r
 
     \b
     Examples:
-        mcptape wrap ~/.cursor/mcp.json --cassettes ~/mcp-cassettes
+        mcptape wrap ~/.cursor/mcp.json --output-dir ~/mcp-cassettes
         mcptape wrap .vscode/mcp.json --only weather
         mcptape wrap mcp.json --name '{server}-{n}.jsonl' --dry-run
     """
@@ -70,40 +82,37 @@ def wrap(config: Path, folder: Path, template: str, only: tuple[str, ...], dry_r
     fields_of(template)
     if "/" in template:
         raise click.BadParameter(
-            "a file name, not a path: the folder is --cassettes", param_hint="--name"
+            "a file name, not a path: the folder is --output-dir", param_hint="--name"
         )
-    path = config.absolute()
+    path = config
     text = _read(path)
     out = wrap_text(text, str(path), mcptape=mcptape_command(), cassettes=str(folder.absolute()), template=template,
                     resolve=absolute_program, only=only)  # fmt: skip
     if dry_run:
         click.echo(out.text, nl=False)
-        for note in out.notes:
-            click.echo(f"mcptape: {note}", err=True)
+    for line in out.notes:
+        note(line)
+    if dry_run:
         return
-    for note in out.notes:
-        click.echo(f"mcptape: {note}", err=True)
     if not out.changed:
-        click.echo(f"mcptape: {path}: nothing to wrap", err=True)
+        note(f"{path}: nothing to wrap")
         return
     backup = backup_of(path)
     if not backup.exists():
         write_atomic(backup, text.encode("utf-8"))
-        click.echo(f"mcptape: backup of the original: {backup}", err=True)
+        note(f"backup of the original: {backup}")
     else:
-        click.echo(
-            f"mcptape: kept the existing backup {backup} (the original before the first wrap)",
-            err=True,
-        )
+        note(f"kept the existing backup {backup} (the original before the first wrap)")
     folder.absolute().mkdir(parents=True, exist_ok=True)
     write_atomic(path, out.text.encode("utf-8"))
-    click.echo(f"mcptape: wrapped {len(out.changed)} server(s) in {path}; restart the host to record "
-               f"(undo: mcptape unwrap {path})", err=True)  # fmt: skip
+    note(f"wrapped {len(out.changed)} server(s) in {path}; restart the host to record "
+         f"(undo: mcptape unwrap {path})")  # fmt: skip
 
 
 @click.command()
 @click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
-def unwrap(config: Path) -> None:
+@quiet_option()
+def unwrap(config: Path, quiet: bool = False) -> None:
     """Undo `mcptape wrap CONFIG`: the servers start as before.
 
     When CONFIG changed only by wrap, it is restored byte for byte from CONFIG.mcptape-backup
@@ -117,17 +126,17 @@ def unwrap(config: Path) -> None:
     from mcptape.agents import unwrap as unwrap_text
     from mcptape.cassette import write_atomic
 
-    path = config.absolute()
+    path = config
     text = _read(path)
     backup = backup_of(path)
     original = _read(backup) if backup.exists() else None
     out = unwrap_text(text, str(path), original)
-    for note in out.notes:
-        click.echo(f"mcptape: {note}", err=True)
+    for line in out.notes:
+        note(line)
     if not out.changed:
-        click.echo(f"mcptape: {path}: no wrapped server", err=True)
+        note(f"{path}: no wrapped server")
         return
     write_atomic(path, out.text.encode("utf-8"))
     if original is not None:
         backup.unlink()
-    click.echo(f"mcptape: unwrapped {len(out.changed)} server(s) in {path}", err=True)
+    note(f"unwrapped {len(out.changed)} server(s) in {path}")

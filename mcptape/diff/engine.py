@@ -14,11 +14,10 @@ from typing import Any
 from deepdiff import DeepDiff
 from deepdiff.helper import notpresent
 
-from mcptape._perf import paused_gc
 from mcptape.cassette import Cassette
 
 from .align import Pair, align
-from .canonical import freeze
+from .canonical import Call, freeze
 from .ignores import covered, parse_ignores, unscoped_patterns
 from .noise import learn, split
 from .normalize import Canonical, Options, normalize_events
@@ -53,16 +52,15 @@ def diff_cassettes(a: Cassette, b: Cassette, options: DiffOptions = DiffOptions(
         strict_messages=options.strict_messages,
         ignore=unscoped_patterns(parse_ignores(options.ignore)),
     )
-    with paused_gc():
-        report = diff_canonical(
-            normalize_events(a.events, opts),
-            normalize_events(b.events, opts),
-            options,
-            a.name,
-            b.name,
-        )
-        places = learn(diff_canonical(normalize_events(x.events, opts), normalize_events(y.events, opts), options)
-                       for x, y in noise)  # fmt: skip
+    report = diff_canonical(
+        normalize_events(a.events, opts),
+        normalize_events(b.events, opts),
+        options,
+        a.name,
+        b.name,
+    )
+    places = learn(diff_canonical(normalize_events(x.events, opts), normalize_events(y.events, opts), options)
+                   for x, y in noise)  # fmt: skip
     split(report, places, noise_source)
     return report
 
@@ -245,69 +243,70 @@ def _logs_comparable(la: str | None, lb: str | None, eras: tuple[str, str]) -> b
 def _pair(
     pair: Pair, rows: list[Difference], envelope: list[Difference], eras: tuple[str, str] = ("", "")
 ) -> None:
+    """The rows of one aligned pair: the whole exchange when one side lacks it, else its
+    envelope rows, an outcome that flipped (result <-> error), and each body difference."""
     ca, cb = pair.a, pair.b
     if ca is None or cb is None:
-        call = ca or cb
-        assert call is not None
-        label = call.label if pair.occurrence == 1 else f"{call.label} #{pair.occurrence}"
-        outcome = call.body.get("result", call.body.get("error", MISSING))
-        if ca is not None:
-            rows.append(Difference(Section.EXCHANGE, Change.REMOVED, Impact.BEHAVIOUR, label, "", outcome, MISSING,
-                                   "exchange only in A", a_seq=ca.seq))  # fmt: skip
-        else:
-            rows.append(Difference(Section.EXCHANGE, Change.ADDED, Impact.BEHAVIOUR, label, "", MISSING, outcome,
-                                   "exchange only in B", b_seq=call.seq))  # fmt: skip
+        rows.append(_one_sided(pair))
         return
-    label = ca.label if pair.occurrence == 1 else f"{ca.label} #{pair.occurrence}"
+    label = _label(ca, pair.occurrence)
     _envelope_rows(ca.envelope, cb.envelope, label, envelope, ca.seq, cb.seq)
     ba, bb = ca.body, cb.body
     if not _logs_comparable(ca.log_level, cb.log_level, eras):
-        ba = {
-            k: v for k, v in ba.items() if k != "logs"
-        }  # a different requested level: logs are not comparable
-        bb = {k: v for k, v in bb.items() if k != "logs"}
+        ba, bb = _without(ba, "logs"), _without(bb, "logs")  # asked at different levels
     if ba == bb:
         return
     if ("result" in ba and "error" in bb) or ("error" in ba and "result" in bb):
-        va, vb = ba.get("result", ba.get("error")), bb.get("result", bb.get("error"))
-        msg = "a result became an error" if "result" in ba else "an error became a result"
-        rows.append(
-            Difference(
-                Section.ERROR,
-                Change.CHANGED,
-                Impact.BEHAVIOUR,
-                label,
-                "/error",
-                va,
-                vb,
-                msg,
-                1,
-                ca.seq,
-                cb.seq,
-            )
-        )
-        ba = {k: v for k, v in ba.items() if k not in ("result", "error")}
-        bb = {k: v for k, v in bb.items() if k not in ("result", "error")}
+        rows.append(_flipped(ba, bb, label, ca.seq, cb.seq))
+        ba, bb = _without(ba, "result", "error"), _without(bb, "result", "error")
+    rows.extend(_body_rows(ba, bb, label, ca.seq, cb.seq))
+
+
+def _label(call: Call, occurrence: int) -> str:
+    return call.label if occurrence == 1 else f"{call.label} #{occurrence}"
+
+
+def _without(body: dict[str, Any], *keys: str) -> dict[str, Any]:
+    return {k: v for k, v in body.items() if k not in keys}
+
+
+def _one_sided(pair: Pair) -> Difference:
+    """The row of an exchange only one cassette has, with its outcome."""
+    call = pair.a or pair.b
+    assert call is not None
+    label = _label(call, pair.occurrence)
+    outcome = call.body.get("result", call.body.get("error", MISSING))
+    if pair.a is not None:
+        return Difference(Section.EXCHANGE, Change.REMOVED, Impact.BEHAVIOUR, label, "", outcome, MISSING,
+                          "exchange only in A", a_seq=call.seq)  # fmt: skip
+    return Difference(Section.EXCHANGE, Change.ADDED, Impact.BEHAVIOUR, label, "", MISSING, outcome,
+                      "exchange only in B", b_seq=call.seq)  # fmt: skip
+
+
+def _flipped(
+    ba: dict[str, Any], bb: dict[str, Any], label: str, a_seq: int, b_seq: int
+) -> Difference:
+    """The row of an outcome that changed side: a result in one body, an error in the other."""
+    va, vb = ba.get("result", ba.get("error")), bb.get("result", bb.get("error"))
+    msg = "a result became an error" if "result" in ba else "an error became a result"
+    return Difference(Section.ERROR, Change.CHANGED, Impact.BEHAVIOUR, label, "/error", va, vb,
+                      msg, 1, a_seq, b_seq)  # fmt: skip
+
+
+def _body_rows(
+    ba: dict[str, Any], bb: dict[str, Any], label: str, a_seq: int, b_seq: int
+) -> list[Difference]:
+    """One row per difference between two bodies, in the section its first path token names."""
     found = deep_rows(ba, bb)
     kept = _merge_twins(found)
+    twin = len(kept) < len(found)
+    out = []
     for path, va, vb, change in kept:
         section = _SECTION_OF.get(str(path[0]), Section.RESULT) if path else Section.RESULT
-        msg = _message(path, change, twin=len(kept) < len(found))
-        rows.append(
-            Difference(
-                section,
-                change,
-                Impact.BEHAVIOUR,
-                label,
-                pointer(path),
-                va,
-                vb,
-                msg,
-                1,
-                ca.seq,
-                cb.seq,
-            )
-        )
+        msg = _message(path, change, twin=twin)
+        out.append(Difference(section, change, Impact.BEHAVIOUR, label, pointer(path), va, vb,
+                              msg, 1, a_seq, b_seq))  # fmt: skip
+    return out
 
 
 def _merge_twins(found: list[Row]) -> list[Row]:

@@ -17,6 +17,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+MARKER = "mcptape_mock"
+"""The top-level key of a mock file's tree (what makes a JSON file a mock: `mcptape.mocks.file`)."""
+
 NOTHING: Any = object()
 """No answer given (the decorator form: the function is the answer)."""
 

@@ -1,6 +1,6 @@
 """A mock's file form: TOML (read with the standard library's tomllib) or JSON, both the same
 tree. `replay`, `serve` and `use_cassette` take such a file where they take a cassette
-(`mcptape.sidecar.open_for_replay` asks `is_mock_file`).
+(`mcptape.replay.cache.open_for_replay` asks `is_mock_file`).
 
     [server]
     name = "demo"
@@ -43,11 +43,8 @@ from typing import Any
 from mcptape.cassette import Cassette
 from mcptape.errors import CassetteError, CassetteNotFoundError, ConfigError
 
-from .declare import Case, Prompt, Resource, RpcError, Sequence_, Tool, ToolError
+from .declare import MARKER, Case, Prompt, Resource, RpcError, Sequence_, Tool, ToolError
 from .server import MockServer, synthesized
-
-MARKER = "mcptape_mock"
-"""The top-level key that makes a JSON file a mock (a TOML file is one by its suffix)."""
 
 ANSWER_KEYS = ("result", "text", "error", "rpc_error", "sequence")
 

@@ -252,7 +252,7 @@ class Mock:
         """The cassette the mock is served over: the recording (an overlay), else the handshake
         its declarations make."""
         if self.cassette_path is not None:
-            from mcptape.sidecar import open_for_replay
+            from mcptape.replay.cache import open_for_replay
 
             recorded = open_for_replay(self.cassette_path)
             self.server.adopt(recorded)

@@ -25,9 +25,10 @@ from mcptape._version import __version__
 from mcptape.cassette import Cassette
 from mcptape.eras import strip_envelope
 from mcptape.model import Event, Header, Kind, Source, Transport
-from mcptape.pairing import Exchange, Item, paired
+from mcptape.pairing import Exchange, Item
 from mcptape.replay.bridge import STATE_PREFIX
 from mcptape.replay.outputs import Answer, Note, Output, Send
+from mcptape.replay.prepared import paired
 from mcptape.replay.report import NO_MATCH
 from mcptape.wire.jsonrpc import JSONRPC_METHOD_NOT_FOUND, MessageType, error_response
 

@@ -15,11 +15,12 @@ from typing import Any
 from mcptape.cassette import Cassette
 from mcptape.eras import is_input_required, strip_envelope
 from mcptape.model import Source
-from mcptape.pairing import Exchange, paired
+from mcptape.pairing import Exchange
+from mcptape.replay.prepared import paired
 from mcptape.versions import META_SERVER_INFO
 from mcptape.wire.jsonrpc import MessageType, request_params
 
-from .file import MARKER
+from .declare import MARKER
 
 
 def stub(cassette: Cassette) -> dict[str, Any]:

@@ -8,13 +8,13 @@ in `_meta` (both the client's request id). `rewrite` makes the message the clien
 for the shells that pass dicts on); `template` encodes it once with unguessable placeholder
 strings where the client's values go and cuts the bytes there, so that `Template.fill` gives
 exactly `orjson.dumps(rewrite(...))` for any id and token by splicing their JSON in, without
-encoding the rest again (a 10 MB result is encoded once per index, not once per play).
+encoding the rest again (a large result is encoded once per index, not once per play).
 """
 
 from __future__ import annotations
 
-import os
 import re
+import secrets
 from typing import Any, NamedTuple
 
 import orjson
@@ -26,7 +26,7 @@ KEEP, PROGRESS, CANCELLED, SUBSCRIPTION = range(4)
 """What `rewrite` changes in a recorded server message: nothing, the progress token, the
 cancelled request's id, the subscription id in `_meta` (see `rewrite_kind`)."""
 
-_NONCE = os.urandom(8).hex()
+_NONCE = secrets.token_hex(8)
 CLIENT_ID = f"\x00mcptape-{_NONCE}-id\x00"
 """Stands for the client's request id while a template is made (no recording can contain it)."""
 TOKEN = f"\x00mcptape-{_NONCE}-token\x00"

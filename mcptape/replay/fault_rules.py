@@ -195,9 +195,22 @@ def parse_rules(value: Any) -> tuple[FaultRule, ...]:
 
 
 def _rule(item: Any) -> FaultRule:
+    """One rule from its dict: aliases expanded, keys and values checked, `seconds` as floats."""
     if not isinstance(item, dict):
         raise ConfigError(f"a rule is an object with an 'action', got {item!r}")
-    item = dict(item)
+    item = _expand_aliases(dict(item))
+    _check_keys(item)
+    if isinstance(item.get("seconds"), list):
+        item["seconds"] = tuple(item["seconds"])
+    for key, val in item.items():
+        _check_value(key, val)
+    if "seconds" in item and isinstance(item["seconds"], tuple):
+        item["seconds"] = (float(item["seconds"][0]), float(item["seconds"][1]))
+    return FaultRule(**item)
+
+
+def _expand_aliases(item: dict[str, Any]) -> dict[str, Any]:
+    """`item` with a shorthand such as `tool` turned into its method plus name."""
     for alias, method in _ALIASES.items():
         if alias in item:
             if "method" in item or "name" in item:
@@ -205,6 +218,11 @@ def _rule(item: Any) -> FaultRule:
                     f"{alias!r} is short for method {method!r} plus name: give one or the other"
                 )
             item["method"], item["name"] = method, item.pop(alias)
+    return item
+
+
+def _check_keys(item: dict[str, Any]) -> None:
+    """Raises ConfigError for an unknown action, or a key the action does not take."""
     action = item.get("action")
     if action not in ACTIONS:
         raise ConfigError(f"action {action!r} is not one of: {', '.join(ACTIONS)}")
@@ -214,22 +232,20 @@ def _rule(item: Any) -> FaultRule:
         raise ConfigError(
             f"{action}: unknown key(s) {', '.join(unknown)}; this action takes {', '.join(sorted(allowed))}"
         )
-    if isinstance(item.get("seconds"), list):
-        item["seconds"] = tuple(item["seconds"])
-    for key, val in item.items():
-        if key in _NUMBERS and not _number_like(val):
-            raise ConfigError(
-                f"{key}={val!r}: must be a number" + (" or [low, high]" if key == "seconds" else "")
-            )
-        if key in _STRINGS and not isinstance(val, str):
-            raise ConfigError(f"{key}={val!r}: must be a string")
-        if key in _INTS and (not isinstance(val, int) or isinstance(val, bool)):
-            raise ConfigError(f"{key}={val!r}: must be a whole number")
-        if key == "keep_answer" and not isinstance(val, bool):
-            raise ConfigError(f"keep_answer={val!r}: must be true or false")
-    if "seconds" in item and isinstance(item["seconds"], tuple):
-        item["seconds"] = (float(item["seconds"][0]), float(item["seconds"][1]))
-    return FaultRule(**item)
+
+
+def _check_value(key: str, val: Any) -> None:
+    """Raises ConfigError when `val` is not of the kind `key` takes."""
+    if key in _NUMBERS and not _number_like(val):
+        raise ConfigError(
+            f"{key}={val!r}: must be a number" + (" or [low, high]" if key == "seconds" else "")
+        )
+    if key in _STRINGS and not isinstance(val, str):
+        raise ConfigError(f"{key}={val!r}: must be a string")
+    if key in _INTS and (not isinstance(val, int) or isinstance(val, bool)):
+        raise ConfigError(f"{key}={val!r}: must be a whole number")
+    if key == "keep_answer" and not isinstance(val, bool):
+        raise ConfigError(f"keep_answer={val!r}: must be true or false")
 
 
 def _number_like(val: Any) -> bool:

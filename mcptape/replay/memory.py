@@ -35,7 +35,7 @@ except ImportError as exc:  # pragma: no cover - the SDK is an optional extra
 
 from mcptape.cassette import Cassette
 from mcptape.errors import McpTapeError
-from mcptape.sidecar import open_for_replay
+from mcptape.replay.cache import open_for_replay
 
 from .engine import Note, ReplayConfig, ReplayEngine, Send
 from .faults import FaultPlan, FaultRule, Hangup, Step, parse_rules

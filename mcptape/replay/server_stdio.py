@@ -27,7 +27,6 @@ import orjson
 from mcptape._perf import settled
 from mcptape.cassette import Cassette
 from mcptape.errors import McpTapeError
-from mcptape.lazy import parsed_lines
 from mcptape.wire.jsonrpc import (
     JSONRPC_PARSE_ERROR,
     NOT_JSON,
@@ -42,6 +41,7 @@ from .engine import Note, ReplayConfig, ReplayEngine, Send
 from .faults import FaultPlan, FaultRule, Hangup, Step
 from .index import ReplayIndex
 from .pacing import Pacer
+from .prepared import parsed_lines
 from .report import UnplayedReport
 
 CHUNK = 1 << 16
@@ -206,7 +206,7 @@ class StdioReplayServer:
         framer = LineFramer(self.max_line)
         engine = self.engine
         settle = self.settle
-        frozen = parsed_lines()
+        frozen = parsed_lines(self.cassette)
         try:
             while self._out_open:
                 try:
@@ -220,9 +220,9 @@ class StdioReplayServer:
                 for line in framer.feed(chunk):
                     steps.extend(self._receive(line))
                 self._emit(steps, arrived, scheduler)  # one write for every line of the chunk
-                if settle and parsed_lines() - frozen >= SETTLE_EVERY:
+                if settle and parsed_lines(self.cassette) - frozen >= SETTLE_EVERY:
                     settled()  # the messages parsed from the file since, kept: out of sight too
-                    frozen = parsed_lines()
+                    frozen = parsed_lines(self.cassette)
             tail = framer.flush()
             if tail is not None:
                 self._emit(self._receive(tail), time.monotonic(), scheduler)

@@ -52,36 +52,56 @@ def plain(obj: Any) -> bool:
 
 def _rest(obj: dict[str, Any], kind: str) -> bool:
     """The optional members and what each kind requires of them."""
-    if kind == "message" and "msg" not in obj:
-        return False
     for name in ("text", "b64"):
         if name in obj and type(obj[name]) is not str:
             return False
-    if kind in ("raw", "stderr") and ("text" in obj) == ("b64" in obj):
-        return False
     if "size" in obj:
         size = obj["size"]
         if type(size) is not int or size < 0:
             return False
-    if "info" in obj:
-        if type(obj["info"]) is not dict:
-            return False
-    elif kind == "exit":
-        return False
-    if kind == "exit" and "code" not in obj["info"]:
+    if "info" in obj and type(obj["info"]) is not dict:
         return False
     if "redacted" in obj:
         redacted = obj["redacted"]
         if type(redacted) is not list or any(type(p) is not str for p in redacted):
             return False
+    if not _kind_needs(obj, kind):
+        return False
     if "http" in obj:
         return _http(obj["http"])
     return kind != "http"
 
 
+def _kind_needs(obj: dict[str, Any], kind: str) -> bool:
+    """The members a kind requires: a message its `msg`, raw and stderr their bytes in one
+    form, an exit its `info` with a `code`."""
+    if kind == "message":
+        return "msg" in obj
+    if kind in ("raw", "stderr"):
+        return ("text" in obj) != ("b64" in obj)
+    if kind == "exit":
+        return "info" in obj and "code" in obj["info"]
+    return True
+
+
 def _http(http: Any) -> bool:
-    if type(http) is not dict:
+    """The HTTP hints: their types and ranges, the schema's enumerations, headers, SSE fields."""
+    if type(http) is not dict or not _http_scalars(http):
         return False
+    for name, allowed in (("stream", _STREAMS), ("phase", _PHASES)):
+        if name in http:
+            value = http[name]
+            if type(value) is not str or value not in allowed:
+                return False
+    if "headers" in http:
+        headers = http["headers"]
+        if type(headers) is not dict or any(type(v) is not str for v in headers.values()):
+            return False
+    return "sse" not in http or _sse(http["sse"])
+
+
+def _http_scalars(http: dict[str, Any]) -> bool:
+    """The strings, numbers and flag among the HTTP hints: their types, and `exchange` positive."""
     for name in _HTTP_STRINGS:
         if name in http and type(http[name]) is not str:
             return False
@@ -94,18 +114,7 @@ def _http(http: Any) -> bool:
         exchange = http["exchange"]
         if type(exchange) is not int or exchange < 1:
             return False
-    if "legacy" in http and type(http["legacy"]) is not bool:
-        return False
-    for name, allowed in (("stream", _STREAMS), ("phase", _PHASES)):
-        if name in http:
-            value = http[name]
-            if type(value) is not str or value not in allowed:
-                return False
-    if "headers" in http:
-        headers = http["headers"]
-        if type(headers) is not dict or any(type(v) is not str for v in headers.values()):
-            return False
-    return "sse" not in http or _sse(http["sse"])
+    return "legacy" not in http or type(http["legacy"]) is bool
 
 
 def _sse(sse: Any) -> bool:

@@ -95,11 +95,13 @@ def _new_paths(paths: list[Path], out: Path, runs: int) -> list[list[Path]]:
 def gate(paths: list[Path], out: Path, *, command: list[str] | None = None, url: str | None = None,
          protocol: str | None = None, timeout: float = DEFAULT_TIMEOUT, env: dict[str, str] | None = None,
          noise_runs: int = 0, options_for: Callable[[Path], DiffOptions] = lambda _: DiffOptions(),
-         loaded: dict[Path, Cassette] | None = None) -> Gate:  # fmt: skip
+         loaded: dict[Path, Cassette] | None = None,
+         on_cassette: Callable[[Path], None] = lambda _: None) -> Gate:  # fmt: skip
     """Re-drives every cassette in `paths` against the live server, keeping the new sessions in `out`.
 
     `noise_runs` >= 2 re-drives each cassette that many times: what differs between those
     live runs is noise. The first live run is the one compared with the cassette.
+    `on_cassette(path)` is called as each cassette's re-drive begins (the CLI's progress bar).
 
     Raises:
         RecordError: the server command cannot be started at all.
@@ -111,6 +113,7 @@ def gate(paths: list[Path], out: Path, *, command: list[str] | None = None, url:
     result = Gate(None)
     out.mkdir(parents=True, exist_ok=True)
     for path, targets in zip(paths, _new_paths(paths, out, runs), strict=True):
+        on_cassette(path)
         cassette = (loaded or {}).get(path) or load(path)
         news: list[Cassette] = []
         trouble: Outcome | None = None

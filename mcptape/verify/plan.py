@@ -128,6 +128,10 @@ def _previous_in_chain(session: Session, ex: Exchange) -> Exchange | None:
     return None
 
 
+NOT_RESENT = frozenset({"notifications/cancelled", "subscriptions/listen"})
+"""Never re-sent: a cancel names a recorded id; a listen stream never answers, so it would stall the driver."""
+
+
 def build_steps(
     session: Session, protocol: str | None = None
 ) -> tuple[list[RedriveStep], str, str | None]:
@@ -139,47 +143,64 @@ def build_steps(
     who = _client_identity(firsts)
     if who.level is None and era == LEGACY:
         who = Identity(who.capabilities, who.info, _observed_log_level(session))
-    steps: list[RedriveStep] = []
+    steps = _handshake_steps(era, target_era, target, who)
+    state = _Rewrite(target, who)
+    for ex in firsts:
+        if ex.method in NOT_RESENT:
+            continue
+        if era == target_era:
+            steps.append(_same_era_step(ex, protocol))
+        else:
+            steps.extend(_cross_era_steps(ex, state, target_era))
+    return steps, target_era, target
+
+
+def _handshake_steps(
+    era: str, target_era: str, target: str | None, who: Identity
+) -> list[RedriveStep]:
+    """The opening the target era needs when the recording's era had another: a
+    `server/discover` probe (to 2026-07-28), or `initialize` and `initialized` (to legacy)."""
     if target_era == MODERN_ERA and era == LEGACY:
         meta = identity_meta(target, Identity(who.capabilities, who.info))
-        steps.append(
+        return [
             RedriveStep(
                 {"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": meta}}
             )
-        )
+        ]
     if target_era == LEGACY and era == MODERN_ERA:
-        info = who.info or {"name": "mcptape-verify", "version": "0"}
         init = {
             "protocolVersion": legacy_version(target),
             "capabilities": who.capabilities or {},
-            "clientInfo": info,
+            "clientInfo": who.info or {"name": "mcptape-verify", "version": "0"},
         }
-        steps.append(
-            RedriveStep({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init})
-        )
-        steps.append(RedriveStep({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-    state = _Rewrite(target, who)
-    for ex in firsts:
-        msg = copy.deepcopy(ex.msg)
-        method = ex.method
-        if method in ("notifications/cancelled", "subscriptions/listen"):
-            continue  # a cancel names a recorded id; a listen stream never answers, so it would stall the driver
-        if era == target_era:
-            if method == "initialize" and protocol:
-                msg.setdefault("params", {})["protocolVersion"] = protocol
-            steps.append(RedriveStep(msg, ex.index))
-        elif method == "logging/setLevel":
-            lvl = request_params(msg).get("level")
-            if isinstance(lvl, str):
-                state.who = Identity(state.who.capabilities, state.who.info, lvl)
-        elif method not in ERA_METHODS and not ex.is_notification:
-            steps.extend(
-                RedriveStep(m, ex.index)
-                for m in (
-                    state.to_modern(msg) if target_era == MODERN_ERA else state.to_legacy(msg)
-                )
-            )
-    return steps, target_era, target
+        return [
+            RedriveStep({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}),
+            RedriveStep({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        ]
+    return []
+
+
+def _same_era_step(ex: Exchange, protocol: str | None) -> RedriveStep:
+    """The recorded request as it was, but `initialize` asking for `protocol` when given."""
+    msg = copy.deepcopy(ex.msg)
+    if ex.method == "initialize" and protocol:
+        msg.setdefault("params", {})["protocolVersion"] = protocol
+    return RedriveStep(msg, ex.index)
+
+
+def _cross_era_steps(ex: Exchange, state: _Rewrite, target_era: str) -> list[RedriveStep]:
+    """The recorded request moved to the other era: the era's own plumbing is dropped (a
+    `logging/setLevel` only remembers its level), the rest rewritten by `state`."""
+    if ex.method == "logging/setLevel":
+        lvl = request_params(ex.msg).get("level")
+        if isinstance(lvl, str):
+            state.who = Identity(state.who.capabilities, state.who.info, lvl)
+        return []
+    if ex.method in ERA_METHODS or ex.is_notification:
+        return []
+    msg = copy.deepcopy(ex.msg)
+    moved = state.to_modern(msg) if target_era == MODERN_ERA else state.to_legacy(msg)
+    return [RedriveStep(m, ex.index) for m in moved]
 
 
 @dataclass(slots=True)

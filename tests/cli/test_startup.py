@@ -1,4 +1,4 @@
-"""`mcptape replay`'s startup: its plain form runs without click, as click would run it, and
+"""`mcptape replay`'s startup: it goes through the one click parser like every command, and
 imports nothing that only other commands need."""
 
 from __future__ import annotations
@@ -12,62 +12,20 @@ from pathlib import Path
 import orjson
 import pytest
 
-from mcptape.cli.replay import replay
-from mcptape.cli.replay_run import plain_replay
 from tests.conftest import ROOT, mcptape_cmd
 
 GOLDEN = ROOT / "cassettes" / "python-sdk" / "2025-11-25" / "stdio.jsonl"
 
 HEAVY = (
-    "click", "difflib", "tomllib", "asyncio", "anyio", "mcp", "mcp_types", "pydantic", "mitmproxy",
+    "tomllib", "asyncio", "anyio", "mcp", "mcp_types", "pydantic", "mitmproxy",
     "deepdiff", "tabulate", "httpx", "uvicorn", "jsonschema", "mcptape.diff", "mcptape.views",
-    "mcptape.capture", "mcptape.redact", "mcptape.secrets", "mcptape.cli.group",
+    "mcptape.capture", "mcptape.redact", "mcptape.secrets", "mcptape.cli.diff", "mcptape.cli.record",
+    "mcptape.cli.version", "shutil",
 )  # fmt: skip
 """Modules (and their submodules) that `mcptape replay FILE` must not import before it answers."""
 
-PLAIN = [
-    ["replay", "a.jsonl"],
-    ["replay", "-q", "a.jsonl"],
-    ["replay", "a.jsonl", "--quiet"],
-    ["replay", "--strict", "a.jsonl", "--allow-repeats"],
-    ["replay", "--same-era", "--strict", "--strict", "-q", "a.jsonl"],
-]
 
-
-@pytest.mark.parametrize("argv", PLAIN, ids=" ".join)
-def test_the_plain_form_is_read_as_click_reads_it(argv: list[str]) -> None:
-    with replay.make_context("replay", argv[1:]) as ctx:
-        assert plain_replay(argv) == ctx.params
-
-
-@pytest.mark.parametrize(
-    "argv",
-    [
-        [],
-        ["replay"],
-        ["--version"],
-        ["show", "a.jsonl"],
-        ["replay", "--help"],
-        ["replay", "-h", "a.jsonl"],
-        ["replay", "--timing", "recorded", "a.jsonl"],
-        ["replay", "--ignore=/arguments/when", "a.jsonl"],
-        ["replay", "--strict=yes", "a.jsonl"],
-        ["replay", "-qq", "a.jsonl"],
-        ["replay", "--strct", "a.jsonl"],
-        ["replay", "a.jsonl", "b.jsonl"],
-        ["replay", "--", "a.jsonl"],
-        ["replay", "-"],
-        ["replay", ""],
-        ["replay", "--dry-run", "a.jsonl"],
-    ],
-    ids=repr,
-)
-def test_every_other_form_is_left_to_click(argv: list[str]) -> None:
-    assert plain_replay(argv) is None
-
-
-def test_a_directory_is_left_to_click_which_refuses_it(tmp_path: Path) -> None:
-    assert plain_replay(["replay", str(tmp_path)]) is None
+def test_a_directory_is_refused_in_one_line(tmp_path: Path) -> None:
     proc = subprocess.run(
         mcptape_cmd("replay", str(tmp_path)), capture_output=True, text=True, timeout=60
     )
@@ -75,21 +33,16 @@ def test_a_directory_is_left_to_click_which_refuses_it(tmp_path: Path) -> None:
     assert "is a directory" in proc.stderr and proc.stderr.count("\n") == 1
 
 
-def test_shell_completion_is_left_to_click(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("_MCPTAPE_COMPLETE", "bash_complete")
-    assert plain_replay(["replay", "a.jsonl"]) is None
-
-
-def test_both_ways_end_alike_on_a_missing_cassette(tmp_path: Path) -> None:
-    missing = str(tmp_path / "missing.jsonl")
-    plain = subprocess.run(mcptape_cmd("replay", "-q", missing), capture_output=True, text=True)
-    # --timing none is the default: the same command, read by click
-    clicked = subprocess.run(
-        mcptape_cmd("replay", "-q", "--timing", "none", missing), capture_output=True, text=True
+def test_a_missing_cassette_is_named_as_given(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    proc = subprocess.run(
+        mcptape_cmd("replay", "-q", "sub/missing.jsonl"),
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
     )
-    assert plain.returncode == clicked.returncode == 2
-    assert plain.stderr == clicked.stderr
-    assert plain.stderr.startswith("mcptape: error: ") and "missing.jsonl" in plain.stderr
+    assert proc.returncode == 2
+    assert proc.stderr == "mcptape: error: sub/missing.jsonl: no such cassette\n"
 
 
 INIT = {
@@ -99,8 +52,8 @@ INIT = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("extra", [[], ["--timing", "none"]], ids=["plain", "click"])
-def test_an_interrupt_ends_both_ways_alike(extra: list[str]) -> None:
+@pytest.mark.parametrize("extra", [[], ["--timing", "none"]], ids=["flags", "option-with-value"])
+def test_an_interrupt_ends_quietly(extra: list[str]) -> None:
     """Ctrl-C while serving: a blank line (closing the terminal's ^C), "aborted", exit 130."""
     proc = subprocess.Popen(
         mcptape_cmd("replay", "-q", *extra, str(GOLDEN)),

@@ -109,7 +109,7 @@ def test_a_cut_short_cassette_is_diffed_with_a_warning(
     cut.write_bytes(b"".join(data[:-1]))  # without the end marker
     result = CliRunner().invoke(diff, [str(cut), files["a"]])
     assert result.exit_code == 0
-    assert "mcptape: warning:" in result.stderr and "cut short" in result.stderr
+    assert "mcptape diff: warning:" in result.stderr and "cut short" in result.stderr
 
 
 def test_a_crash_inside_the_diff_still_exits_2(

@@ -63,7 +63,7 @@ async def test_pruning_what_a_strict_run_never_played_leaves_its_replay_unchange
     done = cli("prune", str(cassette), "--unused-from", str(log))
     assert done.returncode == 0, done.stderr
     assert (
-        f"mcptape: pruned {len(parse_run_log(log.read_text())[0].unplayed)} exchange(s)"
+        f"mcptape prune: pruned {len(parse_run_log(log.read_text())[0].unplayed)} exchange(s)"
         in done.stderr
     )
     assert (

@@ -84,7 +84,7 @@ async def test_redact_removes_planted_secrets_and_check_passes_after(tmp_path: P
     assert check(cassette).returncode == 1
     done = cli("redact", str(cassette), "--key", "x-tenant", "--pattern", ACME_RX)
     assert done.returncode == 0, done.stderr
-    assert "mcptape: redacted" in done.stderr
+    assert "mcptape redact: redacted" in done.stderr
     events = cassette.read_bytes().split(b"\n", 1)[1]
     assert GITHUB.encode() not in events and ACME.encode() not in events
     assert check(cassette).returncode == 0, check(cassette).stdout

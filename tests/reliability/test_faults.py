@@ -159,7 +159,7 @@ def test_show_replay_diff_and_check_work_on_a_cassette_cut_short(
 ) -> None:
     code, out, err = run_cli(capsys, "show", str(cut_short))
     assert code == 0 and "tools/list" in out
-    assert "mcptape: warning:" in err and "truncated" in err and "cut short" in err
+    assert "mcptape show: warning:" in err and "truncated" in err and "cut short" in err
 
     lines = b"".join(request(i, m) for i, m in [(7, "tools/list"), (8, "prompts/list")])
     proc = subprocess.run(

@@ -123,7 +123,7 @@ def _launch(cmd: list[str], cwd: Path, n: int) -> list[subprocess.Popen[bytes]]:
     if "-q" not in cmd:
         for p in procs:
             assert p.stderr is not None
-            assert p.stderr.readline().startswith(b"mcptape: recording "), (
+            assert p.stderr.readline().startswith(b"mcptape record: recording "), (
                 "bounded by the recorder: it exits or says it"
             )
     return procs
@@ -163,7 +163,7 @@ def test_two_recorders_with_the_same_name_never_share_a_file(tmp_path: Path) -> 
         line for p in procs for line in p.stderr_text.splitlines() if "another recorder" in line
     ]  # type: ignore[attr-defined]
     assert notes == [
-        f"mcptape: recorded to {files[0]}: {files[1]} was written by another recorder meanwhile and is kept"
+        f"mcptape record: recorded to {files[0].name}: {files[1].name} was written by another recorder meanwhile and is kept"
     ]
 
 

@@ -93,33 +93,41 @@ class HttpPlan:
             self.path = path
 
     def _read_events(self, events: list[Event]) -> None:
-        methods: dict[Any, str] = {}
+        methods: dict[Any, str] = {}  # each exchange's HTTP method, from its request
         for ev in events:
             http = ev.http or {}
             exchange, phase = http.get("exchange"), http.get("phase")
             if http.get("session") is not None and not http.get("legacy"):
                 self.sessions = True
             if phase == "request":
-                methods[exchange] = str(http.get("method", "POST"))
-                path = urlsplit(str(http.get("path", ""))).path
-                if methods[exchange] == "POST" and not http.get("legacy") and path:
-                    self.path = path
-                if methods[exchange] == "GET" and self.legacy_sse and path:
-                    self.sse_path = path
+                methods[exchange] = self._request(http)
             elif phase == "response":
                 self._response(
                     ev,
                     http,
                     methods.get(exchange) or ("GET" if http.get("stream") == "get" else None),
                 )
-            elif phase in ("end", "disconnect", "error") and exchange in self.heads:
-                head = self.heads[exchange]
-                if head.end is None:
-                    self.heads[exchange] = Head(
-                        head.status, head.sse, head.content_type, str(phase)
-                    )
+            elif phase in ("end", "disconnect", "error"):
+                self._ended(exchange, str(phase))
             elif phase == "sse" and (http.get("sse") or {}).get("event") == "endpoint":
                 self._endpoint(str(http["sse"].get("data", "")))
+
+    def _request(self, http: dict[str, Any]) -> str:
+        """A recorded request's method; its path is where the client POSTs (or opens the
+        legacy SSE stream)."""
+        method = str(http.get("method", "POST"))
+        path = urlsplit(str(http.get("path", ""))).path
+        if method == "POST" and not http.get("legacy") and path:
+            self.path = path
+        if method == "GET" and self.legacy_sse and path:
+            self.sse_path = path
+        return method
+
+    def _ended(self, exchange: Any, phase: str) -> None:
+        """How a response's stream ended, kept on its head (the first ending recorded wins)."""
+        head = self.heads.get(exchange)
+        if head is not None and head.end is None:
+            self.heads[exchange] = Head(head.status, head.sse, head.content_type, phase)
 
     def _response(self, ev: Event, http: dict[str, Any], method: str | None) -> None:
         status = int(http.get("status", 200))
