@@ -4,13 +4,22 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-deps test-quick lint bench bench-quick bench-against venv clean js
+.PHONY: demo test test-deps lock agent-envs test-quick lint bench bench-quick bench-against venv clean js
 
-$(STAMP): pyproject.toml
+LOCK := requirements/test.lock
+
+$(STAMP): pyproject.toml $(LOCK)
 	@test -x $(PY) || "$$(scripts/find-python)" -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip >/dev/null
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -c $(LOCK) -e '.[test]'
 	@touch $(STAMP)
+
+# resolve .[test] anew in a scratch venv and write its exact versions to $(LOCK)
+lock:
+	rm -rf .venv-lock && "$$(scripts/find-python)" -m venv .venv-lock
+	.venv-lock/bin/python -m pip install -q -e '.[test]'
+	{ sed -n 1,2p $(LOCK); .venv-lock/bin/python -m pip freeze --exclude-editable; } > $(LOCK).new
+	mv $(LOCK).new $(LOCK) && rm -rf .venv-lock
 
 venv: $(STAMP)
 
@@ -31,8 +40,22 @@ js: $(JS_STAMP)
 test-deps:
 	@scripts/install-test-deps
 
-test: $(STAMP) $(JS_STAMP) test-deps lint
+# the agent libraries' environments for tests/agents (.venv-agents/NAME from tests/agents/locks/NAME.txt;
+# rebuilt only when a lock file or pyproject.toml changed)
+agent-envs:
+	@scripts/agent-envs
+
+test: $(STAMP) $(JS_STAMP) test-deps agent-envs sdk1-env lint
 	$(PY) -m pytest -n 2 -q
+
+# the mcp SDK's 1.x line: .venv-sdk1 from tests/sdk1/lock.txt (rebuilt when the lock changes);
+# tests/sdk1 drive it from the main suite
+.PHONY: sdk1-env test-sdk1
+sdk1-env:
+	@scripts/sdk1-env
+
+test-sdk1: $(STAMP) sdk1-env
+	$(PY) -m pytest -q tests/sdk1
 
 test-quick: $(STAMP)
 	$(PY) -m pytest -q -m "not e2e"
@@ -55,4 +78,4 @@ bench-against: $(STAMP)
 	$(PY) -m bench --quick --against $(REV)
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) .venv-agents .venv-sdk1 build *.egg-info

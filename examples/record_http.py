@@ -8,7 +8,7 @@ against the proxy's URL, stops the recorder with Ctrl-C's signal, and shows the 
 By hand it is:
 
     python examples/demo_server.py http 8000 &
-    mcptape record --http --upstream http://127.0.0.1:8000/mcp --listen 127.0.0.1:8080 -o out.jsonl
+    mcptape record --http --upstream http://127.0.0.1:8000/mcp --host 127.0.0.1 --port 8080 -o out.jsonl
     # clients use http://127.0.0.1:8080/mcp; Ctrl-C ends the recording
 """
 

@@ -15,8 +15,9 @@ BUILDERS = frozenset({"replay", "serve", "diff", "show", "check"})
 """Commands that build a whole cassette's structures before they do their work, then either
 end soon after or serve it until they exit (calling `settled` first)."""
 
-_state = {"paused": False}
-"""Whether `for_command` turned the collector off, for `settled` to turn it back on."""
+_state = {"owned": False, "paused": False}
+"""Whether `for_command` tuned this process (it is the command line's own), and whether it turned
+the collector off, for `settled` to turn it back on."""
 
 
 def for_command(args: Sequence[str]) -> None:
@@ -28,9 +29,11 @@ def for_command(args: Sequence[str]) -> None:
     collector costs time and frees nothing. A command that serves the cassette turns it back
     on when it starts serving (`settled`); the others end soon after the build.
     """
-    if args and args[0] in BUILDERS and gc.isenabled():
-        gc.disable()
-        _state["paused"] = True
+    if args and args[0] in BUILDERS:
+        _state["owned"] = True
+        if gc.isenabled():
+            gc.disable()
+            _state["paused"] = True
 
 
 def settled() -> None:
@@ -38,8 +41,10 @@ def settled() -> None:
     process that serves one cassette until it exits: the cassette and its index stay alive to
     the end, yet each full collection walked them all. A replay served from an index file keeps
     the messages it parses, which brings full collections on, so the server calls it again as
-    they pile up. Turns the collector back on when `for_command` turned it off. Not for the
-    in-process replay, whose process is the user's."""
+    they pile up. Turns the collector back on when `for_command` turned it off. Does nothing in
+    a process `for_command` did not tune (an in-process replay: the process is the user's)."""
+    if not _state["owned"]:
+        return
     gc.freeze()
     if _state["paused"]:
         _state["paused"] = False

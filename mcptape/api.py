@@ -73,7 +73,8 @@ class use_cassette:
     """Replay (or record) an MCP session from a cassette; a sync or async context manager.
 
     Args:
-        path: the cassette file.
+        path: the cassette file; or several cassettes, or a folder of them, replayed as the
+            sessions of one (replay only: record mode `none` or `once`).
         record_mode: `none` (default), `once`, `new_episodes` or `rewrite` (`all`); see the
             module docstring.
         server: the real server's stdio command, used when recording (or live).
@@ -97,7 +98,7 @@ class use_cassette:
 
     def __init__(
         self,
-        path: str | os.PathLike[str],
+        path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
         record_mode: str | RecordMode = RecordMode.NONE,
         *,
         server: Sequence[str] | None = None,
@@ -114,8 +115,10 @@ class use_cassette:
         live: bool = False,
         hints: Hints = PYTHON_HINTS,
     ) -> None:
-        self.path = Path(path).absolute()
         self.mode = validate_record_mode(record_mode)
+        self._merged: Path | None = None
+        """The temporary cassette holding several cassettes' sessions (removed on exit)."""
+        self.path = self._one_path(path)
         self.server = list(server) if server else None
         self.url = url
         self.live = live
@@ -134,6 +137,33 @@ class use_cassette:
             "redaction": Redaction(tuple(redact_keys), tuple(redact_patterns), redact), "hints": hints,
         }  # fmt: skip
         self._tape: Tape | None = None
+
+    def _one_path(self, path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> Path:
+        """The cassette to play: `path`, or a temporary one merging the sessions of several."""
+        paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+        if len(paths) == 1 and not Path(paths[0]).is_dir():
+            return Path(paths[0]).absolute()
+        if self.mode not in (RecordMode.NONE, RecordMode.ONCE) or not paths:
+            raise ConfigError(
+                f"{', '.join(map(str, paths)) or 'no cassette'}: several cassettes (or a folder) "
+                "replay only: give record_mode='none', or one cassette file to record"
+            )
+        import tempfile
+
+        from mcptape.cassette import save
+        from mcptape.cassette_sessions import load_many
+
+        merged = load_many(paths)
+        self._merged = Path(tempfile.mkdtemp(prefix="mcptape-sessions-")) / "merged.jsonl"
+        save(merged, self._merged)
+        return self._merged
+
+    def _cleanup(self) -> None:
+        if self._merged is not None:
+            import shutil
+
+            shutil.rmtree(self._merged.parent, ignore_errors=True)
+            self._merged = None
 
     def _make(self) -> Tape:
         if self.live:
@@ -157,8 +187,11 @@ class use_cassette:
 
     def __exit__(self, *exc: object) -> None:
         tape, self._tape = self._tape, None
-        if tape is not None:
-            tape.close()
+        try:
+            if tape is not None:
+                tape.close()
+        finally:
+            self._cleanup()
 
     @contextlib.asynccontextmanager
     async def connected(self, tape: Tape) -> Any:
@@ -186,9 +219,12 @@ class use_cassette:
         tb: TracebackType | None,
     ) -> None:
         tape, self._tape = self._tape, None
-        if tape is not None and tape._exit is not None:
-            cm, tape._exit = tape._exit, None
-            await cm.__aexit__(exc_type, exc, tb)
+        try:
+            if tape is not None and tape._exit is not None:
+                cm, tape._exit = tape._exit, None
+                await cm.__aexit__(exc_type, exc, tb)
+        finally:
+            self._cleanup()
 
 
 async def _open(tape: Tape, stack: contextlib.AsyncExitStack) -> Any:

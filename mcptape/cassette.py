@@ -141,6 +141,8 @@ class CassetteWriter:
         self._closed = False
         self.replaced = self._before is not None
         """`commit()` replaced an existing cassette."""
+        self.appended = 0
+        """The session number this recording was appended as (0: it was not appended)."""
         self._write(orjson.dumps(header.to_json()) + b"\n")
 
     def _write(self, line: bytes) -> None:
@@ -198,6 +200,19 @@ class CassetteWriter:
                 f"{self.partial}: cannot move the recording into place: {exc.strerror or exc}"
             ) from None
         return self.path
+
+    def close_recording(self) -> None:
+        """Syncs and closes the recording (at `partial`), for a caller that moves it itself."""
+        try:
+            self._close_fd(sync=True)
+        except OSError as exc:
+            raise CassetteError(
+                f"{self.partial}: cannot write the cassette: {exc.strerror}"
+            ) from None
+
+    def dir_lock(self) -> contextlib.AbstractContextManager[None]:
+        """The lock a commit holds on the cassette's directory while it checks and renames."""
+        return _dir_lock(self.path.parent)
 
     def keep(self) -> Path:
         """Closes the recording and leaves it at `partial` (`path` untouched); returns `partial`."""

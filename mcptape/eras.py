@@ -9,9 +9,9 @@ differently, and this module is the only place that knows how:
   (serverInfo, capabilities, instructions; `protocolVersion` <-> `supportedVersions`);
 - the client's identity: handshake capabilities and clientInfo, and the level set with
   `logging/setLevel`, <-> the reserved `_meta` keys of every 2026-07-28 request;
-- results: the 2026-only envelope (`resultType: "complete"`, `ttlMs`, `cacheScope`, reserved
-  `_meta` keys such as serverInfo) taken off, so a result reads as a legacy server's; and
-  resource-not-found -32002 (legacy) as -32602;
+- what one era's messages carry and the other's never do, one table (`ERA_MEMBERS`): results
+  with the 2026 envelope (`resultType`, caching hints, serverInfo in `_meta`) for a 2026-07-28
+  client, without it for a legacy one; resource-not-found -32002 (legacy) as -32602;
 - input: an `input_required` result's `inputRequests` and the retry's `inputResponses` <->
   legacy server-to-client requests (elicitation, sampling, roots) and the client's answers;
 - subscriptions: the URIs of a `subscriptions/listen` filter <-> `resources/subscribe` calls,
@@ -21,6 +21,7 @@ differently, and this module is the only place that knows how:
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, NamedTuple
 
 from mcptape.versions import (
@@ -36,12 +37,15 @@ from mcptape.versions import (
 )
 
 __all__ = [
+    "CACHEABLE",
     "CHANGE_NOTIFICATIONS",
     "ENVELOPE_RESULT_KEYS",
+    "ERA_MEMBERS",
     "LEGACY",
     "MODERN_ERA",
     "Identity",
     "InputPair",
+    "Member",
     "acknowledged",
     "describe_servable",
     "discover_result",
@@ -55,6 +59,7 @@ __all__ = [
     "legacy_version",
     "listen_filter",
     "listen_uris",
+    "members",
     "modern_error",
     "modern_result",
     "reserved",
@@ -73,9 +78,6 @@ LEGACY = "legacy"
 """The era with an `initialize` handshake (2024-11-05 .. 2025-11-25)."""
 MODERN_ERA = "modern"
 """The stateless era (2026-07-28 and later)."""
-
-ENVELOPE_RESULT_KEYS = ("ttlMs", "cacheScope")
-"""Result members that only the 2026-07-28 envelope has (caching hints)."""
 
 RESERVED_PREFIXES = ("io.modelcontextprotocol/", "modelcontextprotocol.io/")
 
@@ -151,14 +153,11 @@ def initialize_result(discover: dict[str, Any], asked: Any) -> dict[str, Any]:
 def discover_result(initialize: dict[str, Any]) -> dict[str, Any]:
     """The `server/discover` result of a server whose `initialize` result this is."""
     info, fields = server_description("initialize", initialize)
-    out: dict[str, Any] = {"resultType": "complete", "supportedVersions": list(MODERN)}
+    out: dict[str, Any] = {"supportedVersions": list(MODERN)}
     out["capabilities"] = fields.get("capabilities", {})
     if "instructions" in fields:
         out["instructions"] = fields["instructions"]
-    out.update({"ttlMs": 0, "cacheScope": "private"})
-    if isinstance(info, dict):
-        out["_meta"] = {META_SERVER_INFO: info}
-    return out
+    return modern_result("server/discover", out, info)
 
 
 # -- the client's identity ----------------------------------------------------------------------
@@ -220,57 +219,133 @@ def set_level(level: str, msg_id: Any = 0) -> dict[str, Any]:
     }
 
 
-# -- results ------------------------------------------------------------------------------------
+# -- what each era adds -----------------------------------------------------------------------
+
+
+class Member(NamedTuple):
+    """A member that one era's messages carry and the other era's never do: taken off a message
+    translated for the other era, put on one translated for this one. `kind`: `"result"`,
+    `"request"` or `"notification"` (their params); `path` from there (`"*"`: each item of a
+    list); `methods` that carry it (None: all); `value` a translation puts there (None: it only
+    comes off; `SERVER_INFO`: the recorded server's serverInfo)."""
+
+    era: str
+    kind: str
+    path: tuple[str, ...]
+    methods: frozenset[str] | None = None
+    value: Any = None
+
+
+SERVER_INFO = "<serverInfo>"
+"""`Member.value` of the serverInfo a 2026-07-28 result carries: the recorded server's own."""
+
+CACHEABLE = frozenset({"server/discover", "tools/list", "prompts/list", "resources/list",
+                       "resources/templates/list", "resources/read"})  # fmt: skip
+"""Methods whose complete 2026-07-28 results must carry the caching hints."""
+
+ERA_MEMBERS: tuple[Member, ...] = (
+    Member(MODERN_ERA, "result", ("resultType",), None, "complete"),
+    Member(MODERN_ERA, "result", ("ttlMs",), CACHEABLE, 0),
+    Member(MODERN_ERA, "result", ("cacheScope",), CACHEABLE, "private"),
+    Member(MODERN_ERA, "result", ("_meta", META_SERVER_INFO), None, SERVER_INFO),
+    Member(MODERN_ERA, "request", ("_meta", META_PROTOCOL_VERSION)),
+    Member(MODERN_ERA, "request", ("_meta", META_CLIENT_CAPABILITIES)),
+    Member(MODERN_ERA, "request", ("_meta", META_CLIENT_INFO)),
+    Member(MODERN_ERA, "request", ("_meta", META_LOG_LEVEL)),
+    Member(MODERN_ERA, "notification", ("_meta", META_SUBSCRIPTION_ID)),
+    Member(LEGACY, "result", ("tools", "*", "execution"), frozenset({"tools/list"})),
+)
+"""What each era's messages carry that the other's never do: the one table the translations
+(`strip_envelope`, `modern_result`, `tagged`, `identity_meta`) follow and a check can test.
+A `resultType` other than `"complete"` is behaviour and stays; the caching hints go only on
+complete results, made up as no caching (the recording says nothing about freshness). A
+reserved `_meta` key this table does not name comes off a result for a legacy client too."""
+
+
+ENVELOPE_RESULT_KEYS = tuple(m.path[0] for m in ERA_MEMBERS if m.methods is CACHEABLE)
+"""Result members that only the 2026-07-28 envelope has (caching hints)."""
+
+
+@cache
+def members(era: str, kind: str, method: str | None = None) -> tuple[Member, ...]:
+    """The table's members of `era` on messages of `kind` (of `method`; None: of any method)."""
+    return tuple(
+        m
+        for m in ERA_MEMBERS
+        if m.era == era
+        and m.kind == kind
+        and (method is None or m.methods is None or method in m.methods)
+    )
+
+
+def _take(obj: Any, path: tuple[str, ...], at: str, taken: dict[str, Any]) -> Any:
+    """`obj` without what is at `path` (copied where it changes); what came off, by pointer."""
+    if not path:
+        return obj
+    if path[0] == "*":
+        if not isinstance(obj, list):
+            return obj
+        return [_take(v, path[1:], f"{at}/{i}", taken) for i, v in enumerate(obj)]
+    if not isinstance(obj, dict) or path[0] not in obj:
+        return obj
+    key, out = path[0], dict(obj)
+    where = f"{at}/{key.replace('~', '~0').replace('/', '~1')}"
+    if len(path) == 1:
+        taken[where] = out.pop(key)
+    else:
+        out[key] = _take(out[key], path[1:], where, taken)
+    return out
+
+
+def without(era: str, kind: str, method: str | None, body: Any) -> tuple[Any, dict[str, Any]]:
+    """`body` (a result, or params) without `era`'s members of the table; what was taken off."""
+    taken: dict[str, Any] = {}
+    for m in members(era, kind, method):
+        body = _take(body, m.path, f"/{kind}", taken)
+    return body, taken
 
 
 def strip_envelope(result: Any) -> tuple[Any, dict[str, Any]]:
     """(the result as a legacy server sends it, what was taken off by pointer under /result).
 
-    `resultType: "complete"`, the caching hints and reserved `_meta` keys go; a `_meta` left
-    empty goes too. Another `resultType` (`input_required`) is kept: it is behaviour.
+    The 2026-07-28 members of `ERA_MEMBERS` go, whatever the method: `resultType: "complete"`,
+    the caching hints, serverInfo, and any other reserved `_meta` key; a `_meta` left empty
+    goes too. Another `resultType` (`input_required`) is kept: it is behaviour.
     """
     if not isinstance(result, dict):
         return result, {}
-    out = dict(result)
-    taken: dict[str, Any] = {}
-    if out.get("resultType", "complete") == "complete" and "resultType" in out:
-        taken["/result/resultType"] = out.pop("resultType")
-    for k in ENVELOPE_RESULT_KEYS:
-        if k in out:
-            taken[f"/result/{k}"] = out.pop(k)
+    kept = result.get("resultType", "complete") != "complete"
+    out, taken = without(MODERN_ERA, "result", None, dict(result))  # (a copy the caller may change)
+    if kept:
+        out = {**out, "resultType": taken.pop("/result/resultType")}
     meta = out.get("_meta")
     if isinstance(meta, dict):
         for k, v in meta.items():
             if reserved(k):
                 taken[f"/result/_meta/{k.replace('~', '~0').replace('/', '~1')}"] = v
         plain = {k: v for k, v in meta.items() if not reserved(k)}
+        out = {k: v for k, v in out.items() if k != "_meta"}
         if plain:
             out["_meta"] = plain
-        else:
-            del out["_meta"]
     return out, taken
 
 
-CACHEABLE = frozenset(
-    {
-        "server/discover",
-        "tools/list",
-        "prompts/list",
-        "resources/list",
-        "resources/templates/list",
-        "resources/read",
-    }
-)
-"""Methods whose 2026-07-28 results must carry the caching hints."""
-
-
-def modern_result(method: str, result: dict[str, Any]) -> dict[str, Any]:
-    """A legacy server's result as a 2026-07-28 server gives it: `resultType`, and on cacheable
-    results the caching hints (no caching: the recording says nothing about freshness)."""
-    out = {"resultType": "complete", **result}
-    if method in CACHEABLE and out["resultType"] == "complete":
-        out.setdefault("ttlMs", 0)
-        out.setdefault("cacheScope", "private")
+def modern_result(method: str, result: dict[str, Any], server_info: Any = None) -> dict[str, Any]:
+    """A legacy server's result as a 2026-07-28 server gives it: the 2026-07-28 members of
+    `ERA_MEMBERS` (`resultType`; on complete cacheable results the caching hints; serverInfo
+    in `_meta` when the recorded server's is known), and none of the legacy-only ones."""
+    out, _ = without(LEGACY, "result", method, result)
+    out = {"resultType": "complete", **out}
+    complete = out["resultType"] == "complete"
+    for m in members(MODERN_ERA, "result", method):
+        if m.path == ("resultType",) or (m.methods is not None and not complete):
+            continue
+        if m.value == SERVER_INFO:
+            if isinstance(server_info, dict):
+                meta = out.get("_meta")
+                out["_meta"] = {**(meta if isinstance(meta, dict) else {}), m.path[1]: server_info}
+        else:
+            out.setdefault(m.path[0], m.value)
     return out
 
 

@@ -192,7 +192,8 @@ def mcptape(
     mcptape_cassette_name: str,
     mcptape_config: dict[str, Any],
 ) -> Iterator[Tape]:
-    """This test's cassette as a `Tape`; in an async test `mcptape.client` is a connected `mcp.Client`."""
+    """This test's cassette as a `Tape`; in an async test `mcptape.client` is a connected `mcp.Client`
+    (with the SDK's 1.x line, an initialized `mcp.ClientSession`)."""
     error: str | None = None
     try:
         cm = _make_cm(

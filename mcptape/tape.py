@@ -1,7 +1,7 @@
 """`Tape`: what `use_cassette` and the pytest fixtures hand a test, and the record modes.
 
-A tape is one cassette and the ways to talk to it: `client` (an `mcp.Client` connected in
-process), `connect()` (another one), `command` (a stdio command for a client in another
+A tape is one cassette and the ways to talk to it: `client` (an `mcp.Client`, with the SDK's
+1.x line a `ClientSession`, connected in process), `connect()` (another one), `command` (a stdio command for a client in another
 process), `url` (an HTTP server on a free loopback port), `run(fn)` (a sync test's way in).
 Whether those reach the replay, the recorder in front of the real server, or the real server
 alone (`live`, recording off) is decided once, when the tape is made.
@@ -14,6 +14,7 @@ import json
 import shlex
 import sys
 import tempfile
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -105,6 +106,8 @@ class Tape:
     _transports: list[Any] = field(default_factory=list)
     _journal: Any = None
     _errlogs: list[IO[str]] = field(default_factory=list)
+    _run: str = field(default_factory=lambda: f"tape:{uuid.uuid4().hex}")
+    """The recording run of this tape's launches (`record --run`): they append to one cassette."""
 
     # -- ways in ------------------------------------------------------------------------
 
@@ -124,6 +127,8 @@ class Tape:
                 "-q",
                 "-o",
                 str(self.path),
+                "--run",
+                self._run,
                 *self.redaction.flags(),
                 "--",
                 *self.server,
@@ -268,11 +273,12 @@ class Tape:
 
     @contextlib.asynccontextmanager
     async def connect(self, **options: Any) -> AsyncIterator[Any]:
-        """Another connected `mcp.Client` (options as for `mcp.Client`, e.g. mode="legacy")."""
+        """Another connected client: an `mcp.Client` (options as for it, e.g. mode="legacy"), or
+        with the SDK's 1.x line an initialized `mcp.ClientSession` (`mcptape.replay.sdk_compat`)."""
         require("sdk", "mcp", "tape.connect() (an in-process mcp.Client)")
-        from mcp import Client
+        from mcptape.replay.sdk_compat import connect
 
-        async with Client(self.transport(), **{**self.client_options, **options}) as client:
+        async with connect(self.transport(), {**self.client_options, **options}) as client:
             yield client
 
     def run(self, fn: Callable[[Any], Awaitable[T]], **options: Any) -> T:
@@ -367,12 +373,13 @@ class Tape:
 
 
 def no_match_failure(exc: BaseException, path: Path, where: str = "") -> str | None:
-    """A replay's no-match error (the `MCPError` a client raises for it) as a test failure: what
+    """A replay's no-match error (the `MCPError` or 1.x `McpError` a client raises for it) as a test failure: what
     was asked, the nearest recording and what differs, and the fix; None for any other error.
 
     `where` (`test_x.py:12`) says which line of the test made the request.
     """
-    code, message, data = (getattr(exc, name, None) for name in ("code", "message", "data"))
+    error = getattr(exc, "error", None)  # the SDK's ErrorData (2.x and 1.x alike)
+    code, message, data = (getattr(error, name, None) for name in ("code", "message", "data"))
     if code not in (NO_MATCH, EXHAUSTED) or not isinstance(message, str):
         return None
     data = data if isinstance(data, dict) else {}

@@ -60,7 +60,7 @@ def main(argv: list[str]) -> None:
     try:
         wait_port(port, server)
         recorder = subprocess.Popen([sys.executable, "-m", "mcptape", "record", "--http", "-q", "-o", out,
-                                     "--upstream", f"http://127.0.0.1:{port}{path}", "--listen", f"127.0.0.1:{proxy_port}"])  # fmt: skip
+                                     "--upstream", f"http://127.0.0.1:{port}{path}", "--port", str(proxy_port)])  # fmt: skip
         try:
             wait_port(proxy_port, recorder)
             url = f"http://127.0.0.1:{proxy_port}{path}"

@@ -44,8 +44,9 @@ def echo(msg_id: Any, meta: dict[str, Any] | None, **arguments: Any) -> dict[str
 
 def echoed(msg_id: Any, modern: bool) -> dict[str, Any]:
     result: dict[str, Any] = {"content": [{"type": "text", "text": "hi"}], "isError": False}
-    if modern:
+    if modern:  # as a 2026-07-28 server answers (and a legacy answer translated for its client)
         result["resultType"] = "complete"
+        result["_meta"] = {"io.modelcontextprotocol/serverInfo": {"name": "echo", "version": "1"}}
     return {"jsonrpc": "2.0", "id": msg_id, "result": result}
 
 

@@ -51,6 +51,7 @@ FLOORS: dict[str, int] = {
     "mcptape.atomic": STORAGE,
     "mcptape.shape": STORAGE,
     "mcptape.lazy": STORAGE,
+    "mcptape.cassette_sessions": STORAGE,
     # core: sans-IO logic over messages and cassettes
     "mcptape.keys": CORE,
     "mcptape.pairing": CORE,
@@ -68,6 +69,7 @@ FLOORS: dict[str, int] = {
     "mcptape.replay.memory": SHELL,
     "mcptape.replay.episodes": SHELL,
     "mcptape.replay.server_stdio": SHELL,
+    "mcptape.replay.sessions": SHELL,  # the sessions a run's launches picked, in a locked file
     "mcptape.replay.http": SHELL,
     "mcptape.replay.cache": SHELL,  # the index files: read, written, locked, pruned
     "mcptape.replay.pacing": SHELL,  # waits on the clock in a thread of its own
@@ -77,6 +79,7 @@ FLOORS: dict[str, int] = {
     "mcptape.check.report": CORE,
     "mcptape.check.secrets": CORE,
     "mcptape.maintain": SHELL,  # opens and rewrites cassettes
+    "mcptape.runs": SHELL,  # which run a launch belongs to (its parent process, from /proc)
     "mcptape.names": SHELL,  # the process id in a cassette's name
     "mcptape.commands": SHELL,  # finds a program on the PATH
     "mcptape.verify": SHELL,

@@ -74,6 +74,33 @@ def test_loading_diffing_and_indexing_leave_the_collector_as_it_was(
     assert state() == collector
 
 
+def test_commands_run_in_process_leave_the_collector_as_it_was(
+    tmp_path: Path, collector: tuple[bool, bool]
+) -> None:
+    """`main([...])` called by a program (a test suite), and a stdio replay served in it, are
+    library calls too: only `python -m mcptape` / the `mcptape` script tunes its process."""
+    import os
+
+    from mcptape.cli import main
+    from mcptape.replay.outputs import ReplayConfig
+    from mcptape.replay.server_stdio import StdioReplayServer
+
+    a, b = write(tmp_path / "a.jsonl", 50), write(tmp_path / "b.jsonl", 50, text="ho")
+    with pytest.raises(SystemExit):
+        main(["diff", "-q", str(a), str(b)])
+    assert state() == collector
+    rin, win = os.pipe()
+    rout, wout = os.pipe()
+    os.close(win)  # the client leaves at once: the server settles, then ends
+    try:
+        StdioReplayServer(load(a), ReplayConfig(), quiet=True, stdin_fd=rin, stdout_fd=wout).run()
+    finally:
+        os.close(wout)
+        os.close(rin)
+        os.close(rout)
+    assert state() == collector
+
+
 def test_a_replay_from_the_index_file_leaves_the_collector_as_it_was(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, collector: tuple[bool, bool]
 ) -> None:

@@ -1,6 +1,6 @@
 """The HTTP capture shell: mitmproxy in reverse-proxy mode, in this process, with the mcptape addon.
 
-`record_http` is what `mcptape record --http` runs. mitmproxy listens on `--listen`, forwards
+`record_http` is what `mcptape record --http` runs. mitmproxy listens on `--host`/`--port`, forwards
 every request to the upstream server with `Host` rewritten to the upstream's (servers with
 DNS-rebinding protection answer 421 to a foreign Host), and the addon
 (`mcptape.capture.mitm_addon`) records each exchange into the cassette as it passes;
@@ -10,7 +10,7 @@ proxy cleanly: the cassette then ends with an `end` event.
 mcptape's own lines go to stderr (stdout stays free for whatever the user pipes):
     mcptape: proxying http://127.0.0.1:PORT/mcp -> http://127.0.0.1:8000/mcp
     mcptape: recording to cassettes/x.jsonl (Ctrl-C to stop)
-The first one names the real port, also when `--listen` asked for port 0.
+The first one names the real port, also when `--port 0` asked for a free one.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from mcptape.errors import ConfigError, RecordError
 from mcptape.redact import DEFAULT_KEYS, DEFAULT_PATTERNS, RedactConfig, Redactor
 
 from .mitm_addon import McpTape
+from .summary import summary
 
 
 def record_http(
@@ -141,10 +142,10 @@ def parse_listen(listen: str) -> tuple[str, int]:
         port = int(port_text)
     except ValueError:
         raise ConfigError(
-            f"--listen {listen!r}: give HOST:PORT, e.g. 127.0.0.1:8080 (port 0 picks a free one)"
+            f"listen address {listen!r}: give --host HOST --port PORT (port 0 picks a free one)"
         ) from None
     if not 0 <= port <= 65535:
-        raise ConfigError(f"--listen {listen!r}: the port must be 0..65535")
+        raise ConfigError(f"listen address {listen!r}: the port must be 0..65535")
     return host, port
 
 
@@ -265,6 +266,8 @@ class _Proxy:
             raise failed
         if failed is not None:
             raise RecordError(f"recording stopped: {failed}")
+        if not self.quiet and self.tape.path is not None:
+            print(f"mcptape record: {summary(self.tape.path)}", file=sys.stderr, flush=True)
         return 0
 
     @staticmethod

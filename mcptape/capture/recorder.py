@@ -23,7 +23,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -33,6 +33,9 @@ from mcptape.model import Event, Header, Kind, Source, Transport, payload_event
 from mcptape.redact import RedactConfig, Redactor
 from mcptape.wire.jsonrpc import NOT_JSON, decode
 from mcptape.wire.ndjson import Oversize
+
+if TYPE_CHECKING:
+    from .sessions import SessionPolicy
 
 
 def recording_header(transport: Transport, target: dict[str, Any], config: RedactConfig) -> Header:
@@ -67,6 +70,9 @@ class Recorder:
         self.failure: CassetteError | None = None
         """The first write that failed; nothing is written after it."""
         self._stderr: deque[str] = deque(maxlen=STDERR_TAIL)
+        self.session: SessionPolicy | None = None
+        """How `finish` treats a cassette already there (append this session to its run's
+        cassette: `mcptape.capture.sessions`); None: the recording replaces it."""
 
     def reserve(self) -> Ticket:
         """Takes the next place in the cassette, stamped with the time now."""
@@ -294,6 +300,10 @@ class Recorder:
                 f"the server answered nothing{detail}, so {writer.path} {left}{stderr}"
             )
         try:
+            if self.session is not None:
+                from .sessions import commit
+
+                return commit(writer, self.session)
             return writer.commit()
         except CassetteError as exc:
             raise RecordError(str(exc)) from None

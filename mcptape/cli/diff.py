@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 from collections.abc import Iterator
@@ -176,7 +175,6 @@ def diff(a: Path, b: Path, noise: tuple[Path, ...], markdown: Path | None, fmt: 
     """
     check_ignore(ignore)
     ignore = ignores_for(a.parent, ignore)
-    gc.disable()  # a short-lived process building many small objects: the collector only costs time here
     try:
         old, new = load(a), load(b)
         again = [load(p) for p in noise]

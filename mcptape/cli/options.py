@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
+    from mcptape.cassette import Cassette
     from mcptape.redact import RedactConfig
     from mcptape.replay.engine import ReplayConfig
 
@@ -140,3 +141,19 @@ def replay_config(
         cross_era=not same_era,
         exact_clients=strict,
     )
+
+
+def open_cassettes(paths: tuple[Path, ...], *, cached: bool = True) -> Cassette:
+    """The cassette `replay` and `serve` play: one file as it is (through the index cache when
+    `cached`), else every file and folder given read as the sessions of one."""
+    if len(paths) == 1 and not paths[0].is_dir():
+        if not cached:
+            from mcptape.cassette import load
+
+            return load(paths[0])
+        from mcptape.replay.cache import open_for_replay
+
+        return open_for_replay(paths[0])
+    from mcptape.cassette_sessions import load_many
+
+    return load_many(list(paths))

@@ -92,11 +92,24 @@ def listen_address(host: str, port: int, listen: str | None) -> str:
     show_default=True,
     help="Longest line handled whole (bytes): a longer one passes through untouched and is recorded by its size.",
 )
+@click.option(
+    "--record-mode",
+    type=click.Choice(["all", "rewrite", "new_episodes"]),
+    default="all",
+    show_default=True,
+    help="What a launch does with a cassette already at -o FILE. all (or rewrite): the first launch of a run replaces it, later launches of the same run append their sessions; new_episodes: every launch appends its session. A run is the launches that share MCPTAPE_RUN, or, without it, the process that launched mcptape record (docs/recording.md).",
+)
+@click.option(
+    "--run",
+    "run_name",
+    metavar="ID",
+    help="The run this launch belongs to: launches with the same ID are one run (default: $MCPTAPE_RUN, else the process that launched mcptape record).",
+)
 @quiet_option()
 @redaction_options
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def record(
-    output: str | None, http_mode: bool, upstream: str | None, host: str, port: int, listen: str | None, max_line: int, quiet: bool,
+    output: str | None, http_mode: bool, upstream: str | None, host: str, port: int, listen: str | None, max_line: int, record_mode: str, run_name: str | None, quiet: bool,
     no_redact: bool, redact_keys: tuple[str, ...], redact_patterns: tuple[str, ...], command: tuple[str, ...],
 ) -> None:  # fmt: skip
     """Record an MCP session into a cassette.
@@ -111,6 +124,14 @@ def record(
         mcptape record --http --upstream http://127.0.0.1:8000/mcp -o cassettes/http.jsonl
 
     \b
+    A client that starts the server for every operation (langchain-mcp-adapters,
+    llama-index) launches this command many times with the same -o FILE: each launch
+    adds its session to FILE; the first launch of a new run replaces FILE. A run is the
+    launches that share MCPTAPE_RUN, else the process that launched them:
+        MCPTAPE_RUN=nightly-42 python agent.py
+        mcptape record --record-mode new_episodes -o cassettes/demo.jsonl -- python server.py
+
+    \b
     A new cassette per launch (an agent host starting the server again and again):
         mcptape record -o 'cassettes/{server}-{time}-{pid}.jsonl' -- python server.py
         mcptape record -o 'cassettes/{server}-{n}.jsonl' -- python server.py
@@ -123,6 +144,10 @@ def record(
             )
         if not upstream:
             raise click.UsageError("--http needs --upstream URL (the server to record)")
+        if record_mode != "all" or run_name:
+            raise click.UsageError(
+                "--record-mode and --run go with a stdio server: an HTTP cassette holds its sessions already"
+            )
         require_extra("mitm", "mitmproxy", "mcptape record --http")
         from mcptape.capture.http import record_http
 
@@ -149,6 +174,15 @@ def record(
         raise
     out = cassette_for(output, command, None)
     header = recording_header(Transport.STDIO, {"command": list(command)}, config)
+    session = None
+    if output is not None:
+        from dataclasses import replace
+
+        from mcptape.capture.sessions import MODE_NAMES, RUN_ENV, RUN_FIELD, SessionPolicy, run_id
+
+        run = run_id({RUN_ENV: run_name} if run_name else None)
+        header = replace(header, extra={**header.extra, RUN_FIELD: run})
+        session = SessionPolicy(MODE_NAMES[record_mode], run, header.recorded_at, header.target)
     writer = CassetteWriter(out, header, fresh=output is None)
 
     says = label()  # (the capture may call `started` from another thread, outside click's context)
@@ -159,10 +193,13 @@ def record(
                   f"(in {writer.partial.name} until the session ends)", file=sys.stderr, flush=True)  # fmt: skip
 
     announced = writer.path
-    capture = StdioCapture(
-        list(command), Recorder(writer, redactor), max_line=max_line, on_start=started
-    )
+    recorder = Recorder(writer, redactor)
+    recorder.session = session
+    capture = StdioCapture(list(command), recorder, max_line=max_line, on_start=started)
     code = capture.run()
+    if capture.cassette is not None and writer.appended and not quiet:
+        print(f"{says}: added the session to {shown(capture.cassette, output)} as its session {writer.appended} "
+              "(launches of one run append: docs/recording.md)", file=sys.stderr, flush=True)  # fmt: skip
     if capture.cassette is not None and capture.cassette != announced:
         print(f"{says}: recorded to {shown(capture.cassette, output)}: {shown(announced, output)} was written "
               "by another recorder meanwhile and is kept", file=sys.stderr, flush=True)  # fmt: skip

@@ -14,7 +14,7 @@ from .options import FAULT_ALIASES, fault_options, quiet_option, replay_config, 
 
 
 @click.command(cls=Command, aliases=FAULT_ALIASES)
-@click.argument("cassette", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("cassettes", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--host",
     default="127.0.0.1",
@@ -47,18 +47,19 @@ from .options import FAULT_ALIASES, fault_options, quiet_option, replay_config, 
     '{"tool": "add", "action": "status", "status": 429, "retry_after": 2}',
 )
 def serve(
-    cassette: Path, host: str, port: int, allow_repeats: bool, strict: bool, same_era: bool, ignore: tuple[str, ...], speed: float | None, max_body: int, quiet: bool,
+    cassettes: tuple[Path, ...], host: str, port: int, allow_repeats: bool, strict: bool, same_era: bool, ignore: tuple[str, ...], speed: float | None, max_body: int, quiet: bool,
     faults_file: Path | None = None, fault_rules: tuple[str, ...] = (), match_on: tuple[str, ...] = (),
     allowed_hosts: tuple[str, ...] = (),
 ) -> None:  # fmt: skip
-    """Serve CASSETTE as a deterministic MCP server over HTTP, until Ctrl-C.
+    """Serve CASSETTES as a deterministic MCP server over HTTP, until Ctrl-C.
 
     The transport is the recorded one: Streamable HTTP at the recorded path (/mcp by
     default; a stdio cassette is served there too), or the legacy HTTP+SSE transport
     (GET /sse, then POSTs to the announced endpoint). Each client session (each
     initialize, or each HTTP+SSE stream) gets a fresh session id and its own pass
     through the cassette; 2026-07-28 requests are matched one by one. Status codes and
-    JSON-vs-SSE answers are replayed as recorded. The URL is printed on stderr:
+    JSON-vs-SSE answers are replayed as recorded. Several cassettes, or a folder of
+    them, are read as the sessions of one. The URL is printed on stderr:
 
     \b
         mcptape: serving cassettes/demo.jsonl at http://127.0.0.1:PORT/mcp (...)
@@ -75,12 +76,14 @@ def serve(
         Client("http://127.0.0.1:8000/mcp")
     """
     require_extra("http", "uvicorn", "mcptape serve")
-    from mcptape.replay.cache import open_for_replay
     from mcptape.replay.faults import rules_from_options
     from mcptape.replay.http.run import serve_http
 
     faults = rules_from_options(faults_file, fault_rules)
     config = replay_config(match_on, ignore, allow_repeats, same_era, strict)
-    code = serve_http(open_for_replay(cassette), config, name=str(cassette), host=host, port=port, strict=strict, speed=speed, quiet=quiet, max_body=max_body,
+    from .options import open_cassettes
+
+    name = " ".join(map(str, cassettes))
+    code = serve_http(open_cassettes(cassettes), config, name=name, host=host, port=port, strict=strict, speed=speed, quiet=quiet, max_body=max_body,
                       faults=faults, allowed_hosts=allowed_hosts)  # fmt: skip
     sys.exit(code)

@@ -84,12 +84,15 @@ def _render(fmt: str, path: Path, cas: Cassette, session: Session) -> str:
 
     serves = servable(versions)
     if fmt == "json":
+        from mcptape.cassette_sessions import sessions
+
         doc = {
             "cassette": str(path),
             "header": cas.header.to_json(),
             "protocol_versions": versions,
             "serves": serves,
             "warnings": cas.warnings,
+            "sessions": [s.to_json() for s in sessions(cas)],
             "rows": [asdict(r) for r in rows],
         }
         return orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n"
@@ -106,6 +109,7 @@ def _json(path: Path, output: Path | None) -> None:
     again (the same document as `orjson.dumps(..., OPT_INDENT_2)` of the whole, without the
     whole in memory)."""
     from mcptape.cassette import stream
+    from mcptape.cassette_sessions import session_infos
     from mcptape.eras import servable
     from mcptape.skeletons import outline
     from mcptape.views import timeline
@@ -120,6 +124,12 @@ def _json(path: Path, output: Path | None) -> None:
         "protocol_versions": versions,
         "serves": servable(versions),
         "warnings": plan.warnings,
+        "sessions": [
+            s.to_json()
+            for s in session_infos(
+                plan.header, (el.event for el in stream(path, tolerate_truncated=True).events)
+            )
+        ],
     }
     events = (el.event for el in stream(path, tolerate_truncated=True).events)
     if output is None:  # a closed stdout is the group's to end quietly
@@ -154,6 +164,7 @@ def _table(path: Path, cas: Cassette, rows: list[Row], versions: list[str]) -> s
     from mcptape.eras import describe_servable, servable
 
     head += f"\nreplays for {describe_servable(servable(versions))}"
+    head += _session_lines(cas)
     arrows = {"client->server": "→", "server->client": "←", "server stderr": "stderr", "": ""}
     table = [
         [r.seq, f"{r.t_ms:.1f}", arrows.get(r.direction, r.direction), r.what, "" if r.id is None else r.id, r.summary,
@@ -168,3 +179,20 @@ def _table(path: Path, cas: Cassette, rows: list[Row], versions: list[str]) -> s
         )
         + "\n"
     )
+
+
+def _session_lines(cas: Cassette) -> str:
+    """A line per session, when the cassette holds more than one (nothing otherwise)."""
+    from mcptape.cassette_sessions import sessions
+
+    found = sessions(cas)
+    if len(found) < 2:
+        return ""
+    lines = [f"\n{len(found)} sessions:"]
+    for s in found:
+        asked = ", ".join(s.requests) or "no requests"
+        cut = "" if s.ended else " (cut short)"
+        lines.append(
+            f"\n  session {s.n}: events {s.first_seq}-{s.last_seq}, recorded {s.recorded_at}{cut}: {asked}"
+        )
+    return "".join(lines)

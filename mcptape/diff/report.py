@@ -256,8 +256,12 @@ def _cassettes(names: tuple[str, ...]) -> str:
 
 
 def _side(side: Any) -> str:
-    ver = side.protocol_version or "unknown version"
-    return f"{side.name} ({side.era} {ver}, {side.calls} calls)"
+    """`name (era version, N calls)`; a side of many cassettes names what they share."""
+    if side.era == "mixed":  # (verify of a folder with cassettes of both eras)
+        what = "both protocol eras"
+    else:
+        what = f"{side.era} {side.protocol_version or 'unknown version'}"
+    return f"{side.name} ({what}, {side.calls} calls)"
 
 
 def _json_value(value: Any) -> Any:

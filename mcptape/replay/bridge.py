@@ -15,32 +15,25 @@ translation), so that neither the engine nor the player branches on eras:
 
 The other era's own moves are answered here too, from what the recording has: a legacy
 `initialize` on a 2026-07-28 cassette (`handshake`), `server/discover` on a legacy one
-(`discover_on_legacy`), and `resources/subscribe` <-> `subscriptions/listen` (`subscriptions`).
+(`discover_on_legacy`); `resources/subscribe` <-> `subscriptions/listen` is
+`mcptape.replay.subscriptions`'s.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, cast
 
 from mcptape.eras import (
     CHANGE_NOTIFICATIONS,
-    acknowledged,
     discover_result,
-    honoured,
     initialize_result,
     input_requests,
     is_input_required,
-    listen_filter,
-    listen_uris,
     modern_error,
     modern_result,
+    server_description,
     strip_envelope,
-    tagged,
-    untagged,
-    wanted,
 )
-from mcptape.model import Kind, Source
 from mcptape.pairing import Exchange, Item
 from mcptape.versions import META_LOG_LEVEL, META_SERVER_INFO, MODERN, is_modern
 from mcptape.wire.jsonrpc import (
@@ -53,7 +46,9 @@ from mcptape.wire.jsonrpc import (
     request_params,
 )
 
+from . import logs
 from .index import Miss, Pass, ReplayIndex, declared
+from .logs import LOG
 from .matcher import describe
 from .outputs import Note, Output, ReplayConfig, Send
 from .playing import AS_RECORDED, AsRecorded, Play, Player
@@ -61,9 +56,6 @@ from .report import NO_MATCH, client_name, no_match
 
 STATE_PREFIX = "mcptape:"
 """The `requestState` of an `input_required` made from a legacy server request: exchange and position."""
-
-NoteFn = Callable[..., list[Output]]
-"""Says a note once per session (`Housekeeping.note`): (text, level, key) -> the note or nothing."""
 
 
 # -- one exchange, translated ----------------------------------------------------------------
@@ -130,15 +122,21 @@ class ModernForLegacy(AsRecorded):
             error = error_response(play.client_id, NO_MATCH, text, data)
             return [Send(error, request_id=play.client_id, final=True), Note(text, "error")]
         player.pass_.mark(chosen)
-        return out + player.start(Play(chosen, play.client_id, play.token, resp.event.t, mode=self))
+        return out + player.start(
+            Play(chosen, play.client_id, play.token, resp.event.t, mode=self, logs=play.logs)
+        )
 
 
 class LegacyForModern(AsRecorded):
-    """A legacy exchange for a 2026-07-28 client."""
+    """A legacy exchange for a 2026-07-28 client: its results carry the recorded server's
+    serverInfo (`server_info`), as a 2026-07-28 server's do."""
 
     translates = True
     drops = CHANGE_NOTIFICATIONS
     """2026-07-28 sends these only on a listen stream that asked for them."""
+
+    def __init__(self, server_info: Any = None) -> None:
+        self.server_info = server_info
 
     def server_request(
         self, player: Player, play: Play, item: Item, after: float
@@ -156,23 +154,24 @@ class LegacyForModern(AsRecorded):
             "inputRequests": {key: ask},
             "requestState": state,
         }
+        result = modern_result(play.exchange.method, result, self.server_info)
         answer = {"jsonrpc": "2.0", "id": play.client_id, "result": result}
         return [Send(answer, item.event, play.exchange, play.client_id, after, final=True)]
 
     def result(self, method: str, msg: dict[str, Any]) -> dict[str, Any] | None:
         if isinstance(msg.get("result"), dict):
-            return {**msg, "result": modern_result(method, msg["result"])}
+            return {**msg, "result": modern_result(method, msg["result"], self.server_info)}
         if isinstance(msg.get("error"), dict):
             return {**msg, "error": modern_error(method, msg["error"])}
         return None
 
 
-LEGACY_FOR_MODERN = LegacyForModern()
-
-
-def resume(player: Player, msg: dict[str, Any], state: Any, label: str) -> list[Output] | None:
-    """The retry of an `input_required` this replay made up (`LegacyForModern`): the recorded
-    exchange goes on after its request. None: `state` is no such `requestState`."""
+def resume(
+    player: Player, msg: dict[str, Any], state: Any, label: str, mode: AsRecorded
+) -> list[Output] | None:
+    """The retry of an `input_required` this replay made up (`LegacyForModern`, the session's
+    `mode` of legacy exchanges): the recorded exchange goes on after its request. None: `state`
+    is no such `requestState`."""
     if not (isinstance(state, str) and state.startswith(STATE_PREFIX)):
         return None
     try:
@@ -185,8 +184,11 @@ def resume(player: Player, msg: dict[str, Any], state: Any, label: str) -> list[
         return [Send(error, request_id=msg["id"], final=True), Note(text, "error")]
     answers = request_params(msg).get("inputResponses")
     got = answers.get(key) if isinstance(answers, dict) else None
-    token = request_meta(msg).get("progressToken")
-    play = Play(ex, msg["id"], token, request.event.t, int(pos), mode=LEGACY_FOR_MODERN)
+    meta = request_meta(msg)
+    floor = logs.floor(meta.get(META_LOG_LEVEL), True)
+    play = Play(
+        ex, msg["id"], meta.get("progressToken"), request.event.t, int(pos), mode, logs=floor
+    )
     player.active[id_key(msg["id"])] = play
     recorded = player.recorded_answer(play, request)
     out: list[Output] = []
@@ -214,6 +216,9 @@ class UnknownEra:
     modern = False
     unsolicited_drops: frozenset[Any] = frozenset()
     """Methods of unsolicited recorded messages this client does not get."""
+    for_modern: AsRecorded = LegacyForModern()
+    """How a legacy exchange plays for this client once it is a 2026-07-28 one (the retry of an
+    `input_required` made from a legacy server request)."""
 
     def mode(self, ex: Exchange) -> AsRecorded:
         """How exchange `ex` plays for this client."""
@@ -225,6 +230,11 @@ class UnknownEra:
 
     def set_level(self, level: str) -> None:
         """The client's `logging/setLevel` (a legacy client declares its log level so)."""
+
+    @property
+    def level(self) -> str | None:
+        """The log level the client set for the session (`logging/setLevel`; None: none)."""
+        return None
 
 
 class LegacyClient(UnknownEra):
@@ -251,20 +261,27 @@ class LegacyClient(UnknownEra):
         if level != self._level:
             self._level, self._who = level, None
 
+    @property
+    def level(self) -> str | None:
+        return self._level
+
 
 class ModernClient(UnknownEra):
     """A 2026-07-28 client: legacy exchanges are translated for it unless `cross_era` is off;
     change notifications reach it only on a listen stream."""
 
     modern = True
-    unsolicited_drops = CHANGE_NOTIFICATIONS
+    unsolicited_drops = CHANGE_NOTIFICATIONS | {LOG}
+    """2026-07-28 sends change notifications only on a listen stream, logs only on the stream of
+    a request that asked for them."""
 
-    def __init__(self, cross_era: bool) -> None:
+    def __init__(self, cross_era: bool, index: ReplayIndex | None = None) -> None:
         self._cross_era = cross_era
+        self.for_modern = LegacyForModern(server_info(index) if index is not None else None)
 
     def mode(self, ex: Exchange) -> AsRecorded:
         if self._cross_era and not is_modern(ex.protocol_version):
-            return LEGACY_FOR_MODERN
+            return self.for_modern
         return AS_RECORDED
 
 
@@ -355,86 +372,6 @@ def discover_on_legacy(
     return [Send(error, request_id=msg["id"], final=True), Note(text, "info")], False
 
 
-def subscriptions(
-    player: Player, msg: dict[str, Any], modern: bool, note: NoteFn
-) -> list[Output] | None:
-    """`resources/subscribe` on a 2026-07-28 cassette, `subscriptions/listen` on a legacy one
-    (neither recorded): the other era's way of asking for the same updates; None otherwise."""
-    method, index = msg["method"], player.index
-    if method in ("resources/subscribe", "resources/unsubscribe") and not modern:
-        if index.modern and not index.legacy:
-            return _subscribe_on_modern(player, msg, note)
-    elif method == "subscriptions/listen" and modern and index.legacy:
-        return _listen_on_legacy(player, msg)
-    return None
-
-
-def _subscribe_on_modern(player: Player, msg: dict[str, Any], note: NoteFn) -> list[Output]:
-    """A legacy client's `resources/subscribe`: `{}`, then the `notifications/resources/updated`
-    of a recorded `subscriptions/listen` that asked about the URI, as a legacy server sends them."""
-    uri = request_params(msg).get("uri")
-    answer = Send(
-        {"jsonrpc": "2.0", "id": msg["id"], "result": {}}, request_id=msg["id"], final=True
-    )
-    if msg["method"] == "resources/unsubscribe":
-        text = "resources/unsubscribe on a 2026-07-28 cassette: accepted (there, a subscription ends with its listen stream)"
-        return [answer, *note(text, "info", key="resources/unsubscribe")]
-    listens = [
-        ex
-        for ex in player.index.session.exchanges
-        if ex.method == "subscriptions/listen" and uri in listen_uris(request_params(ex.msg))
-    ]
-    if not listens:
-        text = f"resources/subscribe ({uri}) on a 2026-07-28 cassette: no recorded subscriptions/listen asked about it; accepted, with no update to play"
-        return [answer, Note(text, "info")]
-    ex = listens[0]
-    player.pass_.mark(ex)
-    only = {"resourceSubscriptions": [uri]}
-    # on the subscribe's own stream, before its answer: a 2026-07-28 cassette's server has no
-    # stream outside a request (over HTTP, no GET stream) for a legacy server's unsolicited ones
-    updates: list[Output] = [
-        Send(untagged(item.msg), None, None, msg["id"])
-        for item in ex.items
-        if item.src is Source.SERVER and wanted(only, item.msg)
-    ]
-    text = (f"resources/subscribe ({uri}) on a 2026-07-28 cassette: accepted, with the {len(updates)} "
-            f"update(s) of the subscriptions/listen of line {ex.request.event.seq}")  # fmt: skip
-    return [Note(text, "info"), *updates, answer]
-
-
-def _listen_on_legacy(player: Player, msg: dict[str, Any]) -> list[Output]:
-    """A 2026-07-28 client's `subscriptions/listen`: the acknowledgement of what the recorded
-    server could honour, then every recorded change notification the filter asks for (the
-    updates of the recorded `resources/subscribe`s), tagged; the stream stays open."""
-    index = player.index
-    filt = honoured(listen_filter(request_params(msg)), server_capabilities(index))
-    uris = listen_uris({"notifications": filt})
-    subs = [
-        ex
-        for ex in index.session.exchanges
-        if ex.method in ("resources/subscribe", "resources/unsubscribe")
-        and request_params(ex.msg).get("uri") in uris
-    ]
-    for ex in subs:
-        player.pass_.mark(ex)
-    updates = [
-        (ev, m)
-        for ev in index.cassette.events
-        if ev.kind is Kind.MESSAGE and ev.src is Source.SERVER
-        for m in (ev.msg if isinstance(ev.msg, list) else [ev.msg])
-        if wanted(filt, m)
-    ]  # fmt: skip
-    t0 = subs[0].request.event.t if subs else updates[0][0].t if updates else 0.0
-    player.streams.add(id_key(msg["id"]))
-    text = (f"subscriptions/listen on a legacy cassette: acknowledged {filt or 'nothing'} (what the recorded server "
-            f"declared), with {len(updates)} recorded notification(s)")  # fmt: skip
-    return [
-        Send(acknowledged(msg["id"], filt), request_id=msg["id"]),
-        Note(text, "info"),
-        *(Send(tagged(m, msg["id"]), ev, None, msg["id"], max(0.0, ev.t - t0)) for ev, m in updates),
-    ]  # fmt: skip
-
-
 # -- what the recorded server says about itself -------------------------------------------------
 
 
@@ -467,6 +404,16 @@ def inferred_discover(index: ReplayIndex) -> dict[str, Any]:
     if info is not None:
         out["_meta"] = {META_SERVER_INFO: info}
     return out
+
+
+def server_info(index: ReplayIndex) -> Any:
+    """The recorded server's serverInfo: in its `initialize` result, else in its `server/discover`
+    result (None when neither was recorded)."""
+    for ex in (*index.initialize, *index.discover):
+        info, _ = server_description(ex.method, ex.result)
+        if isinstance(info, dict):
+            return info
+    return None
 
 
 def modern_versions(index: ReplayIndex) -> list[str]:

@@ -55,7 +55,7 @@ from mcptape.wire.jsonrpc import (
 )
 from mcptape.wire.jsonrpc import shallow as shallow_json
 
-from . import bridge
+from . import bridge, logs
 from .bridge import LegacyClient, ModernClient, UnknownEra
 from .housekeeping import Housekeeping
 from .index import Miss, Pass, ReplayIndex, declared_in, only_who
@@ -63,6 +63,7 @@ from .matcher import Subject, describe, explain_diffs
 from .outputs import Answer, Note, Output, ReplayConfig, Send, stacked
 from .playing import Play, Player
 from .report import NO_MATCH, client_name, no_match
+from .subscriptions import subscriptions
 
 __all__ = ["HANDLERS", "Note", "Output", "ReplayConfig", "ReplayEngine", "Send"]
 
@@ -266,7 +267,7 @@ class ReplayEngine:
             return None
         out, shown = answered
         if shown:
-            self._meet(ModernClient(self.config.cross_era))
+            self._meet(ModernClient(self.config.cross_era, self.index))
         return out
 
     def _set_level(self, msg: dict[str, Any]) -> list[Output]:
@@ -279,6 +280,7 @@ class ReplayEngine:
             isinstance(meta, dict) and declared_in(meta) is not None
         ):
             self.bridge.set_level(level)
+            self.player.logs = logs.floor(level, False)
         return self._match(msg, self._level_unrecorded)
 
     def _level_unrecorded(self, msg: dict[str, Any], modern: bool) -> list[Output] | None:
@@ -292,7 +294,7 @@ class ReplayEngine:
     def _subscribe_across_eras(self, msg: dict[str, Any], modern: bool) -> list[Output] | None:
         if not self.config.cross_era:
             return None
-        return bridge.subscriptions(self.player, msg, modern, self.housekeeping.note)
+        return subscriptions(self.player, msg, modern, self.housekeeping.note)
 
     # -- requests: matching against the cassette -----------------------------------------------
 
@@ -303,14 +305,16 @@ class ReplayEngine:
         meta = params.get("_meta")
         own = declared_in(meta) if isinstance(meta, dict) else None
         if own is not None and not self.bridge.modern:
-            self._meet(ModernClient(self.config.cross_era))
+            self._meet(ModernClient(self.config.cross_era, self.index))
         who = own if own is not None else self.bridge.declared()
         declared = self._declared(msg)  # declarations first (`mcptape.mock`): overlays
         if declared is not None:
             return declared
         state = params.get("requestState")
         if state is not None:  # the retry of an `input_required` the bridge made up?
-            resumed = bridge.resume(self.player, msg, state, self.config.label)
+            resumed = bridge.resume(
+                self.player, msg, state, self.config.label, self.bridge.for_modern
+            )
             if resumed is not None:
                 return resumed
         subject = self.index.subject(msg)
@@ -318,10 +322,12 @@ class ReplayEngine:
         if isinstance(found, Miss):
             answer = on_miss(msg, own is not None) if on_miss is not None else None
             return answer if answer is not None else self._no_match(msg, subject, found)
-        differs = self.pass_.differs
+        floor, played = self._logs(own, found.declared)
         said = self.housekeeping
+        differs = self.pass_.differs
         if not differs or differs is said.told:
-            return self._start(found.exchange, msg)  # (what it would say was said: a note once)
+            # (what it would say was said: a note once)
+            return played + self._start(found.exchange, msg, floor)
         said.told = differs
         what = explain_diffs(differs)
         if only_who(differs):
@@ -333,7 +339,18 @@ class ReplayEngine:
             text = (f"{describe(subject)}: no recording by a client that declared the same; playing line {self.index.cassette.line_of(found.seq)}, "
                     f"recorded by one that declared otherwise: {what} (--strict refuses this)")  # fmt: skip
             notes = said.note(text, key=what)
-        return notes + self._start(found.exchange, msg)
+        return notes + played + self._start(found.exchange, msg, floor)
+
+    def _logs(
+        self, own: dict[str, Any] | None, recorded: dict[str, Any]
+    ) -> tuple[int, list[Output]]:
+        """The floor of the recorded logs this request gets (`mcptape.replay.logs`), and the
+        note, once per session, when the recording holds fewer than the client is owed."""
+        level = own.get("logLevel") if own is not None else self.bridge.level
+        modern = own is not None or self.bridge.modern
+        short = logs.shortfall(level, recorded, modern) if self.bridge.legacy or modern else None
+        notes = self.housekeeping.note(*short, key="log level") if short else []
+        return logs.floor(level, modern), notes
 
     def _declared(self, msg: dict[str, Any]) -> list[Output] | None:
         """What `ReplayConfig.answerer` answers `msg` (a made-up exchange, played as recorded:
@@ -370,10 +387,11 @@ class ReplayEngine:
             )
         return [Send(error, request_id=msg["id"], final=True), Note(text, "error")]
 
-    def _start(self, ex: Exchange, msg: dict[str, Any]) -> list[Output]:
-        """Plays exchange `ex` for request `msg`, as the session's client era wants it."""
+    def _start(self, ex: Exchange, msg: dict[str, Any], floor: int = logs.ALL) -> list[Output]:
+        """Plays exchange `ex` for request `msg`, as the session's client era wants it (its logs
+        from rank `floor` on, `mcptape.replay.logs`)."""
         token = request_meta(msg).get("progressToken")
-        play = Play(ex, msg["id"], token, ex.request.event.t, mode=self.bridge.mode(ex))
+        play = Play(ex, msg["id"], token, ex.request.event.t, mode=self.bridge.mode(ex), logs=floor)
         return self.player.start(play)
 
 

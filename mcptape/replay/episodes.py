@@ -20,8 +20,6 @@ from typing import Any
 import anyio
 from anyio.abc import Process
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp.shared.message import SessionMessage
-from mcp_types import jsonrpc_message_adapter
 
 from mcptape.cassette import Cassette, load, save
 from mcptape.model import Event, Kind
@@ -31,6 +29,7 @@ from mcptape.wire.ndjson import LineFramer
 from .engine import ReplayEngine, Send
 from .memory import ReplayTransport
 from .report import EXHAUSTED, NO_MATCH
+from .sdk_compat import SessionMessage, message_of
 
 _HANDSHAKE = ("initialize", "notifications/initialized")
 
@@ -130,9 +129,7 @@ class EpisodesTransport(ReplayTransport):
                 if classify(msg) is MessageType.REQUEST:
                     self._live_requests.add(key)
                 try:
-                    await outbox.send(
-                        SessionMessage(jsonrpc_message_adapter.validate_python(msg, by_name=False))
-                    )
+                    await outbox.send(message_of(msg))
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     return
         started.set()

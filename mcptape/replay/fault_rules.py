@@ -283,7 +283,7 @@ def load_rules(path: str | Path) -> tuple[FaultRule, ...]:
 def rules_from_options(
     path: str | Path | None, inline: Sequence[str] = ()
 ) -> tuple[FaultRule, ...]:
-    """The rules of a CLI's `--faults FILE` followed by its `--fault RULE_JSON` options.
+    """The rules of a CLI's `--fault-file FILE` followed by its `--fault RULE_JSON` options.
 
     Raises:
         ConfigError: the file or an inline rule cannot be read, or a rule is wrong.

@@ -1,9 +1,9 @@
 """Faults on demand: what fault rules do to a replay session's answers. Pure.
 
-One rule format for every shell (`mcptape replay --faults`, `mcptape serve --faults`, the
-in-process transport, `use_cassette(faults=...)`, the pytest marker). A rule selects client
-requests (by `method`, by tool/prompt `name` or resource URI, by the n-th match) and says
-what happens to the recorded answer:
+One rule format for every shell (`--fault-file` and `--fault` of `mcptape replay` and
+`mcptape serve`, the in-process transport, `use_cassette(faults=...)`, the pytest marker). A
+rule selects client requests (by `method`, by tool/prompt `name` or resource URI, by the n-th
+match) and says what happens to the recorded answer:
 
     {"tool": "add", "nth": 2, "action": "error", "code": -32603, "message": "boom"}
     {"method": "tools/*", "action": "delay", "seconds": [0.1, 0.5], "seed": 7}

@@ -2,14 +2,20 @@
 
 `ReplayTransport` is an `mcp.client.Transport` (an async context manager yielding a read
 stream of `SessionMessage | Exception` and a write stream of `SessionMessage`), so the SDK
-`Client` takes it directly and a test needs no subprocess:
+`Client` (2.x) takes it directly and a test needs no subprocess:
 
     async with Client(replay_transport("tests/cassettes/demo.jsonl"), mode="auto") as client:
         result = await client.call_tool("add", {"a": 1, "b": 2})
 
-The cassette is read and indexed once per transport; every entry (every `Client` using it)
-is a new client session from the top of the cassette. The only module of `mcptape.replay`
-that imports the SDK.
+With the SDK's 1.x line, its streams go to a `ClientSession`:
+
+    async with replay_transport("tests/cassettes/demo.jsonl") as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+
+The cassette is read and indexed once per transport; every entry (every client using it)
+is a new client session from the top of the cassette. What differs between the SDK's lines
+is in `sdk_compat`, the only module of `mcptape.replay` that imports the SDK.
 """
 
 from __future__ import annotations
@@ -25,14 +31,6 @@ from typing import Any
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-try:
-    from mcp.shared.message import SessionMessage
-    from mcp_types import jsonrpc_message_adapter
-except ImportError as exc:  # pragma: no cover - the SDK is an optional extra
-    raise ImportError(
-        f"the in-process replay transport needs the mcp SDK: pip install 'mcptape[sdk]' ({exc})"
-    ) from exc
-
 from mcptape.cassette import Cassette
 from mcptape.errors import McpTapeError
 from mcptape.replay.cache import open_for_replay
@@ -42,6 +40,7 @@ from .faults import FaultPlan, FaultRule, Hangup, Step, parse_rules
 from .index import ReplayIndex
 from .matcher import DEFAULT_MATCHERS, Matcher, MatchPolicy
 from .report import CLI_HINTS, Hints, UnplayedReport
+from .sdk_compat import SessionMessage, message_of, parsed_line
 
 NoteHandler = Callable[[Note], None]
 Streams = tuple[
@@ -171,8 +170,11 @@ class ReplayTransport:
                 return
             if delay > 0 and engine.cancelled(step.request_id):
                 continue
-            items: list[SessionMessage | Exception] = [_parsed(step.raw)] if step.raw is not None else [
-                SessionMessage(jsonrpc_message_adapter.validate_python(m, by_name=False)) for m in _messages(step)]  # fmt: skip
+            items: list[SessionMessage | Exception] = (
+                [parsed_line(step.raw)]
+                if step.raw is not None
+                else [message_of(m) for m in _messages(step)]
+            )
             for item in items:
                 try:
                     await outbox.send(item)
@@ -199,14 +201,6 @@ def _messages(out: Send) -> list[Any]:
     return out.msg if isinstance(out.msg, list) else [out.msg]
 
 
-def _parsed(raw: bytes) -> SessionMessage | Exception:
-    """A raw line as the SDK's stdio client reads it: a message, or the parse error as a value."""
-    try:
-        return SessionMessage(jsonrpc_message_adapter.validate_json(raw, by_name=False))
-    except ValueError as exc:
-        return exc
-
-
 def replay_transport(
     cassette: Cassette | str | os.PathLike[str],
     *,
@@ -220,7 +214,7 @@ def replay_transport(
     hints: Hints = CLI_HINTS,
     same_era: bool = False,
 ) -> ReplayTransport:
-    """A transport for `mcp.Client` that answers from `cassette` (a `Cassette` or a path).
+    """A transport for `mcp.Client` (or 1.x `ClientSession`'s streams) that answers from `cassette`.
 
     Args:
         allow_repeats: replay a request's last recording again once its recordings are used up.

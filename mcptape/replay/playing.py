@@ -1,7 +1,8 @@
 """Playing a recorded exchange for one client request: its messages in recorded order. Sans-IO.
 
 `Player.start` plays an exchange from its request on: notifications first (progress with the
-client's token, dropped when it asked for none), then the response with the client's id.
+client's token, dropped when it asked for none; logs from the level the client asked for,
+`Play.logs`), then the response with the client's id.
 A recorded server-to-client request gets a fresh id and the exchange waits (`Player.answer`)
 for the client's answer before it goes on. What the recording's server sent unasked after an
 exchange (`ReplayIndex.after`) follows that exchange's response, once per session.
@@ -22,6 +23,7 @@ from mcptape.wire.jsonrpc import MessageType, Response, id_key
 
 from .encoded import PROGRESS, Templates, rewrite, rewrite_kind
 from .index import Pass, ReplayIndex
+from .logs import ALL, admitted
 from .outputs import Note, Output, Send
 
 
@@ -72,6 +74,8 @@ class Play:
     """How the exchange plays for this client (translated for a client of the other era)."""
     answers: dict[str, Any] | None = None
     """The client's answers to the `input_required` questions asked so far, by recorded key."""
+    logs: int = ALL
+    """The rank of the lowest log level the client gets (`mcptape.replay.logs.floor`)."""
 
 
 class Player:
@@ -89,6 +93,8 @@ class Player:
         """Listen streams a bridge answered (open until the client cancels them)."""
         self.unsolicited_drops: frozenset[Any] = frozenset()
         """Methods of unsolicited recorded messages this client does not get (its era's choice)."""
+        self.logs = ALL
+        """The rank of the lowest log level the client gets outside its requests (`logging/setLevel`)."""
         self._next_id = 0
         self._unsolicited_sent: set[int] = set()
 
@@ -105,7 +111,7 @@ class Player:
         ex, index = play.exchange, self.index
         items = ex.items
         cid, token, hangup = play.client_id, play.token, index.hangup
-        drops = play.mode.drops
+        drops, logs = play.mode.drops, play.logs
         encodings = index.encodings.of(ex.index, len(items) + 1)
         """The exchange's messages' templates, when it plays again (None the first time)."""
         while play.pos < len(items):
@@ -116,8 +122,8 @@ class Player:
             if item.src is Source.CLIENT or (hangup is not None and index.played_out(item)):
                 continue  # the live client sends its own answers and cancellations
             m = item.msg  # (once: a lazy item reads it through two properties)
-            if drops and m.get("method") in drops:
-                continue
+            if (drops and m.get("method") in drops) or (logs and not admitted(m, logs)):
+                continue  # not for this client's era, or below the log level it asked for
             if item.type is MessageType.REQUEST:
                 after = max(0.0, item.event.t - play.since)
                 bridged = play.mode.server_request(self, play, item, after)
@@ -186,7 +192,11 @@ class Player:
                 continue
             self._unsolicited_sent.add(position)
             for item in self.index.after[position]:
-                if self.index.played_out(item) or item.msg.get("method") in self.unsolicited_drops:
+                if (
+                    self.index.played_out(item)
+                    or item.msg.get("method") in self.unsolicited_drops
+                    or not admitted(item.msg, self.logs)
+                ):
                     continue
                 msg = item.msg
                 if item.type is MessageType.REQUEST:

@@ -39,10 +39,10 @@ from mcptape.wire.ndjson import DEFAULT_MAX_LINE, LineFramer
 
 from .engine import Note, ReplayConfig, ReplayEngine, Send
 from .faults import FaultPlan, FaultRule, Hangup, Step
-from .index import ReplayIndex
 from .pacing import Pacer
 from .prepared import parsed_lines
 from .report import UnplayedReport
+from .sessions import SessionPicker, claims_for
 
 CHUNK = 1 << 16
 SETTLE_EVERY = 4096
@@ -118,7 +118,9 @@ class StdioReplayServer:
         max_line: int = DEFAULT_MAX_LINE, report: Path | None = None,
     ) -> None:  # fmt: skip
         self.cassette = cassette
-        self.engine = ReplayEngine(ReplayIndex(cassette, config.match), config)
+        self.sessions = SessionPicker(cassette, config, claims_for(cassette))
+        """Which of the cassette's sessions this launch plays (the client's first request picks)."""
+        self.engine: ReplayEngine = self.sessions.engine
         self.strict = strict
         self.speed = speed
         self.quiet = quiet
@@ -204,7 +206,6 @@ class StdioReplayServer:
             else None
         )
         framer = LineFramer(self.max_line)
-        engine = self.engine
         settle = self.settle
         frozen = parsed_lines(self.cassette)
         try:
@@ -231,10 +232,10 @@ class StdioReplayServer:
                 scheduler.close()
         if self.report is not None:
             _append_report(
-                self.report, UnplayedReport.of(self.cassette, engine.unplayed()).to_json()
+                self.report, UnplayedReport.of(self.cassette, self.engine.unplayed()).to_json()
             )
         if self.strict:
-            unplayed = engine.unplayed()
+            unplayed = self.engine.unplayed()
             if unplayed:
                 print(
                     UnplayedReport.of(self.cassette, unplayed).text(),
@@ -257,6 +258,8 @@ class StdioReplayServer:
         if value is NOT_JSON:
             return self.faults.apply(value, self.engine.receive_bytes(line))
         kind = classify(value) if isinstance(value, dict) else None  # once, for both
+        if self.sessions.chosen is None:
+            self.engine = self.sessions.route(value)
         return self.faults.apply(
             value, self.engine.receive(value, kind, shallow=shallow(line)), kind
         )

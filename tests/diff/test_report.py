@@ -202,3 +202,14 @@ def test_two_long_strings_are_shown_from_where_they_differ() -> None:
     )
     sa, sb = shorten_pair(a, b, 40)
     assert "END-A" in sa and "END-B" in sb
+
+
+def test_a_side_of_cassettes_of_both_eras_says_so() -> None:
+    from types import SimpleNamespace
+
+    from mcptape.diff.report import _side
+
+    mixed = SimpleNamespace(name="14 cassettes", era="mixed", protocol_version=None, calls=14)
+    assert _side(mixed) == "14 cassettes (both protocol eras, 14 calls)"
+    one = SimpleNamespace(name="a.jsonl", era="legacy", protocol_version="2025-11-25", calls=3)
+    assert _side(one) == "a.jsonl (legacy 2025-11-25, 3 calls)"

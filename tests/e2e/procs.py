@@ -57,7 +57,8 @@ class Announced:
         self.stderr: list[str] = []
         self.url = ""
         self._ready = threading.Event()
-        threading.Thread(target=self._read, daemon=True).start()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
         if not self._ready.wait(30) or not self.url:
             stop(self.proc)
             raise AssertionError(f"{self.WHAT} did not announce its URL: {self.stderr}")
@@ -82,12 +83,13 @@ class Recorder(Announced):
 
     def __init__(self, upstream: str, cassette: Path, *extra: str) -> None:
         super().__init__(
-            "record", "--http", "--upstream", upstream, "--listen", "127.0.0.1:0",
+            "record", "--http", "--upstream", upstream, "--host", "127.0.0.1", "--port", "0",
             "-o", str(cassette), *extra,
         )  # fmt: skip
 
     def stop(self, sig: int = signal.SIGINT) -> None:
         code = stop(self.proc, sig)
+        self._reader.join(10)  # (its last lines read)
         assert code == 0, self.stderr
 
 

@@ -7,6 +7,7 @@ servers are awaited by polling their port in a bounded loop, the recorder by its
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 import sys
@@ -133,6 +134,10 @@ async def test_streamable_http_client_sees_the_same_session_through_the_recorder
         ) as c:
             got = await demo_session(c)
     rec.stop()
+    assert re.fullmatch(  # Ctrl-C ends with one summary line
+        rf"mcptape record: 1 session, \d+ exchanges, \d+ messages in {re.escape(str(cassette))}",
+        rec.stderr[-1],
+    ), rec.stderr
     assert got == want
     assert got.progress == [(1.0, 2.0, "adding"), (2.0, 2.0, "done")]
     assert want.protocol_version == ("2026-07-28" if mode == "auto" else "2025-11-25")

@@ -101,8 +101,10 @@ def test_a_relaunch_with_the_same_name_replaces_the_cassette_with_one_whole_sess
     tmp_path: Path,
 ) -> None:
     out = tmp_path / "c.jsonl"
-    for name in ("first", "second"):
-        rec = mcptape_cmd("record", "-q", "-o", str(out), "--", sys.executable, ANSWER_SERVER)
+    for name in ("first", "second"):  # two runs (launches of one run append: test_multi_session)
+        rec = mcptape_cmd(
+            "record", "-q", "--run", name, "-o", str(out), "--", sys.executable, ANSWER_SERVER
+        )
         assert (
             subprocess.run(rec, input=session(name), capture_output=True, timeout=60).returncode
             == 0
@@ -112,13 +114,19 @@ def test_a_relaunch_with_the_same_name_replaces_the_cassette_with_one_whole_sess
 
 
 def _launch(cmd: list[str], cwd: Path, n: int) -> list[subprocess.Popen[bytes]]:
-    """`n` recorders started together; without -q, returns once each says it is recording
+    """`n` recorders started together, each a run of its own (launches of one run append to
+    one cassette: test_multi_session); without -q, returns once each says it is recording
     (so all are recording at once before any session starts)."""
     procs = [
         subprocess.Popen(
-            cmd, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            cmd,
+            cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "MCPTAPE_RUN": f"run-{i}"},
         )
-        for _ in range(n)
+        for i in range(n)
     ]
     if "-q" not in cmd:
         for p in procs:

@@ -11,6 +11,7 @@ from mcptape.replay import NO_MATCH, Note, ReplayConfig, ReplayEngine, Send
 from mcptape.replay.engine import Output
 from mcptape.replay.matcher import MatchPolicy
 from mcptape.replay.report import EXHAUSTED
+from mcptape.versions import META_SERVER_INFO
 from tests.replay.tape import HANGUP, LEGACY_INIT, call, err, meta, note, ok, req, tape
 
 SUB = "io.modelcontextprotocol/subscriptionId"
@@ -276,7 +277,7 @@ def test_a_client_that_declares_otherwise_gets_the_nearest_recording_with_a_note
         ("s", ok(1, {})),
     )
     out = engine(*steps).receive(call(2, "add", _meta=meta()))
-    assert [m.get("method") for m in sent(out)] == ["notifications/message", None]
+    assert [m.get("method") for m in sent(out)] == [None]  # it asked for no log
     assert any("logLevel is absent (recorded" in t and "info" in t for t in notes(out))
     strict = ReplayEngine.from_cassette(tape(*steps), ReplayConfig(exact_clients=True))
     refused = sent(strict.receive(call(2, "add", _meta=meta())))
@@ -780,9 +781,14 @@ def test_a_2026_client_gets_a_legacy_server_request_as_input_required_and_its_re
         6, "greet", _meta=meta(), inputResponses=answer, requestState=result["requestState"]
     )
     out = e.receive(retry)
-    assert [m.get("method") for m in sent(out)] == ["notifications/message", None]
+    assert [m.get("method") for m in sent(out)] == [None]  # (the log: it asked for none)
     assert sent(out)[-1] == ok(
-        6, {"resultType": "complete", "content": [{"type": "text", "text": "hello Ada"}]}
+        6,
+        {
+            "resultType": "complete",
+            "content": [{"type": "text", "text": "hello Ada"}],
+            "_meta": {META_SERVER_INFO: {"name": "srv", "version": "1"}},
+        },
     )
     assert not notes(out)
 
@@ -915,8 +921,8 @@ def test_a_2026_listen_on_a_legacy_cassette_gets_the_recorded_subscriptions_upda
     assert e.in_flight == 1
     # the call that triggered them: on its own stream a 2026-07-28 server sends no change notification
     assert sent(e.receive(call(9, "touch", _meta=meta()))) == [
-        ok(9, {"resultType": "complete", "content": []})
-    ]
+        ok(9, {"resultType": "complete", "content": [], "_meta": {META_SERVER_INFO: {"name": "srv", "version": "1"}}})
+    ]  # fmt: skip
     assert e.receive(note("notifications/cancelled", {"requestId": "mine"})) == []
     assert e.in_flight == 0 and e.unplayed() == []
 

@@ -36,7 +36,8 @@ class ClientSession:
         self.id = sid
         self.engine = engine
         self.faults = faults
-        """This session's fault counters (`mcptape serve --faults`; no rules: plain delivery)."""
+        """This session's fault counters (`mcptape serve --fault-file`, `--fault`; no rules:
+        plain delivery)."""
         self.streams: dict[tuple[str, Any], Outbox] = {}
         self.get = Outbox()
         """The standalone GET stream (Streamable HTTP), or the one stream of HTTP+SSE."""
