@@ -54,3 +54,40 @@ export interface Served {
   close(): Promise<number>;
 }
 export declare function serve(cassette: string, options?: Pick<McptapeOptions, "strict" | "allowRepeats" | "command" | "env">): Promise<Served>;
+
+/** One declared answer in the file form (docs/mocks.md): what `toolError`, `rpcError` and `answers` make. */
+export type AnswerEntry = { error: string } | { rpc_error: { code: number; message: string; data?: unknown } } | { sequence: unknown[] } | { text: string } | { result: unknown };
+export declare function toolError(text: string): AnswerEntry;
+export declare function rpcError(code: number, message: string, data?: unknown): AnswerEntry;
+export declare function answers(...each: unknown[]): AnswerEntry;
+
+export interface ToolOptions {
+  /** The arguments this answer is for (compared whole); default: any. */
+  args?: Record<string, unknown>;
+  description?: string;
+  inputSchema?: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  /** Seconds before the answer. */
+  delay?: number;
+  /** Progress steps before the answer: numbers or [progress, total, message]. */
+  progress?: (number | [number, number?, string?])[];
+  /** Log messages before the answer: [level, data]. */
+  logs?: [string, unknown][];
+  /** An elicitation/create request's params, sent to the client before the answer. */
+  elicit?: Record<string, unknown>;
+}
+
+/** A declared MCP server, served by `mcptape replay` or `mcptape serve` from a mock file. */
+export declare class Mock {
+  constructor(name?: string, options?: { cassette?: string });
+  readonly tree: Record<string, unknown>;
+  /** A string answers text; `toolError`, `rpcError`, `answers` as named; any other value is the result. */
+  tool(name: string, answer: unknown, options?: ToolOptions): this;
+  resource(uri: string, text: string, options?: { name?: string; mimeType?: string }): this;
+  prompt(name: string, text: string, options?: { arguments?: (string | { name: string; required?: boolean })[] }): this;
+  file(): string;
+  transport(options?: McptapeOptions): McptapeTransport;
+  serve(options?: Pick<McptapeOptions, "strict" | "allowRepeats" | "command" | "env">): Promise<Served>;
+  cleanup(): void;
+}
+export declare function mock(name?: string, options?: { cassette?: string }): Mock;

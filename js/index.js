@@ -219,3 +219,5 @@ export function mcptapeAvailable(env = process.env) {
     return false;
   }
 }
+
+export { Mock, answers, mock, rpcError, toolError } from "./mock.js";

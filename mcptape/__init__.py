@@ -29,6 +29,7 @@ __all__ = [
     "__version__",
     "load",
     "match_policy",
+    "mock",
     "register_matcher",
     "replay_transport",
     "save",
@@ -53,6 +54,7 @@ _LAZY: dict[str, str] = {
     "register_matcher": "mcptape.matching",
     "UnplayedExchangesError": "mcptape.replay.memory",
     "use_cassette": "mcptape.api",
+    "mock": "mcptape.mocks.mock",
     "replay_transport": "mcptape.replay.memory",
 }
 
@@ -61,6 +63,7 @@ if TYPE_CHECKING:
     from mcptape.cassette import Cassette, load, save
     from mcptape.errors import CassetteError, ConfigError, McpTapeError, NoMatchError
     from mcptape.matching import Matcher, MatchPolicy, Subject, match_policy, register_matcher
+    from mcptape.mocks.mock import mock
     from mcptape.replay.memory import UnplayedExchangesError, replay_transport
     from mcptape.tape import RecordMode, ServerStartError, Tape
 

@@ -35,6 +35,9 @@ class Cassette:
     lines: dict[int, int] = field(default_factory=dict)
     """The file line of an event read, by its `seq` (the first event with that seq), where it is
     not `seq + 1` (`line_of`)."""
+    answerer: Any = field(default=None, kw_only=True)
+    """Declarations served before the recording (`mcptape.mocks`: a mock file read in its place,
+    `ReplayConfig.answerer`); None for a plain cassette."""
 
     @property
     def name(self) -> str:

@@ -301,3 +301,13 @@ def _where(exc: BaseException, test: Any) -> str:
         if frame.f_code is code:
             where = f"{Path(frame.f_code.co_filename).name}:{line}"
     return where
+
+
+@pytest.fixture
+def mcptape_mock() -> Iterator[Any]:
+    """A declared MCP server (`mcptape.mock()`, see docs/mocks.md), closed after the test:
+    declare its tools, then `async with mcptape_mock.connect() as client`, `.url` or `.command`."""
+    from mcptape.mocks.mock import Mock
+
+    with Mock() as mock:
+        yield mock

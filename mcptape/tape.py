@@ -104,6 +104,7 @@ class Tape:
     _exit: contextlib.AsyncExitStack | None = None
     _background: Any = None
     _transports: list[Any] = field(default_factory=list)
+    _journal: Any = None
     _errlogs: list[IO[str]] = field(default_factory=list)
     _run: str = field(default_factory=lambda: f"tape:{uuid.uuid4().hex}")
     """The recording run of this tape's launches (`record --run`): they append to one cassette."""
@@ -235,11 +236,29 @@ class Tape:
         return match_policy(self.match_on, self.ignore)
 
     def _config(self) -> Any:
+        from mcptape.mocks.journal import Listening
         from mcptape.replay.engine import ReplayConfig
 
         return ReplayConfig(
-            self._policy(), self.allow_repeats, self.hints, exact_clients=self.strict
-        )
+            self._policy(), self.allow_repeats, self.hints, exact_clients=self.strict,
+            answerer=Listening(self.journal),
+        )  # fmt: skip
+
+    @property
+    def journal(self) -> Any:
+        """The requests in-process replays received, and their answers
+        (`mcptape.mocks.journal.Journal`: `calls`, `call_count(tool)`, `assert_called_with`)."""
+        if self._journal is None:
+            from mcptape.mocks.journal import Journal
+
+            self._journal = Journal()
+        return self._journal
+
+    @property
+    def calls(self) -> list[Any]:
+        """`journal.calls`: every request in-process replays received, in order."""
+        calls: list[Any] = self.journal.calls
+        return calls
 
     def _stdio(self, command: list[str]) -> Any:
         import os

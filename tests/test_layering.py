@@ -63,6 +63,7 @@ FLOORS: dict[str, int] = {
     "mcptape.views": CORE,
     "mcptape.agents": CORE,
     "mcptape.matching": CORE,
+    "mcptape.mocks": CORE,
     # shells: processes, sockets, proxies, SDK transports
     "mcptape.capture": SHELL,
     "mcptape.replay.memory": SHELL,
@@ -85,10 +86,13 @@ FLOORS: dict[str, int] = {
     "mcptape.verify.plan": CORE,
     "mcptape.child": SHELL,
     "mcptape.background": SHELL,
+    "mcptape.mocks.threaded": SHELL,
+    "mcptape.mocks.file": SHELL,
     # the Python API and the pytest plugin over it
     "mcptape.api": API,
     "mcptape.tape": API,
     "mcptape.pytest_plugin": API,
+    "mcptape.mocks.mock": API,
     # the command line
     "mcptape.__main__": CLI,
     "mcptape.cli": CLI,

@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "redact": "mcptape.cli.maintain:redact",
     "fmt": "mcptape.cli.maintain:fmt",
     "wrap": "mcptape.cli.wrap:wrap",
+    "stub": "mcptape.cli.stub:stub",
     "unwrap": "mcptape.cli.wrap:unwrap",
 }
 """command name -> "module:attribute"; commands whose module is absent are not offered."""

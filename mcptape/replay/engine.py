@@ -23,12 +23,16 @@ session's `Housekeeping`, the client's answer to a server request to the `Player
 - `housekeeping.Housekeeping`: `ping`, `logging/setLevel` the recording has no answer left for,
   client notifications (`notifications/cancelled` ends a request or a listen stream), and the
   notes said once per session;
-- `report`: the no-match error (see `NO_MATCH`, `EXHAUSTED`), whose message and data teach.
+- `report`: the no-match error (see `NO_MATCH`, `EXHAUSTED`), whose message and data teach;
+- `ReplayConfig.answerer` (`mcptape.mock`): declared answers, asked before the cassette is
+  matched (an overlay's precedence; a made-up `Answer` plays as a recorded exchange, so the
+  bridge translates it for either era), and told what each client message was answered.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from mcptape.cassette import Cassette
@@ -56,7 +60,7 @@ from .bridge import LegacyClient, ModernClient, UnknownEra
 from .housekeeping import Housekeeping
 from .index import Miss, Pass, ReplayIndex, declared_in, only_who
 from .matcher import Subject, describe, explain_diffs
-from .outputs import Note, Output, ReplayConfig, Send
+from .outputs import Answer, Note, Output, ReplayConfig, Send, stacked
 from .playing import Play, Player
 from .report import NO_MATCH, client_name, no_match
 from .subscriptions import subscriptions
@@ -92,6 +96,9 @@ class ReplayEngine:
         """
         self.index = index
         self.config = config or ReplayConfig(index.policy)
+        if index.cassette.answerer is not None:  # a mock file's declarations, first
+            answerer = stacked(index.cassette.answerer, self.config.answerer)
+            self.config = replace(self.config, answerer=answerer)
         if self.config.match != index.policy:
             raise ValueError(
                 "the engine's match policy differs from the one its index was built with"
@@ -177,7 +184,10 @@ class ReplayEngine:
         if typ is MessageType.NOTIFICATION:
             return self.housekeeping.notification(self.player, value)
         if typ in (MessageType.RESULT, MessageType.ERROR):
-            return self.player.answer(value)
+            out = self.player.answer(value)
+            if self.config.answerer is not None:
+                self.config.answerer.saw(value, out)
+            return out
         return _invalid_request(value, "Invalid Request: not a request, notification or response")
 
     def _batch(self, values: list[Any]) -> list[Output]:
@@ -214,7 +224,10 @@ class ReplayEngine:
         if cancelled:
             cancelled.discard(id_key(msg["id"]))  # an id used again is a new request
         handler = HANDLERS.get(msg["method"])
-        return self._match(msg) if handler is None else handler(self, msg)
+        out = self._match(msg) if handler is None else handler(self, msg)
+        if self.config.answerer is not None:
+            self.config.answerer.saw(msg, out)
+        return out
 
     def _initialize(self, msg: dict[str, Any]) -> list[Output]:
         """Legacy `initialize`: the recorded handshake (a new session after the first), else
@@ -294,6 +307,9 @@ class ReplayEngine:
         if own is not None and not self.bridge.modern:
             self._meet(ModernClient(self.config.cross_era, self.index))
         who = own if own is not None else self.bridge.declared()
+        declared = self._declared(msg)  # declarations first (`mcptape.mock`): overlays
+        if declared is not None:
+            return declared
         state = params.get("requestState")
         if state is not None:  # the retry of an `input_required` the bridge made up?
             resumed = bridge.resume(
@@ -335,6 +351,18 @@ class ReplayEngine:
         short = logs.shortfall(level, recorded, modern) if self.bridge.legacy or modern else None
         notes = self.housekeeping.note(*short, key="log level") if short else []
         return logs.floor(level, modern), notes
+
+    def _declared(self, msg: dict[str, Any]) -> list[Output] | None:
+        """What `ReplayConfig.answerer` answers `msg` (a made-up exchange, played as recorded:
+        the bridge translates it for the client's era), None: the cassette's to answer."""
+        answerer = self.config.answerer
+        answer = answerer.answer(msg, self.bridge.modern) if answerer is not None else None
+        if not isinstance(answer, Answer):
+            return answer
+        outs = self._start(answer.exchange, msg)
+        if not answer.delay:
+            return outs
+        return [o.later(answer.delay) if isinstance(o, Send) else o for o in outs]
 
     def _no_match(self, msg: dict[str, Any], subject: Subject, miss: Miss) -> list[Output]:
         """The error for a request the cassette has no recording of (left, or that fits)."""

@@ -119,6 +119,8 @@ class ReplayTransport:
         tg: anyio.abc.TaskGroup,
     ) -> None:
         plan = FaultPlan(self.faults)
+        delays = engine.config.answerer is not None and engine.config.answerer.delays
+        """Declared answers (`mcptape.mock`) that come late: delayed steps are scheduled too."""
         for note in plan.notes:
             self._note(note)
         async for incoming in inbox:
@@ -129,7 +131,7 @@ class ReplayTransport:
                 await self._deliver(steps, outbox, anyio.current_time(), engine)
                 return  # the connection is gone: nothing more is read or answered
             if self.timing is None and not (
-                plan.rules and any(isinstance(s, Send) and s.delay for s in steps)
+                (plan.rules or delays) and any(isinstance(s, Send) and s.delay for s in steps)
             ):
                 await self._deliver(steps, outbox, 0.0, engine)
             else:

@@ -5,7 +5,7 @@ diagnostics; and the engine's configuration. Plain values.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import orjson
 
@@ -32,6 +32,9 @@ class ReplayConfig:
     """Play only recordings made by a client that declared the same (`--strict`); else the nearest, with a note."""
     label: str = "mcptape replay"
     """What the engine's errors and their notes start with: the shell's name (`mcptape serve`)."""
+    answerer: Answerer | None = None
+    """Declarations consulted before the cassette (`mcptape.mock`): what they answer takes
+    precedence over the recording, and they see every request and its outputs (a journal)."""
 
     def labelled(self, label: str) -> ReplayConfig:
         """This configuration for the shell named `label` (its errors start with it)."""
@@ -125,3 +128,56 @@ class Note(NamedTuple):
 
 
 Output = Send | Note
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """An exchange made up for one client request (by `Answerer.answer`), played as if recorded;
+    `delay`: seconds before each of its messages (as a fault rule's delay)."""
+
+    exchange: Exchange
+    delay: float = 0.0
+
+
+class Answerer(Protocol):
+    """The engine's one hook for declared answers (`ReplayConfig.answerer`, `mcptape.mock`)."""
+
+    @property
+    def delays(self) -> bool:
+        """True when some answer may come with a delay: the shells then schedule delayed steps
+        (as they do for fault rules)."""
+        ...
+
+    def answer(self, msg: dict[str, Any], modern: bool) -> Answer | list[Output] | None:
+        """The answer to client request `msg` (`modern`: the client speaks 2026-07-28): an
+        exchange to play, outputs as they are, or None for the cassette's answer."""
+        ...
+
+    def saw(self, msg: dict[str, Any], outputs: list[Output]) -> None:
+        """What the engine sent for client message `msg` (a request, or an answer to a server
+        request that moved one on)."""
+        ...
+
+
+class _Stacked:
+    """Two answerers: the first's answer, else the second's; both see everything."""
+
+    def __init__(self, first: Answerer, then: Answerer) -> None:
+        self.first, self.then = first, then
+
+    @property
+    def delays(self) -> bool:
+        return self.first.delays or self.then.delays
+
+    def answer(self, msg: dict[str, Any], modern: bool) -> Answer | list[Output] | None:
+        answer = self.first.answer(msg, modern)
+        return answer if answer is not None else self.then.answer(msg, modern)
+
+    def saw(self, msg: dict[str, Any], outputs: list[Output]) -> None:
+        self.first.saw(msg, outputs)
+        self.then.saw(msg, outputs)
+
+
+def stacked(first: Answerer, then: Answerer | None) -> Answerer:
+    """`first`, asked before `then` (a mock file's declarations before a test's journal)."""
+    return first if then is None else _Stacked(first, then)

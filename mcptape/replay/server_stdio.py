@@ -202,7 +202,7 @@ class StdioReplayServer:
             self._note(note)
         scheduler = (
             _Scheduler(self._write_or_hangup)
-            if self.speed is not None or self.faults.rules
+            if self.speed is not None or self.faults.rules or _delays(self.engine)
             else None
         )
         framer = LineFramer(self.max_line)
@@ -263,6 +263,12 @@ class StdioReplayServer:
         return self.faults.apply(
             value, self.engine.receive(value, kind, shallow=shallow(line)), kind
         )
+
+
+def _delays(engine: ReplayEngine) -> bool:
+    """True when declared answers (`mcptape.mock`) may come late: they need the scheduler."""
+    answerer = engine.config.answerer
+    return answerer is not None and answerer.delays
 
 
 def _append_report(path: Path, report: dict[str, object]) -> None:

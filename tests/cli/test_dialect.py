@@ -56,7 +56,7 @@ def test_the_table_is_read() -> None:
     assert len(rows) > 20
     assert (
         frozenset({"-o", "--output"}),
-        {"import", "prune", "record", "redact", "show", "verify"},
+        {"import", "prune", "record", "redact", "show", "stub", "verify"},
     ) in rows
 
 

@@ -60,7 +60,7 @@ def test_the_vitest_example_passes() -> None:
     done = vitest()
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     plain = re.sub(r"\x1b\[[0-9;]*m", "", done.stdout)
-    assert re.search(r"Tests\s+6 passed", plain), plain[
+    assert re.search(r"Tests\s+8 passed", plain), plain[
         -2000:
     ]  # the strict-failure demo runs only on demand
 

@@ -49,6 +49,11 @@ def open_for_replay(path: str | os.PathLike[str]) -> Cassette:
         CassetteVersionError: as `load` does.
     """
     p = Path(path)
+    if p.suffix in (".toml", ".json"):
+        from mcptape.mocks.file import is_mock_file, open_mock
+
+        if is_mock_file(p):  # a mock file: its declarations over its cassette
+            return open_mock(p, open_for_replay)
     cache = cache_dir()
     try:
         fd = os.open(p, os.O_RDONLY)
