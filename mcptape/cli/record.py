@@ -203,4 +203,9 @@ def record(
     if capture.cassette is not None and capture.cassette != announced:
         print(f"{says}: recorded to {shown(capture.cassette, output)}: {shown(announced, output)} was written "
               "by another recorder meanwhile and is kept", file=sys.stderr, flush=True)  # fmt: skip
+    if capture.cassette is not None and not quiet:
+        from mcptape.capture.summary import summary
+
+        print(f"{says}: {summary(capture.cassette, shown(capture.cassette, output))}",
+              file=sys.stderr, flush=True)  # fmt: skip
     sys.exit(code)

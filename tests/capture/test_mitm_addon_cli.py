@@ -46,7 +46,7 @@ def test_listen_addresses_parse(text: str, want: tuple[str, int]) -> None:
 
 @pytest.mark.parametrize("text", ["127.0.0.1:http", "127.0.0.1:70000", "host:"])
 def test_bad_listen_addresses_are_config_errors(text: str) -> None:
-    with pytest.raises(ConfigError, match="--listen"):
+    with pytest.raises(ConfigError, match="listen address"):
         parse_listen(text)
 
 
