@@ -195,7 +195,11 @@ class _Announce:
         path = parts.path + (f"?{parts.query}" if parts.query else "")
         self.url = f"http://{host}:{port}{path}"
         if not self.quiet:
-            print(f"mcptape record: proxying {self.url} -> {self.upstream}", file=sys.stderr, flush=True)
+            print(
+                f"mcptape record: proxying {self.url} -> {self.upstream}",
+                file=sys.stderr,
+                flush=True,
+            )
             print(
                 f"mcptape record: recording to {self.tape.path} (Ctrl-C to stop)",
                 file=sys.stderr,
