@@ -69,7 +69,8 @@ def main() -> None:
             stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         assert recorder.stderr
-        line = recorder.stderr.readline()  # "mcptape: proxying http://127.0.0.1:PORT/mcp -> ..."
+        # "mcptape record: proxying http://127.0.0.1:PORT/mcp -> ..."
+        line = recorder.stderr.readline()
         found = re.search(r"(http://127\.0\.0\.1:\d+/mcp)", line)
         if not found:
             sys.exit(f"unexpected recorder output: {line!r}")

@@ -190,7 +190,7 @@ export async function serve(cassette, options = {}) {
     child.stderr.setEncoding("utf8");
     child.stderr.on("data", (chunk) => {
       stderr += chunk;
-      const m = /^mcptape: serving \S+ at (\S+)/m.exec(stderr);
+      const m = /^mcptape(?: serve)?: serving \S+ at (\S+)/m.exec(stderr);
       if (m) found(m[1]);
     });
     child.once("error", failed);

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 
 from mcptape.errors import McpTapeError
 
-URL_LINE = re.compile(r"^mcptape: (?:serving .* at|proxying) (http://\S+)")
+URL_LINE = re.compile(r"^mcptape(?: serve| record)?: (?:serving .* at|proxying) (http://\S+)")
+"""The line saying where the child listens; the bare `mcptape:` form is an older mcptape's."""
 
 
 class BackgroundError(McpTapeError):

@@ -8,8 +8,8 @@ event-stream responses are streamed, never buffered. SIGINT, SIGTERM or SIGHUP s
 proxy cleanly: the cassette then ends with an `end` event.
 
 mcptape's own lines go to stderr (stdout stays free for whatever the user pipes):
-    mcptape: proxying http://127.0.0.1:PORT/mcp -> http://127.0.0.1:8000/mcp
-    mcptape: recording to cassettes/x.jsonl (Ctrl-C to stop)
+    mcptape record: proxying http://127.0.0.1:PORT/mcp -> http://127.0.0.1:8000/mcp
+    mcptape record: recording to cassettes/x.jsonl (Ctrl-C to stop)
 The first one names the real port, also when `--port 0` asked for a free one.
 """
 
@@ -195,9 +195,13 @@ class _Announce:
         path = parts.path + (f"?{parts.query}" if parts.query else "")
         self.url = f"http://{host}:{port}{path}"
         if not self.quiet:
-            print(f"mcptape: proxying {self.url} -> {self.upstream}", file=sys.stderr, flush=True)
             print(
-                f"mcptape: recording to {self.tape.path} (Ctrl-C to stop)",
+                f"mcptape record: proxying {self.url} -> {self.upstream}",
+                file=sys.stderr,
+                flush=True,
+            )
+            print(
+                f"mcptape record: recording to {self.tape.path} (Ctrl-C to stop)",
                 file=sys.stderr,
                 flush=True,
             )
@@ -277,10 +281,21 @@ class _Proxy:
                 m.shutdown()
 
 
+class _Labelled(logging.Formatter):
+    """A log record as one of `mcptape record`'s lines: a warning, or an error (docs/cli.md).
+    The addon's own `mcptape: ` (which names it in mitmdump's log) is dropped for the label."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = record.getMessage().removeprefix("mcptape: ")
+        if record.levelno >= logging.ERROR:
+            return f"mcptape: error: {text}"
+        return f"mcptape record: warning: {text}"
+
+
 def _log_to_stderr(quiet: bool) -> None:
     """mitmproxy logs through `logging`: its warnings (and ours) go to stderr, one line each."""
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("mcptape: %(message)s"))
+    handler.setFormatter(_Labelled())
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(logging.ERROR if quiet else logging.WARNING)

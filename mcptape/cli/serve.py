@@ -62,7 +62,7 @@ def serve(
     them, are read as the sessions of one. The URL is printed on stderr:
 
     \b
-        mcptape: serving cassettes/demo.jsonl at http://127.0.0.1:PORT/mcp (...)
+        mcptape serve: serving cassettes/demo.jsonl at http://127.0.0.1:PORT/mcp (...)
 
     \b
     Examples:

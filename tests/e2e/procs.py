@@ -77,7 +77,7 @@ class Announced:
 class Recorder(Announced):
     """`mcptape record --http` as a subprocess; `url` is where clients connect."""
 
-    LINE = re.compile(r"^mcptape: proxying (\S+) -> (\S+)$")
+    LINE = re.compile(r"^mcptape record: proxying (\S+) -> (\S+)$")
     GROUP = 1
     WHAT = "the recorder"
 
@@ -96,7 +96,7 @@ class Recorder(Announced):
 class Served(Announced):
     """`mcptape serve FILE` as a subprocess; `url` is the URL it announced."""
 
-    LINE = re.compile(r"^mcptape: serving (\S+) at (\S+)")
+    LINE = re.compile(r"^mcptape serve: serving (\S+) at (\S+)")
     GROUP = 2
     WHAT = "mcptape serve"
 

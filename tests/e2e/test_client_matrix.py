@@ -242,7 +242,7 @@ class Served:
         self.stderr: list[bytes] = []
         for line in self.proc.stderr:
             self.stderr.append(line)
-            m = re.match(rb"mcptape: serving \S+ at (\S+)", line)
+            m = re.match(rb"mcptape serve: serving \S+ at (\S+)", line)
             if m:
                 self.url = m.group(1).decode()
                 break

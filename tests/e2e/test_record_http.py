@@ -2,7 +2,7 @@
 
 Every process is real and listens on 127.0.0.1 on a free port. Nothing waits by sleeping:
 servers are awaited by polling their port in a bounded loop, the recorder by its
-"mcptape: proxying URL -> UPSTREAM" line on stderr.
+"mcptape record: proxying URL -> UPSTREAM" line on stderr.
 """
 
 from __future__ import annotations

@@ -105,7 +105,7 @@ def start_recorder(upstream_url: str, cassette: Path) -> tuple[subprocess.Popen[
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     assert proc.stderr is not None
     for line in proc.stderr:  # ends when the recorder does: bounded by the recorder, not a sleep
-        m = re.match(r"^mcptape: proxying (\S+) -> ", line.strip())
+        m = re.match(r"^mcptape record: proxying (\S+) -> ", line.strip())
         if m:
             return proc, m.group(1)
     raise AssertionError(f"the recorder exited ({proc.wait()}) without announcing its URL")

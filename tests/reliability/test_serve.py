@@ -82,7 +82,7 @@ class Served:
         assert self.proc.stderr is not None
         self.url = ""
         for line in self.proc.stderr:  # bounded by the server: it prints the URL or exits
-            m = re.match(r"^mcptape: serving \S+ at (\S+) ", line)
+            m = re.match(r"^mcptape serve: serving \S+ at (\S+) ", line)
             if m:
                 self.url = m.group(1)
                 break

@@ -114,5 +114,5 @@ def test_a_wildcard_bind_without_an_allow_list_does_not_start(tmp_path: Path) ->
     assert (
         "--allow-host NAME" in proc.stderr
         and "Traceback" not in proc.stderr
-        and "mcptape: serving" not in proc.stderr
+        and "mcptape serve: serving" not in proc.stderr
     )

@@ -3,7 +3,7 @@
 The socket is bound (and listening) before the URL line is printed, so a client that reads
 the line can connect at once; `port=0` picks a free port. mcptape's own lines go to stderr:
 
-    mcptape: serving cassettes/x.jsonl at http://127.0.0.1:PORT/mcp
+    mcptape serve: serving cassettes/x.jsonl at http://127.0.0.1:PORT/mcp
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def serve_http(
         print(exposure, file=sys.stderr)
     path = app.plan.sse_path if app.plan.legacy_sse else app.plan.path
     print(
-        f"mcptape: serving {name} at {url_of(sock, host, path)} ({app.plan.transport}; Ctrl-C to stop)",
+        f"mcptape serve: serving {name} at {url_of(sock, host, path)} ({app.plan.transport}; Ctrl-C to stop)",
         file=sys.stderr,
         flush=True,
     )

@@ -5,6 +5,9 @@
 //
 //   node ts-client.mjs session (URL | -- COMMAND ARGS...)      the golden demo session, one line per call
 //   node ts-client.mjs matrix N (URL | -- COMMAND ARGS...)     a matrix cell: one JSON object on stdout
+//   node ts-client.mjs calls JSON (URL | -- COMMAND ARGS...)   lists tools and makes the calls JSON
+//                                                             names ([[tool, arguments], ...]): one
+//                                                             JSON object on stdout (tests/e2e/test_mock_clients.py)
 //
 // `matrix` lists tools, calls `add` N times with an onprogress callback (every step of every call
 // is reported), then makes the calls that fail (a JSON-RPC error, an isError result), the one that
@@ -16,9 +19,10 @@ import { ElicitRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.j
 
 const [mode, ...rest] = process.argv.slice(2);
 const calls = mode === "matrix" ? Number(rest.shift()) : 0;
+const asked = mode === "calls" ? JSON.parse(rest.shift()) : [];
 const target = rest[0] === "--" ? { command: rest[1], args: rest.slice(2) } : { url: rest[0] };
-if (!["session", "matrix"].includes(mode) || (!target.url && !target.command)) {
-  console.error("usage: node ts-client.mjs (session | matrix N) (URL | -- COMMAND ARGS...)");
+if (!["session", "matrix", "calls"].includes(mode) || (!target.url && !target.command)) {
+  console.error("usage: node ts-client.mjs (session | matrix N | calls JSON) (URL | -- COMMAND ARGS...)");
   process.exit(2);
 }
 
@@ -79,12 +83,19 @@ async function matrix() {
   console.log(JSON.stringify(out));
 }
 
+async function toolCalls() {
+  const out = { tools: (await client.listTools()).tools, calls: [] };
+  for (const [name, args] of asked) out.calls.push(await outcome(client.callTool({ name, arguments: args })));
+  out.sdkErrors = sdkErrors;
+  console.log(JSON.stringify(out));
+}
+
 const transport = target.url
   ? new StreamableHTTPClientTransport(new URL(target.url))
   : new StdioClientTransport({ command: target.command, args: target.args, stderr: "inherit" });
 await client.connect(transport);
 try {
-  await (mode === "session" ? session() : matrix());
+  await ({ session, matrix, calls: toolCalls }[mode]());
 } finally {
   await client.close();
 }
