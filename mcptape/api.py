@@ -151,7 +151,7 @@ class use_cassette:
         import tempfile
 
         from mcptape.cassette import save
-        from mcptape.cassette_sessions import load_many
+        from mcptape.cassette.sessions import load_many
 
         merged = load_many(paths)
         self._merged = Path(tempfile.mkdtemp(prefix="mcptape-sessions-")) / "merged.jsonl"

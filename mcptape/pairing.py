@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from mcptape.model import Event, Kind, Source
+from mcptape.cassette.model import Event, Kind, Source
 from mcptape.versions import META_PROTOCOL_VERSION, META_SUBSCRIPTION_ID
 from mcptape.wire.jsonrpc import MessageType, classify, id_key, request_params
 
@@ -35,7 +35,7 @@ _ITEM_MSG = Item.__dict__["msg"]
 
 
 class LazyItem(Item):
-    """An `Item` of a `LazyEvent` (`mcptape.lazy`): its `msg` is read from the event's line on
+    """An `Item` of a `LazyEvent` (`mcptape.cassette.lazy`): its `msg` is read from the event's line on
     first access. An index file makes them, with the pairing it keeps (`mcptape.replay.cache`)."""
 
     __slots__ = ("_pos",)

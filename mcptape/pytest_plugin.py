@@ -35,9 +35,9 @@ from typing import Any
 import pytest
 
 from mcptape.api import cassette_path, use_cassette
-from mcptape.commands import resolve_command
 from mcptape.errors import McpTapeError, MissingExtraError
 from mcptape.extras import installed
+from mcptape.proc.commands import resolve_command
 from mcptape.replay.report import MARKER_HINTS
 from mcptape.tape import RecordMode, Tape, no_match_failure, validate_record_mode
 

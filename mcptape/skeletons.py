@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcptape.cassette import EventLine, cut_short_after, stream
-from mcptape.model import Header, Kind
+from mcptape.cassette.model import Header, Kind
 from mcptape.pairing import Exchange, Item, PairingStream, skeleton_event
 from mcptape.wire.jsonrpc import MessageType
 

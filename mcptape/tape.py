@@ -149,7 +149,7 @@ class Tape:
             if self.live:
                 return self.url_upstream
         if self._background is None:
-            from mcptape.background import Background
+            from mcptape.proc.background import Background
 
             py = [sys.executable, "-m", "mcptape"]
             if self.recording:

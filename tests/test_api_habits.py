@@ -14,7 +14,7 @@ from mcp import Client, MCPError
 import mcptape
 from mcptape.cassette import load
 from mcptape.errors import ConfigError
-from mcptape.redact import REDACTED
+from mcptape.redaction.redact import REDACTED
 from tests.conftest import demo_server_cmd, free_port
 from tests.e2e.test_record_http import start  # noqa: F401 - the fixture
 

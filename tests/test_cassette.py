@@ -18,8 +18,8 @@ from mcptape.cassette import (
     new_header,
     save,
 )
+from mcptape.cassette.model import Event, Kind, Source, Transport
 from mcptape.errors import CassetteError, CassetteVersionError
-from mcptape.model import Event, Kind, Source, Transport
 
 
 def sample_events() -> list[Event]:
@@ -150,7 +150,7 @@ def test_writer_disk_full_raises(tmp_path: Path) -> None:
 import resource, signal
 from mcptape.cassette import CassetteWriter, new_header
 from mcptape.errors import CassetteError
-from mcptape.model import Transport
+from mcptape.cassette.model import Transport
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
 w = CassetteWriter({str(tmp_path / "c.jsonl")!r}, new_header(Transport.STDIO, {{}}, {{}}))

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from mcptape.child import Child, StderrTail, describe_exit, exit_status
 from mcptape.errors import RecordError
+from mcptape.proc.child import Child, StderrTail, describe_exit, exit_status
 
 
 def test_a_missing_command_is_one_clear_error() -> None:

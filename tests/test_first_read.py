@@ -12,8 +12,8 @@ import orjson
 import pytest
 
 from mcptape.cassette import load
+from mcptape.cassette.lazy import LazyEvent, LineSource
 from mcptape.errors import CassetteError
-from mcptape.lazy import LazyEvent, LineSource
 from mcptape.pairing import Item, pair
 from mcptape.replay.cache import first, open_for_replay
 from mcptape.replay.cache import writing as _writing  # noqa: F401 (the cache's modules loaded)

@@ -33,35 +33,26 @@ FLOORS: dict[str, int] = {
     "mcptape._version": BASE,
     "mcptape.errors": BASE,
     "mcptape.extras": BASE,
-    "mcptape.model": BASE,
+    "mcptape.cassette.model": BASE,  # the values that flow through everything
     "mcptape.pointer": BASE,
     "mcptape.schema": BASE,
     "mcptape.versions": BASE,
     "mcptape.wire": BASE,
-    "mcptape.wire.fds": SHELL,  # file descriptors' kinds and queues (os.fstat, ioctl)
     "mcptape.diff.types": BASE,
     "mcptape.eras": BASE,
     "mcptape.capture.httpmeta": BASE,
-    "mcptape.literals": BASE,
+    "mcptape.redaction.literals": BASE,  # literal hints and tries, for the secret rules
     # storage: cassette files and their format versions
-    "mcptape.migrate": STORAGE,
-    "mcptape.cassette": STORAGE,
-    "mcptape.cassette_format": STORAGE,
-    "mcptape.cassette_stream": STORAGE,
-    "mcptape.atomic": STORAGE,
-    "mcptape.shape": STORAGE,
-    "mcptape.lazy": STORAGE,
-    "mcptape.cassette_sessions": STORAGE,
+    "mcptape.cassette": STORAGE,  # format, stream, atomic, shape, lazy, migrate, sessions
     # core: sans-IO logic over messages and cassettes
     "mcptape.keys": CORE,
     "mcptape.pairing": CORE,
     "mcptape.skeletons": CORE,
-    "mcptape.redact": CORE,
     "mcptape.diff": CORE,
     "mcptape.replay": CORE,
-    "mcptape.secrets": CORE,
     "mcptape.views": CORE,
-    "mcptape.agents": CORE,
+    "mcptape.redaction": CORE,  # redact and the secret rules
+    "mcptape.maintenance.agents": CORE,  # wrap and unwrap an agent host's config (pure)
     "mcptape.matching": CORE,
     "mcptape.mocks": CORE,
     # shells: processes, sockets, proxies, SDK transports
@@ -78,14 +69,10 @@ FLOORS: dict[str, int] = {
     "mcptape.check.detect_secrets": CORE,
     "mcptape.check.report": CORE,
     "mcptape.check.secrets": CORE,
-    "mcptape.maintain": SHELL,  # opens and rewrites cassettes
-    "mcptape.runs": SHELL,  # which run a launch belongs to (its parent process, from /proc)
-    "mcptape.names": SHELL,  # the process id in a cassette's name
-    "mcptape.commands": SHELL,  # finds a program on the PATH
     "mcptape.verify": SHELL,
     "mcptape.verify.plan": CORE,
-    "mcptape.child": SHELL,
-    "mcptape.background": SHELL,
+    "mcptape.maintenance": SHELL,  # prune, redact, fmt: open and rewrite cassettes
+    "mcptape.proc": SHELL,  # children, descriptors (os.fstat, ioctl), runs (/proc), PATH, names
     "mcptape.mocks.threaded": SHELL,
     "mcptape.mocks.file": SHELL,
     # the Python API and the pytest plugin over it

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from mcptape.cassette import Cassette, dumps, load
-from mcptape.maintain import events_of
-from mcptape.model import Kind
+from mcptape.cassette.model import Kind
+from mcptape.maintenance.commands import events_of
 from mcptape.pairing import Session, pair
 from mcptape.skeletons import Outline, outline
 from mcptape.views import timeline

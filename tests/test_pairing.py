@@ -5,8 +5,8 @@ from __future__ import annotations
 import gc
 
 from mcptape.cassette import Cassette, dumps, load
+from mcptape.cassette.model import Event, Kind, Source
 from mcptape.check import check_bytes
-from mcptape.model import Event, Kind, Source
 from mcptape.pairing import Exchange, Item, PairingStream, pair
 from tests.reliability.helpers import GOLDEN
 from tests.replay.tape import LEGACY_INIT, ok, req, tape

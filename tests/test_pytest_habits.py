@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from mcptape.cassette import load
-from mcptape.redact import REDACTED
+from mcptape.redaction.redact import REDACTED
 from tests.conftest import DEMO_SERVER
 
 pytest_plugins = ["pytester"]

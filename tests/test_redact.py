@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mcptape.errors import ConfigError
-from mcptape.redact import REDACTED, RedactConfig, Redactor
+from mcptape.redaction.redact import REDACTED, RedactConfig, Redactor
 
 R = Redactor()
 

@@ -13,9 +13,9 @@ import orjson
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from mcptape.literals import holds_b64_run, trie_pattern
-from mcptape.redact import _OPAQUE, REDACTED, Redactor
-from mcptape.secrets import B64_MAX, B64_MIN
+from mcptape.redaction.literals import holds_b64_run, trie_pattern
+from mcptape.redaction.redact import _OPAQUE, REDACTED, Redactor
+from mcptape.redaction.secrets import B64_MAX, B64_MIN
 from tests.leak_corpus import SECRETS, members, texts
 
 R = Redactor()

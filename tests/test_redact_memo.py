@@ -4,7 +4,7 @@ answer is the answer, for the same name and value only; every secret is still re
 
 from __future__ import annotations
 
-from mcptape.redact import REDACTED, Redactor
+from mcptape.redaction.redact import REDACTED, Redactor
 from tests.leak_corpus import SECRETS
 
 

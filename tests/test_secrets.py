@@ -1,4 +1,4 @@
-"""The table of secret rules (mcptape.secrets): whole names, never a bare suffix; short words only
+"""The table of secret rules (mcptape.redaction.secrets): whole names, never a bare suffix; short words only
 with a credential-like value; every shape; linear time on adversarial 1 MB strings."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from mcptape.redact import REDACTED, Redactor
-from mcptape.secrets import SHAPES, Scanner, Strength, name_strength
+from mcptape.redaction.redact import REDACTED, Redactor
+from mcptape.redaction.secrets import SHAPES, Scanner, Strength, name_strength
 from tests.leak_corpus import (
     FALSE_POSITIVES,
     PEM_RSA,

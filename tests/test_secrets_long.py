@@ -12,9 +12,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcptape.literals import Haystack, b64_runs
-from mcptape.redact import REDACTED, Redactor
-from mcptape.secrets import LONG, PEM_BEGIN, SHAPES, Scanner, _b64_matches, _b64_spans, _merge
+from mcptape.redaction.literals import Haystack, b64_runs
+from mcptape.redaction.redact import REDACTED, Redactor
+from mcptape.redaction.secrets import (
+    LONG,
+    PEM_BEGIN,
+    SHAPES,
+    Scanner,
+    _b64_matches,
+    _b64_spans,
+    _merge,
+)
 from tests.leak_corpus import PEM_RSA, SECRETS, leaked, text_secrets, texts
 
 FILLERS = {

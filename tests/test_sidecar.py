@@ -11,12 +11,12 @@ from typing import Any
 import orjson
 import pytest
 
-from mcptape import cassette_format as cassette_module
-from mcptape import lazy, pairing
-from mcptape.cassette import Cassette, dumps, load
+from mcptape import pairing
+from mcptape.cassette import Cassette, dumps, lazy, load
+from mcptape.cassette import format as cassette_module
+from mcptape.cassette.lazy import LazyEvent
+from mcptape.cassette.model import Event, Kind, Source
 from mcptape.errors import CassetteError
-from mcptape.lazy import LazyEvent
-from mcptape.model import Event, Kind, Source
 from mcptape.pairing import Item, LazyItem, LazyProgress, Session, pair
 from mcptape.replay import cache as sidecar
 from mcptape.replay.cache import location, open_for_replay, writing

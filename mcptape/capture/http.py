@@ -38,7 +38,7 @@ from mitmproxy.addons import (
 from mitmproxy.net import server_spec
 
 from mcptape.errors import ConfigError, RecordError
-from mcptape.redact import DEFAULT_KEYS, DEFAULT_PATTERNS, RedactConfig, Redactor
+from mcptape.redaction.redact import DEFAULT_KEYS, DEFAULT_PATTERNS, RedactConfig, Redactor
 
 from .mitm_addon import McpTape
 from .summary import summary

@@ -19,7 +19,7 @@ from typing import Any
 
 from mcptape.capture.httpmeta import SSE_TYPE, LegacyEndpoints, flow_meta, header_dict
 from mcptape.capture.recorder import Recorder
-from mcptape.model import Source
+from mcptape.cassette.model import Source
 from mcptape.versions import is_modern
 from mcptape.wire.sse import SseEvent, SseParser, SseTooLarge
 

@@ -36,9 +36,9 @@ from mcptape.capture.httpmeta import SSE_TYPE, LegacyEndpoints
 from mcptape.capture.mcpflow import McpFlows
 from mcptape.capture.recorder import Recorder
 from mcptape.cassette import CassetteBuffer, LineWriter, write_atomic
+from mcptape.cassette.model import Header, Transport
 from mcptape.errors import McpTapeError
-from mcptape.model import Header, Transport
-from mcptape.redact import RedactConfig, Redactor
+from mcptape.redaction.redact import RedactConfig, Redactor
 from mcptape.wire.sse import SseEvent, SseParser, SseTooLarge
 
 Headers = tuple[tuple[str, str], ...]

@@ -37,9 +37,9 @@ from mcptape.capture.http_flow import HttpCapture, HttpFlow, Notes, is_event_str
 from mcptape.capture.mcpflow import McpFlows
 from mcptape.capture.recorder import Recorder, recording_header
 from mcptape.cassette import CassetteWriter
+from mcptape.cassette.model import Transport
 from mcptape.errors import CassetteError, ConfigError, RecordError
-from mcptape.model import Transport
-from mcptape.redact import RedactConfig, Redactor
+from mcptape.redaction.redact import RedactConfig, Redactor
 
 logger = logging.getLogger(__name__)
 

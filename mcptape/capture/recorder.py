@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from mcptape.cassette import CassetteWriter, LineWriter, dumps_event, new_header
+from mcptape.cassette.model import Event, Header, Kind, Source, Transport, payload_event
 from mcptape.errors import CassetteError, RecordError
-from mcptape.model import Event, Header, Kind, Source, Transport, payload_event
-from mcptape.redact import RedactConfig, Redactor
+from mcptape.redaction.redact import RedactConfig, Redactor
 from mcptape.wire.jsonrpc import NOT_JSON, decode
 from mcptape.wire.ndjson import Oversize
 

@@ -36,11 +36,11 @@ from typing import Any
 import orjson
 from filelock import FileLock
 
-from mcptape.atomic import AtomicWriter
 from mcptape.cassette import CassetteWriter, dumps_event
+from mcptape.cassette.atomic import AtomicWriter
+from mcptape.cassette.model import HEADER_MARKER, Event
 from mcptape.errors import CassetteError
-from mcptape.model import HEADER_MARKER, Event
-from mcptape.runs import RUN_ENV, private_folder, run_id
+from mcptape.proc.runs import RUN_ENV, private_folder, run_id
 
 __all__ = ["MODE_NAMES", "RUN_ENV", "RUN_FIELD", "RecordMode", "SessionPolicy", "commit", "run_id"]
 

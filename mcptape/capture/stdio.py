@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcptape.cassette import CassetteWriter
-from mcptape.child import Child, exit_status
+from mcptape.cassette.model import Source
 from mcptape.errors import RecordError
-from mcptape.model import Source
-from mcptape.wire.fds import unread_input
+from mcptape.proc.child import Child, exit_status
+from mcptape.proc.fds import unread_input
 from mcptape.wire.ndjson import DEFAULT_MAX_LINE, LineFramer, Oversize
 
 from .recorder import Recorder, Ticket

@@ -29,7 +29,7 @@ import os
 from typing import Any
 
 from mcptape.cassette import NOT_JSON, read_lines
-from mcptape.model import HEADER_MARKER
+from mcptape.cassette.model import HEADER_MARKER
 
 from . import format as fmt
 from .format import LineSource

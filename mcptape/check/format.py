@@ -11,10 +11,10 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from mcptape.cassette import metadata_ok
+from mcptape.cassette.migrate import check_version
+from mcptape.cassette.model import HEADER_MARKER, Event
 from mcptape.errors import CassetteVersionError
 from mcptape.extras import missing_extra_message
-from mcptape.migrate import check_version
-from mcptape.model import HEADER_MARKER, Event
 from mcptape.schema.plain import plain
 
 from .report import Report, short

@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from mcptape.model import Event, Kind, Source
+from mcptape.cassette.model import Event, Kind, Source
 from mcptape.pairing import Exchange, Item, PairingStream, skeleton_event
 from mcptape.wire.jsonrpc import MessageType
 

@@ -11,8 +11,8 @@ from types import UnionType
 from typing import TYPE_CHECKING, Any, get_args
 
 from mcptape.cassette import read_lines
+from mcptape.cassette.model import Event, Kind
 from mcptape.extras import missing_extra_message
-from mcptape.model import Event, Kind
 from mcptape.pairing import Exchange, Item
 from mcptape.wire.jsonrpc import MessageType, classify
 

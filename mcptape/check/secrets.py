@@ -1,5 +1,5 @@
 """The secrets check: secrets that escaped redaction, found with the table redaction uses
-(`mcptape.secrets`): token shapes, private keys, and random-looking values in places that hold
+(`mcptape.redaction.secrets`): token shapes, private keys, and random-looking values in places that hold
 secrets (members, headers, query parameters, `name=value` text); with `--detect-secrets`,
 detect-secrets' plugins too (`mcptape.check.detect_secrets`), where the table found nothing.
 A secret is never printed, only its kind and first characters."""
@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from mcptape.pointer import escape
-from mcptape.secrets import MARKER, PEM_NAME, PemLines, Scanner, Strength
+from mcptape.redaction.secrets import MARKER, PEM_NAME, PemLines, Scanner, Strength
 
 from .report import Report
 
@@ -22,7 +22,7 @@ __all__ = ["SecretScan", "detected"]
 
 class SecretScan:
     """Looks for secrets that escaped redaction in every string of every line, with the table
-    redaction uses (`mcptape.secrets`), in its strict mode: a value under a secret name counts
+    redaction uses (`mcptape.redaction.secrets`), in its strict mode: a value under a secret name counts
     when it looks random (`password: hunter2` in a fixture is not cried over)."""
 
     def __init__(self) -> None:

@@ -47,7 +47,7 @@ def import_(
         mitmdump -nr flows.mitm --set hardump=session.har            # or export a HAR
     """
     from mcptape.capture.importer import import_file
-    from mcptape.redact import Redactor
+    from mcptape.redaction.redact import Redactor
 
     config = redact_config(no_redact, redact_keys, redact_patterns)
     Redactor(config)  # a bad --redact-pattern is a usage error before anything is read

@@ -50,7 +50,7 @@ def prune(
         mcptape prune cassettes/demo.jsonl --unused-from unplayed.jsonl --dry-run
         mcptape prune cassettes/demo.jsonl --keep tools/list --keep add --keep 'demo://*' -o small.jsonl
     """
-    from mcptape import maintain
+    from mcptape.maintenance import commands as maintain
     from mcptape.skeletons import outline
 
     if (run_log is None) == (not keep):
@@ -123,8 +123,8 @@ def redact(
         mcptape redact cassettes/*.jsonl --redact-key x-tenant-id   # many files, like check and fmt
         mcptape redact cassettes/demo.jsonl --redact-key x-tenant-id -o clean.jsonl
     """
-    from mcptape import maintain
-    from mcptape.redact import RedactConfig, Redactor
+    from mcptape.maintenance import commands as maintain
+    from mcptape.redaction.redact import RedactConfig, Redactor
 
     if output is not None and len(cassettes) > 1:
         raise click.UsageError("-o takes one CASSETTE; without -o each file is rewritten in place")
@@ -171,7 +171,7 @@ def fmt(
         mcptape fmt --check cassettes/*.jsonl        # in CI or a pre-commit hook
         mcptape fmt --renumber cassettes/edited.jsonl
     """
-    from mcptape import maintain
+    from mcptape.maintenance import commands as maintain
 
     changed = 0
     with progress(cassettes, "formatting") as begun:

@@ -10,7 +10,7 @@ import click
 
 if TYPE_CHECKING:
     from mcptape.cassette import Cassette
-    from mcptape.redact import RedactConfig
+    from mcptape.redaction.redact import RedactConfig
     from mcptape.replay.engine import ReplayConfig
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -47,7 +47,7 @@ def redaction_options(f: Callable[..., Any]) -> Callable[..., Any]:
 def redact_config(
     no_redact: bool, keys: tuple[str, ...], patterns: tuple[str, ...]
 ) -> RedactConfig:
-    from mcptape.redact import RedactConfig  # (not on the replay path's imports)
+    from mcptape.redaction.redact import RedactConfig  # (not on the replay path's imports)
 
     base = RedactConfig(enabled=not no_redact)
     return base.with_extra(keys, patterns)
@@ -154,6 +154,6 @@ def open_cassettes(paths: tuple[Path, ...], *, cached: bool = True) -> Cassette:
         from mcptape.replay.cache import open_for_replay
 
         return open_for_replay(paths[0])
-    from mcptape.cassette_sessions import load_many
+    from mcptape.cassette.sessions import load_many
 
     return load_many(list(paths))

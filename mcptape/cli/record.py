@@ -33,14 +33,14 @@ def server_name(command: tuple[str, ...], url: str | None) -> str:
 
 def default_cassette(command: tuple[str, ...], url: str | None) -> Path:
     """`cassettes/<server name>-<time>.jsonl`, a new file each time."""
-    from mcptape.names import expand
+    from mcptape.proc.names import expand
 
     return expand(DEFAULT_TEMPLATE, server_name(command, url))
 
 
 def cassette_for(output: str | None, command: tuple[str, ...], url: str | None) -> Path:
     """The cassette of this launch: `-o` with its fields filled in (absolute), or the default."""
-    from mcptape.names import expand
+    from mcptape.proc.names import expand
 
     return expand(output or DEFAULT_TEMPLATE, server_name(command, url))
 
@@ -165,8 +165,8 @@ def record(
     from mcptape.capture.recorder import Recorder, recording_header
     from mcptape.capture.stdio import StdioCapture
     from mcptape.cassette import CassetteWriter
-    from mcptape.model import Transport
-    from mcptape.redact import Redactor
+    from mcptape.cassette.model import Transport
+    from mcptape.redaction.redact import Redactor
 
     try:
         redactor = Redactor(config)

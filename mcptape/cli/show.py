@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from mcptape.cassette import Cassette
-    from mcptape.model import Event
+    from mcptape.cassette.model import Event
     from mcptape.pairing import Session
     from mcptape.skeletons import Outline
     from mcptape.views.timeline import Row
@@ -84,7 +84,7 @@ def _render(fmt: str, path: Path, cas: Cassette, session: Session) -> str:
 
     serves = servable(versions)
     if fmt == "json":
-        from mcptape.cassette_sessions import sessions
+        from mcptape.cassette.sessions import sessions
 
         doc = {
             "cassette": str(path),
@@ -109,7 +109,7 @@ def _json(path: Path, output: Path | None) -> None:
     again (the same document as `orjson.dumps(..., OPT_INDENT_2)` of the whole, without the
     whole in memory)."""
     from mcptape.cassette import stream
-    from mcptape.cassette_sessions import session_infos
+    from mcptape.cassette.sessions import session_infos
     from mcptape.eras import servable
     from mcptape.skeletons import outline
     from mcptape.views import timeline
@@ -183,7 +183,7 @@ def _table(path: Path, cas: Cassette, rows: list[Row], versions: list[str]) -> s
 
 def _session_lines(cas: Cassette) -> str:
     """A line per session, when the cassette holds more than one (nothing otherwise)."""
-    from mcptape.cassette_sessions import sessions
+    from mcptape.cassette.sessions import sessions
 
     found = sessions(cas)
     if len(found) < 2:

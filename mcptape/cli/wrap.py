@@ -74,10 +74,10 @@ def wrap(
         mcptape wrap .vscode/mcp.json --only weather
         mcptape wrap mcp.json --name '{server}-{n}.jsonl' --dry-run
     """
-    from mcptape.agents import wrap as wrap_text
     from mcptape.cassette import write_atomic
-    from mcptape.commands import absolute_program
-    from mcptape.names import fields_of
+    from mcptape.maintenance.agents import wrap as wrap_text
+    from mcptape.proc.commands import absolute_program
+    from mcptape.proc.names import fields_of
 
     fields_of(template)
     if "/" in template:
@@ -123,8 +123,8 @@ def unwrap(config: Path, quiet: bool = False) -> None:
     Examples:
         mcptape unwrap ~/.cursor/mcp.json
     """
-    from mcptape.agents import unwrap as unwrap_text
     from mcptape.cassette import write_atomic
+    from mcptape.maintenance.agents import unwrap as unwrap_text
 
     path = config
     text = _read(path)

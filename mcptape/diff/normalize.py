@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcptape.cassette.model import Source
 from mcptape.eras import (
     LEGACY,
     era_of,
@@ -33,7 +34,6 @@ from mcptape.eras import (
     server_description,
     strip_envelope,
 )
-from mcptape.model import Source
 from mcptape.pairing import Exchange, Item, Session, pair
 from mcptape.versions import (
     META_CLIENT_CAPABILITIES,

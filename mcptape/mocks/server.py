@@ -23,8 +23,8 @@ from typing import Any
 
 from mcptape._version import __version__
 from mcptape.cassette import Cassette
+from mcptape.cassette.model import Event, Header, Kind, Source, Transport
 from mcptape.eras import strip_envelope
-from mcptape.model import Event, Header, Kind, Source, Transport
 from mcptape.pairing import Exchange, Item
 from mcptape.replay.bridge import STATE_PREFIX
 from mcptape.replay.outputs import Answer, Note, Output, Send

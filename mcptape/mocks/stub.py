@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from mcptape.cassette import Cassette
+from mcptape.cassette.model import Source
 from mcptape.eras import is_input_required, strip_envelope
-from mcptape.model import Source
 from mcptape.pairing import Exchange
 from mcptape.replay.prepared import paired
 from mcptape.versions import META_SERVER_INFO

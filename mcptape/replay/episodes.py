@@ -22,7 +22,7 @@ from anyio.abc import Process
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from mcptape.cassette import Cassette, load, save
-from mcptape.model import Event, Kind
+from mcptape.cassette.model import Event, Kind
 from mcptape.wire.jsonrpc import MessageType, classify, decode, encode, id_key
 from mcptape.wire.ndjson import LineFramer
 

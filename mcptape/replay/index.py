@@ -28,8 +28,8 @@ import orjson
 
 from mcptape._perf import trimmed
 from mcptape.cassette import Cassette
+from mcptape.cassette.model import Kind, Source
 from mcptape.keys import batch_position, redacted_param_paths
-from mcptape.model import Kind, Source
 from mcptape.pairing import Exchange, Item, Session
 from mcptape.versions import is_modern
 from mcptape.wire.jsonrpc import MessageType

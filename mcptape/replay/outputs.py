@@ -9,7 +9,7 @@ from typing import Any, NamedTuple, Protocol
 
 import orjson
 
-from mcptape.model import Event
+from mcptape.cassette.model import Event
 from mcptape.pairing import Exchange
 
 from .encoded import Template

@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from mcptape.wire.fds import reads_take_later_writes, unread_probe
+from mcptape.proc.fds import reads_take_later_writes, unread_probe
 
 __all__ = ["Kind", "Pacer", "kind_of", "unread_probe"]
 

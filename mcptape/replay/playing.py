@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mcptape.model import Source
+from mcptape.cassette.model import Source
 from mcptape.pairing import Exchange, Item, LazyProgress
 from mcptape.wire.jsonrpc import MessageType, Response, id_key
 

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from mcptape import pairing as pairing_
 from mcptape.cassette import Cassette
-from mcptape.lazy import Parsed
+from mcptape.cassette.lazy import Parsed
 from mcptape.pairing import Session
 
 
@@ -39,7 +39,7 @@ class IndexedCassette(Cassette):
     plan: Plan | None = None
     """What the replay index reads of each request of that pairing (None: not at hand)."""
     parsed: Parsed | None = None
-    """How many of its lazy events (`mcptape.lazy`) have read their line (None: it has none)."""
+    """How many of its lazy events (`mcptape.cassette.lazy`) have read their line (None: it has none)."""
 
 
 def paired(cassette: Cassette) -> Session:

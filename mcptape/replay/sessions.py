@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from mcptape.cassette import Cassette
-from mcptape.cassette_sessions import split
+from mcptape.cassette.sessions import split
 from mcptape.wire.jsonrpc import MessageType, classify
 
 from .engine import ReplayConfig, ReplayEngine
@@ -108,7 +108,7 @@ class Claims:
             stamp = 0
         from filelock import FileLock
 
-        from mcptape.runs import private_folder
+        from mcptape.proc.runs import private_folder
 
         what = f"{cassette.resolve()}:{stamp}:{run}"
         folder = private_folder("mcptape-sessions")
@@ -134,7 +134,7 @@ def claims_for(cassette: Cassette) -> Callable[[], Claims | None]:
     def make() -> Claims | None:
         if cassette.path is None:
             return None
-        from mcptape.runs import run_id
+        from mcptape.proc.runs import run_id
 
         try:
             return Claims(cassette.path, run_id())

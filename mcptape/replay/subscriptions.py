@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from mcptape.cassette.model import Kind, Source
 from mcptape.eras import (
     acknowledged,
     honoured,
@@ -21,7 +22,6 @@ from mcptape.eras import (
     untagged,
     wanted,
 )
-from mcptape.model import Kind, Source
 from mcptape.wire.jsonrpc import id_key, request_params
 
 from .bridge import server_capabilities

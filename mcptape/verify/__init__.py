@@ -1,7 +1,7 @@
 """Verify: re-drive a cassette's client side against a live server, record it, diff it.
 
     plan (sans-IO: the steps to send, the Driver that answers the server)
-        -> stdio | http (the shells: a child process via `mcptape.child`, or POSTs)
+        -> stdio | http (the shells: a child process via `mcptape.proc.child`, or POSTs)
         -> run (one cassette: plan + shell + Recorder -> new cassette and Outcome)
 
 The decisions are `plan.Driver`'s: it turns a recorded session into the messages to send

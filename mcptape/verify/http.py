@@ -15,9 +15,9 @@ from typing import Any
 import anyio
 
 from mcptape.capture.recorder import Recorder
+from mcptape.cassette.model import Source
 from mcptape.errors import RecordError
 from mcptape.extras import missing_extra_message
-from mcptape.model import Source
 from mcptape.wire.jsonrpc import NOT_JSON, decode, encode, messages_of, request_params
 from mcptape.wire.sse import SseParser
 

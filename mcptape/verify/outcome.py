@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mcptape.child import describe_exit
+from mcptape.proc.child import describe_exit
 
 
 @dataclass(slots=True)

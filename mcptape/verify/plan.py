@@ -14,6 +14,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcptape.cassette.model import Source
 from mcptape.diff.canonical import input_entry
 from mcptape.eras import (
     LEGACY,
@@ -27,7 +28,6 @@ from mcptape.eras import (
     set_level,
     strip_identity,
 )
-from mcptape.model import Source
 from mcptape.pairing import Exchange, Session
 from mcptape.versions import META_LOG_LEVEL, META_PROTOCOL_VERSION
 from mcptape.wire.jsonrpc import MessageType, classify, id_key, request_meta, request_params

@@ -14,9 +14,9 @@ import anyio
 
 from mcptape.capture.recorder import Recorder, recording_header
 from mcptape.cassette import Cassette, CassetteWriter, load
-from mcptape.model import Header, Transport
+from mcptape.cassette.model import Header, Transport
 from mcptape.pairing import pair
-from mcptape.redact import RedactConfig, Redactor
+from mcptape.redaction.redact import RedactConfig, Redactor
 
 from .http import run_http
 from .outcome import Outcome

@@ -1,4 +1,4 @@
-"""Verify's stdio shell: spawn the server (`mcptape.child`), speak ndjson, feed the driver.
+"""Verify's stdio shell: spawn the server (`mcptape.proc.child`), speak ndjson, feed the driver.
 
 Two reader threads sit on the child's stdout and stderr; stdout lines go through a queue
 to the driving loop, which waits for the next one at most `timeout` seconds (then the
@@ -15,8 +15,8 @@ import threading
 from typing import Any
 
 from mcptape.capture.recorder import Recorder
-from mcptape.child import Child, StderrTail, exit_status
-from mcptape.model import Source
+from mcptape.cassette.model import Source
+from mcptape.proc.child import Child, StderrTail, exit_status
 from mcptape.wire.jsonrpc import NOT_JSON, decode, encode, messages_of
 from mcptape.wire.ndjson import LineFramer, Oversize
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcptape.cassette import Cassette
-from mcptape.model import Event, Kind
+from mcptape.cassette.model import Event, Kind
 from mcptape.pairing import Exchange, Session
 
 from . import timeline

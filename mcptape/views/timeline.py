@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from mcptape.cassette import Cassette
-from mcptape.model import Event, Kind, Source
+from mcptape.cassette.model import Event, Kind, Source
 from mcptape.pairing import Session
 from mcptape.skeletons import NO_SEQ, NONE, Outline
 from mcptape.wire.jsonrpc import MessageType, classify, request_params

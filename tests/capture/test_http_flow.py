@@ -10,8 +10,8 @@ import pytest
 from mcptape.capture.http_flow import HttpCapture, Notes, client_caused
 from mcptape.capture.recorder import Recorder
 from mcptape.cassette import CassetteBuffer, new_header
-from mcptape.model import Transport
-from mcptape.redact import RedactConfig, Redactor
+from mcptape.cassette.model import Transport
+from mcptape.redaction.redact import RedactConfig, Redactor
 
 NOTES = Notes(body="no body", stream="no events", open_at_end="still open")
 SSE = (("Content-Type", "text/event-stream"),)

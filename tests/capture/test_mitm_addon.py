@@ -14,10 +14,10 @@ from mitmproxy.test import taddons, tflow, tutils
 from mcptape.capture import mitm_addon
 from mcptape.capture.mitm_addon import McpTape
 from mcptape.cassette import load
+from mcptape.cassette.model import Kind, Source, Transport
 from mcptape.errors import CassetteError, RecordError
-from mcptape.model import Kind, Source, Transport
 from mcptape.pairing import pair
-from mcptape.redact import REDACTED
+from mcptape.redaction.redact import REDACTED
 
 SSE = (("content-type", "text/event-stream"),)
 JSON = (("content-type", "application/json"),)

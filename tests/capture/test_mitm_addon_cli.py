@@ -13,7 +13,7 @@ from mcptape.capture.http import parse_listen, record_http
 from mcptape.cli import main
 from mcptape.cli.addon_path import ADDON, addon_path
 from mcptape.errors import ConfigError, RecordError
-from mcptape.redact import RedactConfig
+from mcptape.redaction.redact import RedactConfig
 
 
 def test_addon_path_prints_the_addon_file() -> None:

@@ -14,8 +14,8 @@ import orjson
 import pytest
 
 from mcptape.cassette import load
-from mcptape.model import Kind, Source
-from mcptape.redact import REDACTED
+from mcptape.cassette.model import Kind, Source
+from mcptape.redaction.redact import REDACTED
 from mcptape.schema import cassette_schema
 from tests.conftest import mcptape_cmd
 
@@ -297,8 +297,8 @@ def _readline_or_eof(fd: int, timeout: float = 30) -> bytes:
 def test_a_pretty_printed_body_stays_on_one_cassette_line(tmp_path: Path) -> None:
     from mcptape.capture.recorder import Recorder
     from mcptape.cassette import CassetteWriter, new_header
-    from mcptape.model import Transport
-    from mcptape.redact import Redactor
+    from mcptape.cassette.model import Transport
+    from mcptape.redaction.redact import Redactor
 
     out = tmp_path / "c.jsonl"
     writer = CassetteWriter(out, new_header(Transport.STREAMABLE_HTTP, {}, {}))

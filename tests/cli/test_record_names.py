@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mcptape.errors import ConfigError
-from mcptape.names import expand
+from mcptape.proc.names import expand
 from tests.conftest import DEMO_SERVER
 
 

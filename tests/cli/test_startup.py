@@ -19,7 +19,7 @@ GOLDEN = ROOT / "cassettes" / "python-sdk" / "2025-11-25" / "stdio.jsonl"
 HEAVY = (
     "tomllib", "asyncio", "anyio", "mcp", "mcp_types", "pydantic", "mitmproxy",
     "deepdiff", "tabulate", "httpx", "uvicorn", "jsonschema", "mcptape.diff", "mcptape.views",
-    "mcptape.capture", "mcptape.redact", "mcptape.secrets", "mcptape.cli.diff", "mcptape.cli.record",
+    "mcptape.capture", "mcptape.redaction.redact", "mcptape.redaction.secrets", "mcptape.cli.diff", "mcptape.cli.record",
     "mcptape.cli.version", "shutil",
 )  # fmt: skip
 """Modules (and their submodules) that `mcptape replay FILE` must not import before it answers."""

@@ -80,7 +80,7 @@ def run(*args: str) -> tuple[int, str, str]:
 
 
 def servers_of(path: Path) -> dict[str, dict[str, object]]:
-    from mcptape.agents import parse
+    from mcptape.maintenance.agents import parse
 
     return parse(path.read_text(), str(path)).servers
 
@@ -124,7 +124,7 @@ def test_wrap_then_unwrap_restores_each_hosts_config_byte_for_byte(
 
 
 def _plain(data: bytes) -> str:
-    from mcptape.agents import strip_jsonc
+    from mcptape.maintenance.agents import strip_jsonc
 
     return strip_jsonc(data.decode())
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcptape.cassette import Cassette
-from mcptape.model import Event, Header, Kind, Source, Transport
+from mcptape.cassette.model import Event, Header, Kind, Source, Transport
 
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"

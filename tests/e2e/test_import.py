@@ -25,7 +25,7 @@ import pytest
 from mcp import Client, MCPError
 
 from mcptape.cassette import Cassette, load
-from mcptape.model import Event, Kind, Transport
+from mcptape.cassette.model import Event, Kind, Transport
 from mcptape.pairing import pair
 from mcptape.replay.memory import replay_transport
 from mcptape.schema import cassette_schema

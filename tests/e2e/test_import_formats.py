@@ -19,8 +19,8 @@ import pytest
 
 from mcptape.capture.importer import import_file, read_capture
 from mcptape.cassette import load
+from mcptape.cassette.model import Kind, Source, Transport
 from mcptape.errors import McpTapeError
-from mcptape.model import Kind, Source, Transport
 from mcptape.pairing import pair
 from mcptape.schema import cassette_schema
 from tests.conftest import mcptape_cmd

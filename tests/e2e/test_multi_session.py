@@ -20,7 +20,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from mcptape.cassette import load
-from mcptape.model import Kind
+from mcptape.cassette.model import Kind
 from mcptape.schema import cassette_schema
 from tests.conftest import DEMO_SERVER, mcptape_cmd
 

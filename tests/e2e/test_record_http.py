@@ -25,9 +25,9 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
 from mcptape.cassette import Cassette, load
-from mcptape.model import Kind, Source, Transport
+from mcptape.cassette.model import Kind, Source, Transport
 from mcptape.pairing import pair
-from mcptape.redact import REDACTED
+from mcptape.redaction.redact import REDACTED
 from mcptape.schema import cassette_schema
 from tests.conftest import ROOT, demo_server_cmd, free_port, mcptape_cmd
 from tests.e2e.procs import Recorder, stop, wait_port

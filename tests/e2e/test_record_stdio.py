@@ -10,7 +10,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from mcptape.cassette import load
-from mcptape.model import Kind, Source
+from mcptape.cassette.model import Kind, Source
 from mcptape.pairing import pair
 from tests.conftest import DEMO_SERVER, mcptape_cmd
 from tests.sdk_helpers import accept_name, demo_session

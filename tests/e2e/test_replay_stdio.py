@@ -13,7 +13,7 @@ import pytest
 from mcp import Client, MCPError
 
 from mcptape.cassette import load
-from mcptape.model import Kind, Source
+from mcptape.cassette.model import Kind, Source
 from mcptape.replay import NO_MATCH
 from mcptape.replay.report import EXHAUSTED
 from tests.conftest import mcptape_cmd

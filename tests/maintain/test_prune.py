@@ -14,9 +14,9 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from mcptape.cassette import dumps, load
+from mcptape.cassette.model import Kind
 from mcptape.errors import ConfigError
-from mcptape.maintain import UnplayedReport, parse_run_log, unused_exchanges
-from mcptape.model import Kind
+from mcptape.maintenance.commands import UnplayedReport, parse_run_log, unused_exchanges
 from mcptape.pairing import pair
 from mcptape.replay.memory import UnplayedExchangesError
 from mcptape.skeletons import outline

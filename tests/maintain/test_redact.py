@@ -12,10 +12,10 @@ from typing import Any
 import orjson
 import pytest
 
-from mcptape import maintain
 from mcptape.cassette import load, write_atomic
 from mcptape.errors import CassetteError
-from mcptape.redact import REDACTED
+from mcptape.maintenance import commands as maintain
+from mcptape.redaction.redact import REDACTED
 from tests.conftest import mcptape_cmd
 from tests.maintain.replaying import GOLDEN, ROOT, calls_of, results
 

@@ -8,8 +8,8 @@ from typing import Any
 import orjson
 
 from mcptape._version import __version__
+from mcptape.cassette.model import HEADER_MARKER
 from mcptape.check import check_bytes
-from mcptape.model import HEADER_MARKER
 
 
 class Tap:

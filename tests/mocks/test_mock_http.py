@@ -43,7 +43,7 @@ async def test_mock_url_serves_function_answers_over_http(mode: str) -> None:
 @pytest.mark.parametrize("mode", sorted(ERAS))
 async def test_mcptape_serve_takes_a_mock_file(tmp_path: Path, mode: str) -> None:
     pytest.importorskip("uvicorn")
-    from mcptape.background import Background
+    from mcptape.proc.background import Background
 
     path = tmp_path / "demo.json"
     tree = {"mcptape_mock": 1, "tools": [{"name": "add", "answers": [{"result": 3}]}]}

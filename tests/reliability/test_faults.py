@@ -16,8 +16,8 @@ import orjson
 import pytest
 
 from mcptape.cassette import load
+from mcptape.cassette.model import Kind, Source
 from mcptape.check import check_bytes
-from mcptape.model import Kind, Source
 from tests.conftest import mcptape_cmd
 
 from .helpers import HEADER, client, run_cli, server, write_cassette

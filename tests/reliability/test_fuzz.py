@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcptape.cassette import load, loads
+from mcptape.cassette.model import Event, Kind, Source
 from mcptape.check import check_bytes
 from mcptape.diff.normalize import normalize_events
 from mcptape.errors import CassetteError
-from mcptape.model import Event, Kind, Source
 from mcptape.replay.engine import Note, ReplayConfig, ReplayEngine, Send
 from mcptape.replay.index import ReplayIndex
 from tests.conftest import ROOT

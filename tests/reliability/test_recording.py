@@ -21,7 +21,7 @@ import orjson
 import pytest
 
 from mcptape.cassette import load
-from mcptape.model import Kind, Source
+from mcptape.cassette.model import Kind, Source
 from tests.conftest import mcptape_cmd
 
 from .helpers import start_recorder

@@ -19,7 +19,7 @@ import orjson
 import pytest
 
 from mcptape.check import check_bytes
-from mcptape.redact import REDACTED, Redactor
+from mcptape.redaction.redact import REDACTED, Redactor
 from tests.conftest import ROOT, mcptape_cmd
 
 from .helpers import client, server, start_recorder, write_cassette

@@ -10,8 +10,8 @@ from pathlib import Path
 import orjson
 from hypothesis import HealthCheck, given, settings
 
-from mcptape.model import Event
-from mcptape.shape import _event_problem, _plainly_valid, event_problem, plain_event
+from mcptape.cassette.model import Event
+from mcptape.cassette.shape import _event_problem, _plainly_valid, event_problem, plain_event
 
 from .test_mutations import LINES, mutated
 

@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from mcptape.cassette import load
-from mcptape.model import Source
+from mcptape.cassette.model import Source
 from mcptape.replay import ReplayConfig, ReplayEngine, Send
 from mcptape.replay.encoded import (
     CANCELLED,

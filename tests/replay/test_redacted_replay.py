@@ -15,8 +15,8 @@ import pytest
 
 from mcptape.capture.recorder import Recorder
 from mcptape.cassette import CassetteWriter, new_header
-from mcptape.model import Source, Transport
-from mcptape.redact import REDACTED, RedactConfig, Redactor
+from mcptape.cassette.model import Source, Transport
+from mcptape.redaction.redact import REDACTED, RedactConfig, Redactor
 from mcptape.replay import ReplayConfig
 
 try:  # (the HTTP replay is moving into the replay/http subpackage)

@@ -13,7 +13,7 @@ import httpx
 import uvicorn
 
 from mcptape.cassette import Cassette
-from mcptape.model import Transport
+from mcptape.cassette.model import Transport
 from mcptape.replay.http.app import HttpReplayApp
 from mcptape.replay.http.run import bind
 from tests.replay.tape import LEGACY_INIT, call, meta, note, ok, req, tape
@@ -101,7 +101,7 @@ def legacy_streamable() -> Cassette:
 
 def with_http_events(cas: Cassette, heads: list[tuple[int, dict[str, Any]]]) -> Cassette:
     """Inserts `kind: http` events before the events at the given positions, renumbered."""
-    from mcptape.model import Event, Kind, Source
+    from mcptape.cassette.model import Event, Kind, Source
 
     events = list(cas.events)
     for pos, http in sorted(heads, reverse=True):
@@ -193,7 +193,7 @@ def legacy_sse() -> Cassette:
         4: h(1, "sse", stream="get", **s),
     }
     cas = tape(*steps, http=http)
-    from mcptape.model import Event, Kind, Source
+    from mcptape.cassette.model import Event, Kind, Source
 
     first = [
         Event(0, 0.0, Kind.HTTP, Source.CLIENT, http=h(1, "request", method="GET", path="/sse")),

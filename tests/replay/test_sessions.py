@@ -13,7 +13,7 @@ import pytest
 import mcptape
 from mcptape.capture.sessions import RecordMode, SessionPolicy, _Tail, session_lines
 from mcptape.cassette import Cassette, load, save
-from mcptape.cassette_sessions import load_many, merge, sessions, split
+from mcptape.cassette.sessions import load_many, merge, sessions, split
 from mcptape.errors import ConfigError
 from mcptape.replay.engine import ReplayConfig, Send
 from mcptape.replay.sessions import Claims, SessionPicker

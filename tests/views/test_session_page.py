@@ -14,7 +14,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from mcptape.cassette import load
-from mcptape.model import Kind
+from mcptape.cassette.model import Kind
 from mcptape.pairing import pair
 from tests.conftest import ROOT, mcptape_cmd
 

@@ -4,7 +4,7 @@ A replay plays a few of a big cassette's messages, and needs of the rest only wh
 reads: which messages make each exchange, and each request's method and matching key. The
 first replay of a cassette of at least `MIN_BYTES` (and every one, with the cache off) reads
 it in one pass (`first`): each line parsed, checked, paired and let go of, each message read
-again from the cassette, by offset, when it is first played (`mcptape.lazy`). The second reads
+again from the cassette, by offset, when it is first played (`mcptape.cassette.lazy`). The second reads
 it whole, as `load` does, and writes an index file into mcptape's cache (`writing`): every
 event as read, but each message cut down to its kind and where its line is, the cassette's
 pairing, and what the replay index reads of each request. Later replays of the same bytes
@@ -25,7 +25,7 @@ import stat
 from pathlib import Path
 
 from mcptape.cassette import Cassette, loads, unreadable_error
-from mcptape.lazy import LineSource
+from mcptape.cassette.lazy import LineSource
 from mcptape.replay.prepared import IndexedCassette
 
 from .first import first_read

@@ -19,16 +19,16 @@ from typing import Any
 
 import orjson
 
-from mcptape.cassette_format import _corrupt, _event, _header, cut_short, truncated_warning
+from mcptape.cassette.format import _corrupt, _event, _header, cut_short, truncated_warning
+from mcptape.cassette.lazy import _MSG, LazyEvent, LineSource
+from mcptape.cassette.model import FORMAT_VERSION, HEADER_MARKER, Event, Header, Kind, Source
+from mcptape.cassette.shape import header_problem, plain_event
 from mcptape.errors import CassetteError
-from mcptape.lazy import _MSG, LazyEvent, LineSource
-from mcptape.model import FORMAT_VERSION, HEADER_MARKER, Event, Header, Kind, Source
 from mcptape.pairing import Exchange, Item, LazyItem, LazyProgress, PairingStream, Session
 from mcptape.replay.declared import Recorded
 from mcptape.replay.encoded import PROGRESS, rewrite_kind
 from mcptape.replay.index import UNINDEXED, DefaultKeys
 from mcptape.replay.prepared import IndexedCassette, Plan
-from mcptape.shape import header_problem, plain_event
 from mcptape.wire.jsonrpc import MessageType, classify
 
 BUFFER = 1 << 20
@@ -167,7 +167,7 @@ class _Reader:
         lazy._source = self.source
 
     def lines_apart(self) -> dict[int, int]:
-        """`Cassette.lines` (`cassette_format.lines_apart`) of the events read."""
+        """`Cassette.lines` (`cassette.format.lines_apart`) of the events read."""
         if self.top is not None:
             return self.lines
         apart: dict[int, int] = {}

@@ -17,8 +17,8 @@ import orjson
 
 from mcptape._version import __version__
 from mcptape.cassette import cut_short, truncated_warning
-from mcptape.lazy import LineSource, lazy_event, plain_messages
-from mcptape.model import _KINDS, _SOURCES, Event, Header, Kind
+from mcptape.cassette.lazy import LineSource, lazy_event, plain_messages
+from mcptape.cassette.model import _KINDS, _SOURCES, Event, Header, Kind
 from mcptape.pairing import Exchange, Item, Session, lazy_item, lazy_items
 from mcptape.replay.prepared import IndexedCassette, Plan
 from mcptape.wire.jsonrpc import MessageType, classify

@@ -17,7 +17,7 @@ import orjson
 
 from mcptape._version import __version__
 from mcptape.cassette import Cassette
-from mcptape.model import FORMAT_VERSION, HEADER_MARKER, Event, Kind, Source
+from mcptape.cassette.model import FORMAT_VERSION, HEADER_MARKER, Event, Kind, Source
 from mcptape.pairing import Item, Session, pair
 from mcptape.replay.encoded import PROGRESS, rewrite_kind
 from mcptape.replay.index import plan_of

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from mcptape.cassette import Cassette
-from mcptape.model import Event, Transport
+from mcptape.cassette.model import Event, Transport
 from mcptape.wire.jsonrpc import (
     JSONRPC_INVALID_PARAMS,
     JSONRPC_INVALID_REQUEST,

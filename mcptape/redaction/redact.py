@@ -1,6 +1,6 @@
 """Redaction: secrets are replaced before anything is written to a cassette.
 
-Pure and composable, like vcrpy's filters. The rules are the table of `mcptape.secrets`, which
+Pure and composable, like vcrpy's filters. The rules are the table of `mcptape.redaction.secrets`, which
 `mcptape check` shares:
 - secret names: the value of any JSON object member (whatever its type: a string, a number, a
   list, an object), HTTP header, query parameter or `name=value` in text whose name is a secret
@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from mcptape.literals import holds_any, holds_b64_run, minimal, trie_pattern
 from mcptape.pointer import pointer
-from mcptape.secrets import (
+from mcptape.redaction.literals import holds_any, holds_b64_run, minimal, trie_pattern
+from mcptape.redaction.secrets import (
     B64_MAX,
     B64_MIN,
     MARKER,

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from mcptape.cassette.model import FORMAT_VERSION, HEADER_MARKER
 from mcptape.errors import CassetteVersionError
-from mcptape.model import FORMAT_VERSION, HEADER_MARKER
 
 Converter = Callable[
     [dict[str, Any], list[dict[str, Any]]], tuple[dict[str, Any], list[dict[str, Any]]]

@@ -15,7 +15,7 @@ import binascii
 from collections.abc import Callable
 from typing import Any
 
-from mcptape.model import Event, Kind, Source
+from mcptape.cassette.model import Event, Kind, Source
 from mcptape.versions import (
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,

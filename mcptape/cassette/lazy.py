@@ -17,8 +17,8 @@ from typing import Any
 
 import orjson
 
+from mcptape.cassette.model import Event, Kind, Source
 from mcptape.errors import CassetteError
-from mcptape.model import Event, Kind, Source
 
 _MSG = Event.__dict__["msg"]
 """The slot `Event.msg` is stored in (a `LazyEvent` puts a property in front of it)."""

@@ -1,11 +1,11 @@
 """Cassettes on disk: JSON Lines, a header line then one event per line, in wire order.
 
-The module cassettes are read and written through. Writing appends and flushes one complete
+The package cassettes are read and written through. Writing appends and flushes one complete
 line per event with a single `write()`, so a recorder killed at any moment leaves a cassette
 that reads back up to its last complete line; reading tolerates (and reports) a truncated last
-line. See docs/cassette-format.md. This module records (`CassetteWriter`) and names what its
-neighbours do: reading whole and the line format (`mcptape.cassette_format`), reading a line at
-a time (`mcptape.cassette_stream`), replacing a file atomically (`mcptape.atomic`).
+line. See docs/cassette-format.md. Its `__init__` records (`CassetteWriter`) and names what its
+neighbours do: reading whole and the line format (`mcptape.cassette.format`), reading a line at
+a time (`mcptape.cassette.stream`), replacing a file atomically (`mcptape.cassette.atomic`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from typing import Protocol
 
 import orjson
 
-from mcptape.atomic import AtomicWriter, write_atomic
-from mcptape.cassette_format import (
+from mcptape.cassette.atomic import AtomicWriter, write_atomic
+from mcptape.cassette.format import (
     Cassette,
     cut_short,
     cut_short_after,
@@ -34,9 +34,9 @@ from mcptape.cassette_format import (
     truncated_warning,
     unreadable_error,
 )
-from mcptape.cassette_stream import NOT_JSON, CassetteStream, EventLine, Line, read_lines, stream
+from mcptape.cassette.model import Event, Header
+from mcptape.cassette.stream import NOT_JSON, CassetteStream, EventLine, Line, read_lines, stream
 from mcptape.errors import CassetteError
-from mcptape.model import Event, Header
 
 __all__ = [
     "NOT_JSON",

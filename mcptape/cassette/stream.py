@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from mcptape.cassette_format import (
+from mcptape.cassette.format import (
     _corrupt,
     _event,
     _header,
@@ -23,9 +23,9 @@ from mcptape.cassette_format import (
     truncated_warning,
     unreadable_error,
 )
+from mcptape.cassette.model import FORMAT_VERSION, HEADER_MARKER, Event
+from mcptape.cassette.shape import header_problem
 from mcptape.errors import CassetteError
-from mcptape.model import FORMAT_VERSION, HEADER_MARKER, Event
-from mcptape.shape import header_problem
 
 NOT_JSON: Any = object()
 """What `read_lines` gives for the value of a line that is not JSON."""

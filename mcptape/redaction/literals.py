@@ -6,7 +6,7 @@ the text does not: `c in text` is a `memchr` pass, much cheaper than a `find`, i
 literal holding it. `Haystack` asks those questions of one text and of its lowercased copy;
 `b64_class` maps bytes so that one `find` locates runs of base64 characters.
 
-Pure, no dependencies: the rules stay in `mcptape.secrets`, which uses this to run them fast.
+Pure, no dependencies: the rules stay in `mcptape.redaction.secrets`, which uses this to run them fast.
 """
 
 from __future__ import annotations

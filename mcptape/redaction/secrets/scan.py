@@ -1,5 +1,5 @@
 """The secret scan: `Scanner.spans(text)` finds the parts of a string the rules of
-`mcptape.secrets.rules` call secret (start, end, rule name); `replace_spans` replaces them,
+`mcptape.redaction.secrets.rules` call secret (start, end, rule name); `replace_spans` replaces them,
 `PemLines` follows a PEM key over several lines. Linear in its input (see the package)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from mcptape.literals import Haystack, b64_runs
+from mcptape.redaction.literals import Haystack, b64_runs
 
 from .rules import (
     MARKER,

@@ -30,9 +30,9 @@ from mcptape.cassette import (
     loads,
     stream,
 )
+from mcptape.cassette.model import HEADER_MARKER, Event, Kind
 from mcptape.errors import CassetteError, ConfigError
-from mcptape.model import HEADER_MARKER, Event, Kind
-from mcptape.redact import DEFAULT_KEYS, DEFAULT_PATTERNS, RedactConfig, Redactor
+from mcptape.redaction.redact import DEFAULT_KEYS, DEFAULT_PATTERNS, RedactConfig, Redactor
 from mcptape.replay.report import UnplayedReport
 from mcptape.skeletons import NONE, Outline
 

@@ -1,4 +1,4 @@
-"""The secret rules: one table, shared by redaction (`mcptape.redact`) and `mcptape check`.
+"""The secret rules: one table, shared by redaction (`mcptape.redaction.redact`) and `mcptape check`.
 
 Pure, and linear in its input: every regular expression here has bounded repeats or a single
 greedy run, and each rule has a cheap literal hint (a C-speed `in` test) that spares the

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import IntEnum
 
-from mcptape.literals import Haystack
+from mcptape.redaction.literals import Haystack
 
 MARKER = "[REDACTED]"
 """What a redacted value (or the redacted part of a string) becomes."""

@@ -16,10 +16,10 @@ from typing import Any
 import orjson
 
 from mcptape._version import __version__
+from mcptape.cassette.migrate import check_version, migrate
+from mcptape.cassette.model import FORMAT_VERSION, HEADER_MARKER, Event, Header, Kind, Transport
+from mcptape.cassette.shape import event_problem, header_problem, plain_event
 from mcptape.errors import CassetteError, CassetteNotFoundError
-from mcptape.migrate import check_version, migrate
-from mcptape.model import FORMAT_VERSION, HEADER_MARKER, Event, Header, Kind, Transport
-from mcptape.shape import event_problem, header_problem, plain_event
 
 
 @dataclass(slots=True)

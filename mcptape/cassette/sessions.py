@@ -15,9 +15,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from mcptape.cassette_format import Cassette, load
+from mcptape.cassette.format import Cassette, load
+from mcptape.cassette.model import Event, Header, Kind
 from mcptape.errors import CassetteError, CassetteNotFoundError
-from mcptape.model import Event, Header, Kind
 
 SESSION = "session"
 """The `info` member that marks the first event of a session after the first."""
