@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from mcptape.background import Background
+from mcptape.proc.background import Background
 
 URL = "http://127.0.0.1:8123/mcp"
 
