@@ -274,16 +274,22 @@ def _json_value(value: Any) -> Any:
     return value
 
 
-def difference_json(d: Difference) -> dict[str, Any]:
-    """One difference as a JSON object (docs/diff.md)."""
+def _change_json(d: Difference, **where: Any) -> dict[str, Any]:
+    """What a difference says, as JSON: its class, `where` it is, its message and both values."""
     out: dict[str, Any] = {
         "section": str(d.section), "kind": d.kind, "change": str(d.change), "impact": str(d.impact),
-        "exchange": d.exchange, "path": d.path, "message": d.message,
+        **where, "message": d.message,
     }  # fmt: skip
     if d.a is not MISSING:
         out["a"] = _json_value(d.a)
     if d.b is not MISSING:
         out["b"] = _json_value(d.b)
+    return out
+
+
+def difference_json(d: Difference) -> dict[str, Any]:
+    """One difference as a JSON object (docs/diff.md)."""
+    out = _change_json(d, exchange=d.exchange, path=d.path)
     if d.a_seq is not None:
         out["a_seq"] = d.a_seq
     if d.b_seq is not None:
@@ -298,14 +304,7 @@ def difference_json(d: Difference) -> dict[str, Any]:
 def group_json(g: Group) -> dict[str, Any]:
     """One entry of the same change in several items: what they share, and which rows they are."""
     d = g.first
-    out: dict[str, Any] = {
-        "section": str(d.section), "kind": d.kind, "change": str(d.change), "impact": str(d.impact),
-        "where": g.where, "path": g.path, "message": d.message,
-    }  # fmt: skip
-    if d.a is not MISSING:
-        out["a"] = _json_value(d.a)
-    if d.b is not MISSING:
-        out["b"] = _json_value(d.b)
+    out = _change_json(d, where=g.where, path=g.path)
     out["items"] = list(g.items)
     out["exchanges"] = [f"{d.exchange.split(' ', 1)[0]} {name}" for name in g.items]
     out["differences"] = list(g.rows)
