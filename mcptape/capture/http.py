@@ -46,14 +46,15 @@ from .summary import summary
 
 def record_http(
     upstream: str,
-    listen: str,
+    listen: tuple[str, int],
     out_path: Path,
     config: RedactConfig,
     *,
     quiet: bool = False,
     fresh: bool = False,
 ) -> int:
-    """Records the HTTP MCP server at `upstream` through a reverse proxy on `listen` until a signal.
+    """Records the HTTP MCP server at `upstream` through a reverse proxy on `listen` (host,
+    port; port 0 picks a free one) until a signal.
 
     `fresh`: `out_path` is a default name, numbered when taken (see `CassetteWriter`).
 
@@ -65,7 +66,7 @@ def record_http(
         RecordError: the proxy cannot listen, or the cassette cannot be written.
     """
     upstream, authorization = check_upstream(upstream)
-    host, port = parse_listen(listen)
+    host, port = listen
     Redactor(config)  # raises ConfigError on a bad pattern
     _check_listen(host, port)
     _check_writable(out_path)

@@ -45,11 +45,13 @@ def cassette_for(output: str | None, command: tuple[str, ...], url: str | None) 
     return expand(output or DEFAULT_TEMPLATE, server_name(command, url))
 
 
-def listen_address(host: str, port: int, listen: str | None) -> str:
-    """HOST:PORT for the proxy (`[v6]:PORT` for an IPv6 host); the old --listen as given."""
-    if listen is not None:
-        return listen
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+def listen_address(host: str, port: int, listen: str | None) -> tuple[str, int]:
+    """(host, port) for the proxy: --host and --port, or the old --listen HOST:PORT, parsed."""
+    if listen is None:
+        return host, port
+    from mcptape.capture.http import parse_listen
+
+    return parse_listen(listen)
 
 
 @click.command(cls=Command, superseded={"--listen": "--host and --port"},

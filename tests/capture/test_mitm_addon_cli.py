@@ -53,7 +53,7 @@ def test_bad_listen_addresses_are_config_errors(text: str) -> None:
 @pytest.mark.parametrize("url", ["ftp://x/mcp", "127.0.0.1:8000/mcp", "http:///mcp"])
 def test_a_non_http_upstream_is_a_config_error(tmp_path: Path, url: str) -> None:
     with pytest.raises(ConfigError, match="--upstream"):
-        record_http(url, "127.0.0.1:0", tmp_path / "c.jsonl", RedactConfig())
+        record_http(url, ("127.0.0.1", 0), tmp_path / "c.jsonl", RedactConfig())
 
 
 def test_a_taken_listen_port_is_a_record_error(tmp_path: Path) -> None:
@@ -63,7 +63,7 @@ def test_a_taken_listen_port_is_a_record_error(tmp_path: Path) -> None:
         port = s.getsockname()[1]
         with pytest.raises(RecordError, match=f"cannot listen on 127.0.0.1:{port}"):
             record_http(
-                "http://127.0.0.1:1/mcp", f"127.0.0.1:{port}", tmp_path / "c.jsonl", RedactConfig()
+                "http://127.0.0.1:1/mcp", ("127.0.0.1", port), tmp_path / "c.jsonl", RedactConfig()
             )
 
 
@@ -71,7 +71,10 @@ def test_an_unwritable_cassette_is_a_record_error(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
     with pytest.raises(RecordError, match="cannot write the cassette"):
         record_http(
-            "http://127.0.0.1:1/mcp", "127.0.0.1:0", tmp_path / "file" / "c.jsonl", RedactConfig()
+            "http://127.0.0.1:1/mcp",
+            ("127.0.0.1", 0),
+            tmp_path / "file" / "c.jsonl",
+            RedactConfig(),
         )
 
 
