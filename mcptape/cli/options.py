@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -141,6 +142,35 @@ def replay_config(
         cross_era=not same_era,
         exact_clients=strict,
     )
+
+
+def journal_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """--journal FILE: the requests received and their answers, as JSON lines (docs/cli.md)."""
+    return click.option(
+        "--journal", "journal", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+        help="Write each request received, with its answer and time, to FILE as a JSON line (and, for a mock "
+             "file, the declarations not used yet): a journal for a test to assert on. See docs/cli.md.",
+    )(f)  # fmt: skip
+
+
+@contextlib.contextmanager
+def journaled(
+    config: ReplayConfig, cassette: Cassette, path: Path | None
+) -> Iterator[ReplayConfig]:
+    """`config` writing the journal to `path` while the block serves (none when `path` is None)."""
+    if path is None:
+        yield config
+        return
+    from dataclasses import replace
+
+    from mcptape.mocks.journal import JournalFile
+    from mcptape.replay.outputs import stacked
+
+    journal = JournalFile.open(path, cassette.answerer)
+    try:
+        yield replace(config, answerer=stacked(journal, config.answerer))
+    finally:
+        journal.close()
 
 
 def open_cassettes(paths: tuple[Path, ...], *, cached: bool = True) -> Cassette:

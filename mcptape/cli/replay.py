@@ -14,7 +14,15 @@ import click
 from mcptape.wire.ndjson import DEFAULT_MAX_LINE
 
 from .dialect import Command
-from .options import FAULT_ALIASES, fault_options, quiet_option, replay_config, replay_options
+from .options import (
+    FAULT_ALIASES,
+    fault_options,
+    journal_option,
+    journaled,
+    quiet_option,
+    replay_config,
+    replay_options,
+)
 
 
 @click.command(cls=Command, aliases={**FAULT_ALIASES, "--dry-run": "--list-fault-hits"})
@@ -44,10 +52,11 @@ from .options import FAULT_ALIASES, fault_options, quiet_option, replay_config, 
     metavar="FILE",
     help="When the client disconnects, append one JSON line to FILE listing the recorded requests it never made (for `mcptape prune --unused-from FILE`).",
 )
+@journal_option
 def replay(
     cassettes: tuple[Path, ...], allow_repeats: bool, strict: bool, same_era: bool, ignore: tuple[str, ...], speed: float | None, quiet: bool,
     faults_file: Path | None = None, fault_rules: tuple[str, ...] = (), match_on: tuple[str, ...] = (), list_fault_hits: bool = False,
-    max_line: int = DEFAULT_MAX_LINE, report: Path | None = None,
+    max_line: int = DEFAULT_MAX_LINE, report: Path | None = None, journal: Path | None = None,
 ) -> None:  # fmt: skip
     """Serve CASSETTES as a deterministic MCP server on stdin/stdout.
 
@@ -71,6 +80,7 @@ def replay(
         mcptape replay --fault '{"tool": "add", "action": "error", "code": -32603}' cassettes/demo.jsonl
         mcptape replay --fault-file faults.json --list-fault-hits cassettes/demo.jsonl
         mcptape replay --report unplayed.jsonl cassettes/demo.jsonl   # then mcptape prune --unused-from
+        mcptape replay --journal calls.jsonl demo-mock.toml      # the requests and answers, to assert on
         mcptape replay cassettes/agent/                          # every cassette of a folder
     \b
     With the mcp SDK:
@@ -89,6 +99,8 @@ def replay(
     from mcptape.replay.server_stdio import serve_stdio
 
     config = replay_config(match_on, ignore, allow_repeats, same_era, strict)
-    code = serve_stdio(open_cassettes(cassettes), config, strict=strict, speed=speed, quiet=quiet,
-                       faults=faults, max_line=max_line, report=report)  # fmt: skip
+    cassette = open_cassettes(cassettes)
+    with journaled(config, cassette, journal) as config:
+        code = serve_stdio(cassette, config, strict=strict, speed=speed, quiet=quiet,
+                           faults=faults, max_line=max_line, report=report)  # fmt: skip
     sys.exit(code)

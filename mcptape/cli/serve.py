@@ -10,7 +10,15 @@ import click
 from mcptape.extras import require as require_extra
 
 from .dialect import Command
-from .options import FAULT_ALIASES, fault_options, quiet_option, replay_config, replay_options
+from .options import (
+    FAULT_ALIASES,
+    fault_options,
+    journal_option,
+    journaled,
+    quiet_option,
+    replay_config,
+    replay_options,
+)
 
 
 @click.command(cls=Command, aliases=FAULT_ALIASES)
@@ -46,10 +54,11 @@ from .options import FAULT_ALIASES, fault_options, quiet_option, replay_config, 
     "delays, errors, garbage, drops, disconnects, HTTP statuses, resets",
     '{"tool": "add", "action": "status", "status": 429, "retry_after": 2}',
 )
+@journal_option
 def serve(
     cassettes: tuple[Path, ...], host: str, port: int, allow_repeats: bool, strict: bool, same_era: bool, ignore: tuple[str, ...], speed: float | None, max_body: int, quiet: bool,
     faults_file: Path | None = None, fault_rules: tuple[str, ...] = (), match_on: tuple[str, ...] = (),
-    allowed_hosts: tuple[str, ...] = (),
+    allowed_hosts: tuple[str, ...] = (), journal: Path | None = None,
 ) -> None:  # fmt: skip
     """Serve CASSETTES as a deterministic MCP server over HTTP, until Ctrl-C.
 
@@ -71,6 +80,7 @@ def serve(
         mcptape serve cassettes/demo.jsonl          # a stdio cassette, over HTTP
         mcptape serve --fault '{"action": "status", "status": 503, "nth": 2}' cassettes/demo-http.jsonl
         mcptape serve --host 0.0.0.0 --allow-host myhost.local cassettes/demo-http.jsonl   # for other machines
+        mcptape serve --journal calls.jsonl demo-mock.toml      # the requests and answers, to assert on
     \b
     With the mcp SDK:
         Client("http://127.0.0.1:8000/mcp")
@@ -84,6 +94,8 @@ def serve(
     from .options import open_cassettes
 
     name = " ".join(map(str, cassettes))
-    code = serve_http(open_cassettes(cassettes), config, name=name, host=host, port=port, strict=strict, speed=speed, quiet=quiet, max_body=max_body,
-                      faults=faults, allowed_hosts=allowed_hosts)  # fmt: skip
+    cassette = open_cassettes(cassettes)
+    with journaled(config, cassette, journal) as config:
+        code = serve_http(cassette, config, name=name, host=host, port=port, strict=strict, speed=speed, quiet=quiet,
+                          max_body=max_body, faults=faults, allowed_hosts=allowed_hosts)  # fmt: skip
     sys.exit(code)
