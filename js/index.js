@@ -1,11 +1,14 @@
 // mcptape for TypeScript tests: a transport on `mcptape replay` (or `mcptape record`), a URL on
 // `mcptape serve`, the record mode from MCPTAPE_RECORD_MODE, and a --strict failure as a test failure.
 // The replay itself is mcptape's (Python); this package only starts it and speaks newline-delimited
-// JSON-RPC to it, as the SDK's own stdio transport does. Types: index.d.ts.
+// JSON-RPC to it, as the SDK's own stdio transport does. With `journal`, mcptape also writes
+// what it received and answered (`--journal FILE`), read as a `Journal`. Types: index.d.ts.
 
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
+import { Journal, JournalSource } from "./journal.js";
 
 export const RECORD_MODES = ["none", "once", "new_episodes", "all"];
 
@@ -58,6 +61,7 @@ export function mcptapeArgs(cassette, options = {}) {
     throw new Error(`mcptape: cassette ${cassette} does not exist; record it with MCPTAPE_RECORD_MODE=once`);
   }
   const args = ["replay", cassette];
+  if (typeof options.journal === "string") args.push("--journal", options.journal);
   if (options.strict) args.push("--strict");
   if (options.allowRepeats) args.push("--allow-repeats");
   for (const pointer of options.ignore ?? []) args.push("--ignore", pointer);
@@ -76,6 +80,27 @@ export class StrictReplayError extends Error {
 }
 
 /**
+ * Where a journal asked for with `journal` goes: that file, or (`true`) one in a fresh temporary
+ * folder, removed once the process is gone (what it held stays readable, in memory).
+ */
+class JournalPlace {
+  constructor(journal) {
+    this.dir = journal === true ? mkdtempSync(join(tmpdir(), "mcptape-journal-")) : undefined;
+    this.source = new JournalSource(this.dir ? join(this.dir, "journal.jsonl") : journal);
+  }
+
+  /** Keeps what the journal holds and removes the temporary folder. */
+  close() {
+    this.source.freeze();
+    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function noJournal(what) {
+  return `mcptape: ${what} keeps no journal: pass journal: true (or a file) in its options`;
+}
+
+/**
  * A Transport (the SDK's interface: start, send, close, onmessage, onclose, onerror) on a child
  * `mcptape replay` or `mcptape record`, newline-delimited JSON-RPC on its stdin and stdout.
  * `close()` ends its input, waits for it to exit, and rejects with `StrictReplayError` when it
@@ -88,11 +113,25 @@ export class McptapeTransport {
     this.stderr = "";
     this._buffer = "";
     this._exited = undefined;
+    this._journal = options.journal ? new JournalPlace(options.journal) : undefined;
+    this._recording = undefined;
+  }
+
+  /** What mcptape received and answered (with the `journal` option); none while recording. */
+  get journal() {
+    return new Journal(this._journal ? [this._journal.source] : [], {
+      none: () => {
+        if (!this._journal) return noJournal(`the transport on ${this.cassette}`);
+        if (this._recording) return `mcptape: ${this.cassette} is being recorded (record mode ${this._recording}): a journal is kept only on replay`;
+      },
+    });
   }
 
   async start() {
     const { command, args } = options_command(this.options);
-    const child = spawn(command, [...args, ...mcptapeArgs(this.cassette, this.options)], {
+    const mcptape = mcptapeArgs(this.cassette, { ...this.options, journal: this._journal?.source.path });
+    if (mcptape[0] === "record") this._recording = this.options.recordMode ?? recordMode();
+    const child = spawn(command, [...args, ...mcptape], {
       stdio: ["pipe", "pipe", "pipe"],
       env: this.options.env ?? process.env,
     });
@@ -155,10 +194,14 @@ export class McptapeTransport {
 
   /** Ends the replay; the exit code (rejects on a non-zero one, with mcptape's report). */
   async close() {
-    if (!this.child) return 0;
+    if (!this.child) {
+      this._journal?.close();
+      return 0;
+    }
     if (this.child.stdin.writable) this.child.stdin.end();
     const code = await this._exited;
     this.child = undefined;
+    this._journal?.close();
     if (code !== 0) throw new StrictReplayError(code, this.stderr);
     return code;
   }
@@ -180,7 +223,9 @@ export function replayTransport(cassette, options = {}) {
 export async function serve(cassette, options = {}) {
   if (!existsSync(cassette)) throw new Error(`mcptape: cassette ${cassette} does not exist`);
   const { command, args } = options_command(options);
+  const place = options.journal ? new JournalPlace(options.journal) : undefined;
   const extra = ["--port", "0"];
+  if (place) extra.push("--journal", place.source.path);
   if (options.strict) extra.push("--strict");
   if (options.allowRepeats) extra.push("--allow-repeats");
   const child = spawn(command, [...args, "serve", cassette, ...extra], { stdio: ["ignore", "ignore", "pipe"], env: options.env ?? process.env });
@@ -194,16 +239,24 @@ export async function serve(cassette, options = {}) {
       if (m) found(m[1]);
     });
     child.once("error", failed);
-    exited.then((code) => failed(new Error(`mcptape serve exited (${code}) before serving:\n${stderr}`)));
+    exited.then((code) => {
+      place?.close();
+      failed(new Error(`mcptape serve exited (${code}) before serving:\n${stderr}`));
+    });
   });
   return {
     url,
     get stderr() {
       return stderr;
     },
+    /** What mcptape received and answered (with the `journal` option). */
+    get journal() {
+      return new Journal(place ? [place.source] : [], { none: () => (place ? undefined : noJournal(`mcptape serve ${cassette}`)) });
+    },
     async close() {
       child.kill("SIGINT");
       const code = await exited;
+      place?.close();
       if (code !== 0) throw new StrictReplayError(code, stderr);
       return code;
     },
@@ -220,4 +273,5 @@ export function mcptapeAvailable(env = process.env) {
   }
 }
 
+export { Journal, JournalAssertionError, JournalSource } from "./journal.js";
 export { Mock, answers, mock, rpcError, toolError } from "./mock.js";

@@ -1,5 +1,6 @@
 """The TypeScript helper (js/) and its vitest example, run by the suite: a TS SDK 1.x client on
-`mcptape replay` and `mcptape serve`, and a --strict failure that fails the vitest run.
+`mcptape replay` and `mcptape serve`, the journal of a declared mock, and a --strict failure that
+fails the vitest run.
 
 Node and npm come from the machine; the npm packages from js/package-lock.json (`npm ci`,
 skipped when js/node_modules is current), so a fresh checkout runs these too.
@@ -60,7 +61,7 @@ def test_the_vitest_example_passes() -> None:
     done = vitest()
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     plain = re.sub(r"\x1b\[[0-9;]*m", "", done.stdout)
-    assert re.search(r"Tests\s+8 passed", plain), plain[
+    assert re.search(r"Tests\s+12 passed", plain), plain[
         -2000:
     ]  # the strict-failure demo runs only on demand
 
