@@ -75,6 +75,7 @@ FLOORS: dict[str, int] = {
     "mcptape.proc": SHELL,  # children, descriptors (os.fstat, ioctl), runs (/proc), PATH, names
     "mcptape.mocks.threaded": SHELL,
     "mcptape.mocks.file": SHELL,
+    "mcptape.mocks.journal_file": SHELL,
     # the Python API and the pytest plugin over it
     "mcptape.api": API,
     "mcptape.tape": API,

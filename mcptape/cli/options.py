@@ -163,7 +163,7 @@ def journaled(
         return
     from dataclasses import replace
 
-    from mcptape.mocks.journal import JournalFile
+    from mcptape.mocks.journal_file import JournalFile
     from mcptape.replay.outputs import stacked
 
     journal = JournalFile.open(path, cassette.answerer)

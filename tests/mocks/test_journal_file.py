@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from mcptape.mocks.journal import JournalFile
+from mcptape.mocks.journal_file import JournalFile
 from mcptape.replay.outputs import Send
 from tests.conftest import ROOT, mcptape_cmd
 
