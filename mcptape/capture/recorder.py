@@ -25,9 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
-from mcptape.cassette import CassetteWriter, LineWriter, dumps_event, new_header
+from mcptape.cassette import CassetteWriter, LineWriter, new_header
+from mcptape.cassette.codec import event_line, message_line
 from mcptape.cassette.model import Event, Header, Kind, Source, Transport, payload_event
 from mcptape.errors import CassetteError, RecordError
 from mcptape.redaction.redact import RedactConfig, Redactor
@@ -104,7 +103,7 @@ class Recorder:
         line = None
         try:
             event = build(seq, t)
-            line = dumps_event(event)
+            line = event_line(event)
         finally:
             self._commit(seq, line)
         return event
@@ -121,8 +120,8 @@ class Recorder:
         Returns the parsed JSON value as written (redacted), or None when the payload was not JSON.
 
         The hot path: a JSON payload with nothing to redact is written by splicing its own
-        bytes into the event line (it was just validated by parsing), so the message is
-        stored exactly as it was on the wire and is not serialized again.
+        bytes into the event line (it was just validated by parsing: `codec.message_line`),
+        so the message is stored exactly as it was on the wire and is not serialized again.
         """
         ticket = ticket or self.reserve()
         http = self._sse_fields(http)
@@ -164,14 +163,7 @@ class Recorder:
         seq, t = ticket
         line: bytes | None = None
         try:
-            head = orjson.dumps({"seq": seq, "t": round(t, 6), "kind": "message", "from": str(src)})
-            tail = b',"http":' + orjson.dumps(http) + b"}\n" if http is not None else b"}\n"
-            body = data.strip()
-            if b"\n" in body or b"\r" in body:
-                body = orjson.dumps(
-                    value
-                )  # pretty-printed (an HTTP body): one cassette line holds one event
-            line = b"".join((head[:-1], b',"msg":', body, tail))  # (one copy of a big body)
+            line = message_line(seq, t, src, data, value, http)
         finally:
             self._commit(seq, line)
         return msg

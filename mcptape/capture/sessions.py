@@ -26,26 +26,29 @@ cassette's last, and timed from the cassette's start.
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-import orjson
 from filelock import FileLock
 
-from mcptape.cassette import CassetteWriter, dumps_event
+from mcptape.cassette import CassetteWriter
 from mcptape.cassette.atomic import AtomicWriter
-from mcptape.cassette.model import HEADER_MARKER, Event
+from mcptape.cassette.codec import (
+    RUN_FIELD,
+    event_head,
+    header_fields,
+    renumbered,
+    session_marks,
+    session_run,
+    with_session,
+)
 from mcptape.errors import CassetteError
 from mcptape.proc.runs import RUN_ENV, private_folder, run_id
 
 __all__ = ["MODE_NAMES", "RUN_ENV", "RUN_FIELD", "RecordMode", "SessionPolicy", "commit", "run_id"]
-
-RUN_FIELD = "run"
-"""The header field (and `info.session` member) holding a digest of the run that recorded."""
 
 
 class RecordMode(StrEnum):
@@ -119,12 +122,6 @@ def _appends(tail: _Tail, policy: SessionPolicy) -> bool:
     return policy.mode is RecordMode.NEW_EPISODES or tail.last_run == policy.run
 
 
-_SESSION_MARK = re.compile(rb'"session":\{')
-_MARK_START = b'"session":{"recorded_at":'
-"""How every session mark starts (it is written so): counted, it says how many sessions there are."""
-_HEAD = re.compile(rb'^\{"seq":(\d+),"t":([-+0-9.eE]+),')
-
-
 def _read_tail(path: Path) -> _Tail | None:
     """The cassette at `path` as appending needs it; None when there is none or it is not a
     whole cassette (it is then replaced as before)."""
@@ -135,38 +132,21 @@ def _read_tail(path: Path) -> _Tail | None:
     if not data.endswith(b"\n"):
         return None
     lines = data.splitlines()
-    try:
-        header = orjson.loads(lines[0])
-    except (orjson.JSONDecodeError, IndexError):
-        return None
-    if not isinstance(header, dict) or HEADER_MARKER not in header:
+    header = header_fields(lines[0]) if lines else None
+    if header is None:
         return None
     run = header.get(RUN_FIELD)
     last_seq, last_t = 0, 0.0
     if len(lines) > 1:
-        head = _HEAD.match(lines[-1])
+        head = event_head(lines[-1])
         if head is None:
             return None
-        last_seq, last_t = int(head[1]), float(head[2])
+        last_seq, last_t = head
     for line in reversed(lines[1:]):
-        if _SESSION_MARK.search(line) and (marked := _marked_run(line)) is not None:
+        if (marked := session_run(line)) is not None:
             run = marked
             break
     return _Tail(data, header, run if isinstance(run, str) else None, last_seq, last_t)
-
-
-def _marked_run(line: bytes) -> str | None:
-    """The run of a session-start event (None: the line is no session start)."""
-    try:
-        obj = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return None
-    info = obj.get("info") if isinstance(obj, dict) else None
-    session = info.get("session") if isinstance(info, dict) else None
-    if not isinstance(session, dict):
-        return None
-    run = session.get(RUN_FIELD)
-    return run if isinstance(run, str) else ""
 
 
 def _append(writer: CassetteWriter, tail: _Tail, policy: SessionPolicy) -> bool:
@@ -189,7 +169,7 @@ def _append(writer: CassetteWriter, tail: _Tail, policy: SessionPolicy) -> bool:
     finally:
         out.abort()
     writer.partial.unlink(missing_ok=True)
-    writer.appended = tail.data.count(_MARK_START) + 2
+    writer.appended = session_marks(tail.data) + 2
     return True
 
 
@@ -202,28 +182,14 @@ def session_lines(lines: list[bytes], tail: _Tail, policy: SessionPolicy) -> byt
         marker["target"] = policy.target
     out: list[bytes] = []
     for n, line in enumerate(lines, start=1):
-        head = _HEAD.match(line)
-        if head is None:
+        head = event_head(line)
+        new = None if head is None else renumbered(line, tail.last_seq + n, offset + head[1])
+        if new is None:
             continue  # (a recording's own lines always match)
-        seq, t = tail.last_seq + n, round(offset + float(head[2]), 6)
-        rest = line[head.end() :]
-        new = b'{"seq":%d,"t":%s,' % (seq, orjson.dumps(t)) + rest
         if n == 1:
-            new = _marked(new, marker)
+            new = with_session(new, marker)
         out.append(new + b"\n")
     return b"".join(out)
-
-
-def _marked(line: bytes, marker: dict[str, Any]) -> bytes:
-    """`line` with `info.session` = `marker`, the rest of it byte for byte when it has no `info`."""
-    obj = orjson.loads(line)
-    if "info" in obj:
-        event = Event.from_json(obj)
-        event.info = {**(event.info or {}), "session": marker}
-        return dumps_event(event).rstrip(b"\n")
-    info = b',"info":' + orjson.dumps({"session": marker})
-    cut = line.rfind(b',"redacted":') if "redacted" in obj else len(line) - 1
-    return line[:cut] + info + line[cut:]
 
 
 def _seconds_between(start: object, end: str) -> float:

@@ -4,8 +4,9 @@ The package cassettes are read and written through. Writing appends and flushes 
 line per event with a single `write()`, so a recorder killed at any moment leaves a cassette
 that reads back up to its last complete line; reading tolerates (and reports) a truncated last
 line. See docs/cassette-format.md. Its `__init__` records (`CassetteWriter`) and names what its
-neighbours do: reading whole and the line format (`mcptape.cassette.format`), reading a line at
-a time (`mcptape.cassette.stream`), replacing a file atomically (`mcptape.cassette.atomic`).
+neighbours do: encoding and decoding every line (`mcptape.cassette.codec`), reading and writing a
+cassette whole (`mcptape.cassette.format`), reading a line at a time (`mcptape.cassette.stream`),
+replacing a file atomically (`mcptape.cassette.atomic`).
 """
 
 from __future__ import annotations
@@ -17,9 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
 
-import orjson
-
 from mcptape.cassette.atomic import AtomicWriter, write_atomic
+from mcptape.cassette.codec import event_line, header_line
 from mcptape.cassette.format import (
     Cassette,
     cut_short,
@@ -83,7 +83,7 @@ class CassetteBuffer:
     """A cassette's lines collected in memory, its header first; `data()` for `write_atomic`."""
 
     def __init__(self, header: Header) -> None:
-        self._parts = [orjson.dumps(header.to_json()) + b"\n"]
+        self._parts = [header_line(header)]
 
     def write_line(self, line: bytes) -> None:
         self._parts.append(line)
@@ -143,7 +143,7 @@ class CassetteWriter:
         """`commit()` replaced an existing cassette."""
         self.appended = 0
         """The session number this recording was appended as (0: it was not appended)."""
-        self._write(orjson.dumps(header.to_json()) + b"\n")
+        self._write(header_line(header))
 
     def _write(self, line: bytes) -> None:
         view = memoryview(line)
@@ -157,7 +157,7 @@ class CassetteWriter:
             ) from None
 
     def write(self, event: Event) -> None:
-        self.write_line(dumps_event(event))
+        self.write_line(event_line(event))
 
     def write_line(self, line: bytes) -> None:
         """Appends one ready-made event line (newline included)."""

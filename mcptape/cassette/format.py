@@ -1,8 +1,9 @@
-"""Cassettes as bytes: the `Cassette` value, reading a file whole, and an event's line.
+"""Cassettes as bytes: the `Cassette` value, reading a file whole, and writing one whole.
 
-JSON Lines, a header line then one event per line, in wire order (docs/cassette-format.md).
-Reading tolerates (and reports) a truncated last line: a recorder killed mid-write leaves one.
-Public names are imported from `mcptape.cassette`.
+JSON Lines, a header line then one event per line, in wire order (docs/cassette-format.md); each
+line is encoded and decoded by `mcptape.cassette.codec`. Reading tolerates (and reports) a
+truncated last line: a recorder killed mid-write leaves one. Public names are imported from
+`mcptape.cassette`.
 """
 
 from __future__ import annotations
@@ -13,9 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from mcptape._version import __version__
+from mcptape.cassette.codec import DecodeError, decode_line, event_line, header_line
 from mcptape.cassette.migrate import check_version, migrate
 from mcptape.cassette.model import FORMAT_VERSION, HEADER_MARKER, Event, Header, Kind, Transport
 from mcptape.cassette.shape import event_problem, header_problem, plain_event
@@ -91,8 +91,8 @@ def unreadable_error(p: Path, exc: OSError) -> CassetteError:
 def _header(line: bytes, name: str) -> dict[str, Any]:
     """Line 1 of a cassette, checked: JSON, the header marker, a format this mcptape reads."""
     try:
-        head = orjson.loads(line)
-    except orjson.JSONDecodeError:
+        head = decode_line(line)
+    except DecodeError:
         raise CassetteError(f"{name}:1: not an mcptape cassette (line 1 is not JSON)") from None
     if not isinstance(head, dict) or HEADER_MARKER not in head:
         raise CassetteError(
@@ -131,13 +131,13 @@ def _parse_events(
     linenos: list[int] = []
     truncated: str | None = None
     last = len(lines)
-    loads_ = orjson.loads
+    loads_ = decode_line
     for lineno, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
         try:
             obj = loads_(line)
-        except orjson.JSONDecodeError:
+        except DecodeError:
             if lineno == last and not complete:
                 truncated = truncated_warning(name, lineno, len(linenos))
                 warnings.append(truncated)
@@ -246,13 +246,13 @@ def metadata_ok(obj: dict[str, Any]) -> bool:
     ) and isinstance(session, (str, type(None)))
 
 
-def dumps_event(event: Event) -> bytes:
-    """One event as its cassette line, newline included."""
-    return orjson.dumps(event.to_json()) + b"\n"
+dumps_event = event_line
+"""One event as its cassette line, newline included (`codec.event_line`, by the name callers
+of `mcptape.cassette` know)."""
 
 
 def dumps(cassette: Cassette) -> bytes:
     """A whole cassette as bytes."""
-    parts = [orjson.dumps(cassette.header.to_json()) + b"\n"]
-    parts.extend(dumps_event(e) for e in cassette.events)
+    parts = [header_line(cassette.header)]
+    parts.extend(map(event_line, cassette.events))
     return b"".join(parts)

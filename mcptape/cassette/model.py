@@ -4,6 +4,10 @@ Dataclasses, frozen but for `Event` (see there), no I/O. An `Event` is one line 
 the wire (or its raw bytes when it was not JSON), a stderr line, a process exit, an end of
 stream, or HTTP metadata. Exchanges (a request with all that belongs to it) are built from
 events by `mcptape.pairing`.
+
+What a cassette line may hold is the JSON Schema's to say (`mcptape/schema/cassette-v1.schema.json`,
+the source of truth): the enums here (`Kind`, `Source`, `Transport`) and `FORMAT_VERSION` follow
+it, and `tests/test_cassette_codec.py` holds them equal to it.
 """
 
 from __future__ import annotations

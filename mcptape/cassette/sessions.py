@@ -15,12 +15,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from mcptape.cassette.codec import SESSION
 from mcptape.cassette.format import Cassette, load
 from mcptape.cassette.model import Event, Header, Kind
 from mcptape.errors import CassetteError, CassetteNotFoundError
-
-SESSION = "session"
-"""The `info` member that marks the first event of a session after the first."""
 
 
 def mark_of(event: Event) -> dict[str, Any] | None:

@@ -7,6 +7,10 @@ integer"). The reader (`mcptape.cassette`) adds the file and line. Beyond the en
 JSON-RPC members, and the MCP fields `show`, `diff`, `check`, `serve` and `redact` look
 into) are checked too, so that no command meets a wrong type later: a cassette is
 rejected at load with its line, instead of failing deep inside a command.
+
+The JSON Schema (`mcptape/schema/cassette-v1.schema.json`) is the source of truth for what a line
+may hold; these checks follow it. Their enumerations (`KINDS`, `SOURCES`, `TRANSPORTS`) are the
+model's enums, which `tests/test_cassette_codec.py` holds equal to the schema's.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import binascii
 from collections.abc import Callable
 from typing import Any
 
-from mcptape.cassette.model import Event, Kind, Source
+from mcptape.cassette.model import Event, Kind, Source, Transport
 from mcptape.versions import (
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
@@ -24,8 +28,8 @@ from mcptape.versions import (
     META_SERVER_INFO,
 )
 
-KINDS = frozenset(("message", "raw", "stderr", "exit", "eof", "http", "end"))
-SOURCES = frozenset(("client", "server"))
+KINDS = frozenset(k.value for k in Kind)
+SOURCES = frozenset(s.value for s in Source)
 
 Check = Callable[[Any], bool]
 
@@ -127,7 +131,7 @@ ENVELOPE: dict[str, Check] = {
 }  # fmt: skip
 """The optional members of an event line (null is allowed for each)."""
 
-TRANSPORTS = frozenset(("stdio", "streamable-http", "sse", "memory"))
+TRANSPORTS = frozenset(t.value for t in Transport)
 HEADER: dict[str, Check] = {
     "mcptape_version": _str,
     "target": _obj,

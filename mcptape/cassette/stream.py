@@ -12,13 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import orjson
-
+from mcptape.cassette.codec import DecodeError, decode_line, event_line
 from mcptape.cassette.format import (
     _corrupt,
     _event,
     _header,
-    dumps_event,
     load,
     truncated_warning,
     unreadable_error,
@@ -43,7 +41,7 @@ def read_lines(lines: Iterable[bytes], lineno: int = 1, offset: int = 0) -> Iter
     nothing: a line that is not JSON comes with `NOT_JSON` (truncated when it is the last one
     and has no newline, else corrupt), and the caller says what that means (`stream` raises;
     `mcptape check` reports it and reads on)."""
-    loads_ = orjson.loads
+    loads_ = decode_line
     for raw in lines:
         start = offset
         offset += len(raw)
@@ -52,7 +50,7 @@ def read_lines(lines: Iterable[bytes], lineno: int = 1, offset: int = 0) -> Iter
             continue
         try:
             obj = loads_(raw)
-        except orjson.JSONDecodeError:
+        except DecodeError:
             obj = NOT_JSON
         yield lineno - 1, start, raw, obj
 
@@ -140,7 +138,7 @@ def _migrated(path: Path, action: str) -> Iterator[EventLine]:
             f"{cas.truncated}: {action} would drop it; fix or delete that line first"
         )
     for event in cas.events:
-        raw = dumps_event(event)
+        raw = event_line(event)
         yield EventLine(cas.line_of(event.seq), -1, raw, event.to_json(), event)
 
 

@@ -13,23 +13,14 @@ secret. See docs/maintenance.md.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from mcptape.cassette import (
-    AtomicWriter,
-    Cassette,
-    CassetteStream,
-    dumps_event,
-    loads,
-    stream,
-)
+from mcptape.cassette import AtomicWriter, Cassette, CassetteStream, loads, stream
+from mcptape.cassette.codec import decode_line, event_line, header_line, renumbered
 from mcptape.cassette.model import HEADER_MARKER, Event, Kind
 from mcptape.errors import CassetteError, ConfigError
 from mcptape.redaction.redact import DEFAULT_KEYS, DEFAULT_PATTERNS, RedactConfig, Redactor
@@ -72,12 +63,13 @@ def read(path: str | os.PathLike[str]) -> CassetteLines:
     rows = [ln for ln in data.split(b"\n") if ln.strip()]
     lines = [ln.strip() for ln in rows[1:]]
     if len(lines) != len(cassette.events):  # migrated from an older format: write the events anew
-        lines = [dumps_event(e).rstrip(b"\n") for e in cassette.events]
+        lines = [event_line(e).rstrip(b"\n") for e in cassette.events]
     return CassetteLines(cassette, rows[0].strip(), lines)
 
 
 def _join(head: bytes, lines: Iterable[bytes]) -> bytes:
-    return b"".join([head + b"\n", *(ln + b"\n" for ln in lines)])
+    """A cassette's bytes: its header's line (newline included), then the event lines."""
+    return b"".join([head, *(ln + b"\n" for ln in lines)])
 
 
 class Rewrite:
@@ -140,13 +132,7 @@ class Rewrite:
             self.out.abort()
 
 
-def _head_bytes(head: dict[str, Any]) -> bytes:
-    return orjson.dumps(head) + b"\n"
-
-
 # -- prune ----------------------------------------------------------------------------------------
-
-_SEQ = re.compile(rb'^\{"seq":\d+')
 
 
 def parse_run_log(text: str) -> list[UnplayedReport]:
@@ -278,11 +264,11 @@ def prune(
                 continue
             n += 1
             line = el.raw.strip()
-            m = _SEQ.match(line)
-            if m is not None:
-                rw.line(el.offset, el.raw, b'{"seq":%d' % n + line[m.end() :] + b"\n")
+            new = renumbered(line, n)
+            if new is not None:
+                rw.line(el.offset, el.raw, new + b"\n")
             else:
-                rw.line(el.offset, el.raw, dumps_event(el.event._replace(seq=n)))
+                rw.line(el.offset, el.raw, event_line(el.event._replace(seq=n)))
         rw.finish()
     finally:
         rw.abort()
@@ -373,7 +359,7 @@ def redact(
     Raises:
         ConfigError: a pattern is not a valid regular expression.
     """
-    header = orjson.loads(tape.head)
+    header = decode_line(tape.head)
     config, described = redaction_for(header, keys, patterns)
     red = Redactor(config)
     lines: list[bytes] = []
@@ -384,9 +370,9 @@ def redact(
             lines.append(line)
             continue
         changed += 1
-        lines.append(dumps_event(new).rstrip(b"\n"))
+        lines.append(event_line(new).rstrip(b"\n"))
     header["redaction"] = described
-    return _join(orjson.dumps(header), lines), changed
+    return _join(header_line(header), lines), changed
 
 
 def redact_file(
@@ -409,7 +395,7 @@ def redact_file(
     header["redaction"] = described
     rw = Rewrite(src, Path(output) if output is not None else src.path, always=output is not None)
     try:
-        rw.line(0, src.head_raw, _head_bytes(header))
+        rw.line(0, src.head_raw, header_line(header))
         changed = 0
         for el in src.events:
             new = redact_event(red, el.event)
@@ -417,7 +403,7 @@ def redact_file(
                 rw.line(el.offset, el.raw, el.raw.strip() + b"\n")
             else:
                 changed += 1
-                rw.line(el.offset, el.raw, dumps_event(new))
+                rw.line(el.offset, el.raw, event_line(new))
         return rw.finish(), changed
     finally:
         rw.abort()
@@ -483,10 +469,10 @@ def fmt(path: str | os.PathLike[str], renumber: bool = False, write: bool = True
     src = stream(path)
     rw = Rewrite(src, src.path, write)
     try:
-        rw.line(0, src.head_raw, _head_bytes(canonical_header(src.head)))
+        rw.line(0, src.head_raw, header_line(canonical_header(src.head)))
         for i, el in enumerate(src.events, start=1):
             event = canonical_event(el.obj, i if renumber else None)
-            rw.line(el.offset, el.raw, orjson.dumps(event) + b"\n")
+            rw.line(el.offset, el.raw, event_line(event))
         return rw.finish()
     finally:
         rw.abort()

@@ -1,4 +1,6 @@
-"""The JSON Schema of the cassette format, shipped with the package."""
+"""The JSON Schema of the cassette format, shipped with the package: the source of truth for what
+a cassette line may hold. The model's enums, the reader's checks (`mcptape.cassette.shape`) and
+`plain` follow it (`tests/test_cassette_codec.py`); `mcptape.cassette.codec` writes the lines."""
 
 from __future__ import annotations
 
