@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Protocol
 
 from mcptape.cassette.atomic import AtomicWriter, write_atomic
-from mcptape.cassette.codec import event_line, header_line
+from mcptape.cassette.codec import NOT_JSON, Line, event_line, header_line, read_lines
 from mcptape.cassette.format import (
     Cassette,
     cut_short,
@@ -35,7 +35,7 @@ from mcptape.cassette.format import (
     unreadable_error,
 )
 from mcptape.cassette.model import Event, Header
-from mcptape.cassette.stream import NOT_JSON, CassetteStream, EventLine, Line, read_lines, stream
+from mcptape.cassette.stream import CassetteStream, EventLine, stream
 from mcptape.errors import CassetteError
 
 __all__ = [

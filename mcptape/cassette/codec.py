@@ -13,7 +13,7 @@ with `decode_line`; no other module builds or parses a cassette line itself
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import orjson
@@ -151,3 +151,35 @@ def header_fields(line: bytes) -> dict[str, Any] | None:
     except DecodeError:
         return None
     return head if isinstance(head, dict) and HEADER_MARKER in head else None
+
+
+# -- reading lines ------------------------------------------------------------------------------
+
+NOT_JSON: Any = object()
+"""What `read_lines` gives for the value of a line that is not JSON."""
+
+
+Line = tuple[int, int, bytes, Any]
+"""One line of a cassette as `read_lines` reads it: (its number, where it starts in the file in
+bytes, its bytes as in the file, newline included but on a last line without one, its JSON
+value or `NOT_JSON`). A plain tuple, not a named one: one is made for every line read."""
+
+
+def read_lines(lines: Iterable[bytes], lineno: int = 1, offset: int = 0) -> Iterator[Line]:
+    """The lines of a cassette that are not blank, parsed, one at a time (`Line`): numbered
+    from `lineno` and placed from `offset` (those of the first line `lines` gives). It decides
+    nothing: a line that is not JSON comes with `NOT_JSON` (truncated when it is the last one
+    and has no newline, else corrupt), and the caller says what that means (`stream` raises;
+    `mcptape check` reports it and reads on)."""
+    loads_ = decode_line
+    for raw in lines:
+        start = offset
+        offset += len(raw)
+        lineno += 1
+        if not raw.strip():
+            continue
+        try:
+            obj = loads_(raw)
+        except DecodeError:
+            obj = NOT_JSON
+        yield lineno - 1, start, raw, obj

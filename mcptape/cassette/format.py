@@ -8,14 +8,24 @@ truncated last line: a recorder killed mid-write leaves one. Public names are im
 
 from __future__ import annotations
 
+import io
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from mcptape._version import __version__
-from mcptape.cassette.codec import DecodeError, decode_line, event_line, header_line
+from mcptape.cassette.codec import (
+    NOT_JSON,
+    DecodeError,
+    Line,
+    decode_line,
+    event_line,
+    header_line,
+    read_lines,
+)
 from mcptape.cassette.migrate import check_version, migrate
 from mcptape.cassette.model import FORMAT_VERSION, HEADER_MARKER, Event, Header, Kind, Transport
 from mcptape.cassette.shape import event_problem, header_problem, plain_event
@@ -104,23 +114,20 @@ def _header(line: bytes, name: str) -> dict[str, Any]:
 
 def loads(data: bytes, name: str = "<memory>", path: Path | None = None) -> Cassette:
     """Parses cassette bytes; see `load`."""
-    lines = data.split(b"\n")
-    complete = data.endswith(b"\n")
-    if complete:
-        lines.pop()
-    if not lines or not any(ln.strip() for ln in lines):
+    lines = io.BytesIO(data)
+    first = lines.readline()
+    if not data.strip():
         raise CassetteError(
             f"{name}: empty file, not an mcptape cassette (record one with `mcptape record`)"
         )
     warnings: list[str] = []
-    head = _header(lines[0], name)
-    return _parse_events(lines, head, complete, name, path, warnings)
+    head = _header(first, name)
+    return _parse_events(read_lines(lines, 2, len(first)), head, name, path, warnings)
 
 
 def _parse_events(
-    lines: list[bytes],
+    lines: Iterator[Line],
     head: dict[str, Any],
-    complete: bool,
     name: str,
     path: Path | None,
     warnings: list[str],
@@ -130,19 +137,13 @@ def _parse_events(
     events: list[Event] = []
     linenos: list[int] = []
     truncated: str | None = None
-    last = len(lines)
-    loads_ = decode_line
-    for lineno, line in enumerate(lines[1:], start=2):
-        if not line.strip():
-            continue
-        try:
-            obj = loads_(line)
-        except DecodeError:
-            if lineno == last and not complete:
+    for lineno, _, line, obj in lines:
+        if obj is NOT_JSON:
+            if not line.endswith(b"\n"):  # the last line: a recorder stopped mid-write
                 truncated = truncated_warning(name, lineno, len(linenos))
                 warnings.append(truncated)
                 break
-            raise _corrupt(name, lineno) from None
+            raise _corrupt(name, lineno)
         if current:  # built as read; an older format is migrated first, as dicts
             events.append(_event(obj, name, lineno))
         else:
