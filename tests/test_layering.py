@@ -40,6 +40,7 @@ FLOORS: dict[str, int] = {
     "mcptape.wire": BASE,
     "mcptape.diff.types": BASE,
     "mcptape.eras": BASE,
+    "mcptape.revisions": BASE,  # what each handshake revision added (over eras' path walk)
     "mcptape.capture.httpmeta": BASE,
     "mcptape.redaction.literals": BASE,  # literal hints and tries, for the secret rules
     # storage: cassette files and their format versions
