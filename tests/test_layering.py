@@ -76,6 +76,8 @@ FLOORS: dict[str, int] = {
     "mcptape.proc": SHELL,  # children, descriptors (os.fstat, ioctl), runs (/proc), PATH, names
     "mcptape.mocks.threaded": SHELL,
     "mcptape.mocks.file": SHELL,
+    "mcptape.mocks.stdio_socket": SHELL,  # `mock.command`: a Unix socket served by threads
+    "mcptape.mocks.relay": SHELL,  # the process `mock.command` runs: stdio <-> that socket
     # the Python API and the pytest plugin over it
     "mcptape.api": API,
     "mcptape.tape": API,
