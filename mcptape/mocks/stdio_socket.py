@@ -33,13 +33,29 @@ def supported() -> bool:
     return hasattr(socket, "AF_UNIX")
 
 
+def _folder() -> str:
+    """A new directory only this user may enter (mode 0700), for the socket. A socket's path is
+    limited in length (the kernel refuses a long one): a long temporary directory
+    (`TMPDIR`) gives way to /tmp."""
+    folder = tempfile.mkdtemp(prefix="mcptape-mock-")
+    if len(os.path.join(folder, SOCKET).encode()) < SHORT:
+        return folder
+    os.rmdir(folder)
+    return tempfile.mkdtemp(prefix="mcptape-mock-", dir="/tmp")
+
+
+SOCKET = "mock.sock"
+SHORT = 100
+"""Socket paths shorter than this (in bytes) bind everywhere Unix sockets exist."""
+
+
 class StdioSocket:
     """Serves `cassette` (with `config`'s answerer) to each client of `command`, until `stop`."""
 
     def __init__(self, cassette: Cassette, config: ReplayConfig) -> None:
         self._cassette, self._config = cassette, config
-        self._dir = tempfile.mkdtemp(prefix="mcptape-mock-")  # (mode 0700: this user's only)
-        self.path = os.path.join(self._dir, "mock.sock")
+        self._dir = _folder()
+        self.path = os.path.join(self._dir, SOCKET)
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._sock.bind(self.path)
         self._sock.listen()

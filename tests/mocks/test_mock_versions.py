@@ -7,6 +7,7 @@ handshake revision, the SDK client for 2025-11-25 and 2026-07-28."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -17,10 +18,14 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.types import ElicitResult
 
 import mcptape
+from mcptape.cassette import dumps
 from mcptape.mocks.mock import Mock
 from tests.mocks.tap import Tap, problems_of
+from tests.replay.tape import LEGACY_INIT, ok, req, tape
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+INFO = {"name": "raw", "version": "1"}
 
 OUTPUT = {
     "type": "object",
@@ -96,7 +101,7 @@ async def raw_session(mock: Mock, version: str) -> tuple[Raw, dict[str, dict[str
         hello = {
             "protocolVersion": version,
             "capabilities": {"elicitation": {}},
-            "clientInfo": {"name": "raw", "version": "1"},
+            "clientInfo": INFO,
         }
         steps: list[tuple[str, dict[str, Any]]] = [
             ("initialize", hello),
@@ -176,3 +181,34 @@ async def test_the_sdk_client_over_mock_command_in_both_eras(mode: str, version:
         assert mock["weather"].call_count == 1
     assert asked == ["Which unit?"]
     assert tap.problems() == []
+
+
+async def test_an_overlay_answers_in_the_version_of_the_recorded_handshake(
+    tmp_path: Path,
+) -> None:
+    init, answer, done = (msg for _, msg in LEGACY_INIT)
+    older = {**answer, "result": {**answer["result"], "protocolVersion": "2025-03-26"}}
+    listed = {"name": "weather", "inputSchema": {"type": "object"}}
+    recording = tape(
+        ("c", {**init, "params": {**init["params"], "protocolVersion": "2025-03-26"}}),
+        ("s", older),
+        ("c", done),
+        ("c", req(2, "tools/list", {})),
+        ("s", ok(2, {"tools": [listed]})),
+    )
+    path = tmp_path / "older.jsonl"
+    path.write_bytes(dumps(recording))
+    with mcptape.mock(cassette=path) as mock, anyio.fail_after(30):
+        mock.tool("weather", {"temp": 3, "city": "Oslo"}, output_schema=OUTPUT)
+        async with await anyio.open_process(mock.command) as proc:
+            raw = Raw(proc)
+            hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": INFO}
+            assert (await raw.request(1, "initialize", hello))["result"]["protocolVersion"] == (
+                "2025-03-26"  # as recorded
+            )
+            call = await raw.request(2, "tools/call", {"name": "weather", "arguments": {}})
+            assert proc.stdin is not None
+            await proc.stdin.aclose()
+    assert "structuredContent" not in call["result"]  # (2025-06-18 added it)
+    assert json.loads(call["result"]["content"][0]["text"]) == {"temp": 3, "city": "Oslo"}
+    assert problems_of(raw.log) == []
