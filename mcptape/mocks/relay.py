@@ -2,18 +2,24 @@
 
 Internal, not a command of the CLI: `mock.command` gives it the Unix socket of a mock open in
 the test process (`mcptape.mocks.stdio_socket`). It copies its stdin to the socket and the
-socket to its stdout, bytes as they come, and exits when the mock's end closes: after the
-client closed stdin and the session ended, or when the mock closed. Standard library only,
-so that it starts quickly.
+socket to its stdout, and exits when the mock's end closes: after the client closed stdin and
+the session ended, or when the mock closed. Its stdout is paced as the stdio replay's is
+(`mcptape.replay.pacing`): a response that follows progress waits until the client has read
+the progress, which a client such as the TypeScript SDK 1.x needs; the mock's own pacing
+ends at the socket.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import socket
 import sys
 import threading
+from typing import Any
+
+from mcptape.replay.pacing import Pacer
 
 CHUNK = 1 << 16
 
@@ -32,6 +38,47 @@ def _to_mock(sock: socket.socket) -> None:
         sock.shutdown(socket.SHUT_WR)
 
 
+def _write_all(data: bytes) -> bool:
+    view = memoryview(data)
+    try:
+        while view:
+            view = view[os.write(1, view) :]
+    except OSError:
+        return False  # the client closed its end
+    return True
+
+
+def _message(line: bytes) -> Any:
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
+
+
+def _to_client(sock: socket.socket) -> None:
+    """The socket -> stdout, line by line through the pacer, until the mock's end closes."""
+    pacer = Pacer.on(1, _write_all)
+    parts: list[bytes] = []  # (a line not yet whole)
+    while True:
+        try:
+            chunk = sock.recv(CHUNK)
+        except OSError:
+            break
+        if not chunk:
+            break
+        head, newline, tail = chunk.rpartition(b"\n")
+        if not newline:
+            parts.append(chunk)
+            continue
+        lines = [line + b"\n" for line in b"".join([*parts, head]).split(b"\n")]
+        parts = [tail] if tail else []
+        messages = [_message(line) for line in lines] if pacer.unread else [None] * len(lines)
+        if not pacer.send(lines, messages):
+            return
+    if parts:
+        _write_all(b"".join(parts))
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
@@ -47,19 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 1
     threading.Thread(target=_to_mock, args=(sock,), daemon=True).start()
-    while True:  # the socket -> stdout, until the mock's end closes
-        try:
-            chunk = sock.recv(CHUNK)
-        except OSError:
-            break
-        if not chunk:
-            break
-        view = memoryview(chunk)
-        try:
-            while view:
-                view = view[os.write(1, view) :]
-        except OSError:
-            break  # the client closed its end
+    _to_client(sock)
     sock.close()
     return 0
 
