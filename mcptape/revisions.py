@@ -7,8 +7,9 @@ and serverInfo, a tool's `outputSchema` and a result's `structuredContent` in 20
 icons, a tool's `execution`, the `tasks` capability in 2025-11-25) and server requests
 (`elicitation/create` in 2025-06-18, its URL mode in 2025-11-25). `ADDED` lists the members,
 `as_of` takes off a message what its revision does not have (the path walk of the era table,
-`eras.take`), and `sendable` says whether a server request exists in a revision. A declared
-mock answers each client in the revision it negotiated (`mcptape.mocks.server`).
+`eras.take`), `sendable` says whether a server request exists in a revision, and `sent_as_of`
+does both for a server notification or request. A declared mock answers each client in the
+revision it negotiated (`mcptape.mocks.server`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any, NamedTuple
 from mcptape.eras import take
 from mcptape.versions import is_at_least
 
-__all__ = ["ADDED", "REQUESTS_SINCE", "Added", "as_of", "sendable"]
+__all__ = ["ADDED", "REQUESTS_SINCE", "Added", "as_of", "sendable", "sent_as_of"]
 
 
 class Added(NamedTuple):
@@ -79,3 +80,17 @@ def sendable(version: str, method: str, params: Any) -> bool:
         return False
     url = isinstance(params, dict) and params.get("mode") == "url"
     return not (method == "elicitation/create" and url and not is_at_least(version, "2025-11-25"))
+
+
+def sent_as_of(version: str, msg: dict[str, Any]) -> dict[str, Any] | None:
+    """A server notification or request as a server of `version` sends it (None: a request that
+    revision does not have)."""
+    method, params, request = str(msg.get("method")), msg.get("params"), "id" in msg
+    if request and not sendable(version, method, params):
+        return None
+    if not isinstance(params, dict):
+        return msg
+    return {
+        **msg,
+        "params": as_of(version, "request" if request else "notification", method, params),
+    }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcptape.revisions import as_of, sendable
+from mcptape.revisions import as_of, sendable, sent_as_of
 
 TOOLS = {
     "tools": [
@@ -60,3 +60,15 @@ def test_server_requests_a_revision_has() -> None:
     assert sendable("2025-11-25", "elicitation/create", {"mode": "url", "url": "u"})
     assert sendable("2024-11-05", "roots/list", {})
     assert as_of("2025-06-18", "request", "elicitation/create", {**form, "mode": "form"}) == form
+
+
+def test_a_server_message_as_a_revision_sends_it() -> None:
+    ask = {"jsonrpc": "2.0", "id": "m", "method": "elicitation/create", "params": {"message": "m"}}
+    assert sent_as_of("2025-03-26", ask) is None
+    assert sent_as_of("2025-06-18", ask) == ask
+    step = {
+        "jsonrpc": "2.0",
+        "method": "notifications/progress",
+        "params": {"progress": 1, "message": "x"},
+    }
+    assert sent_as_of("2024-11-05", step) == {**step, "params": {"progress": 1}}

@@ -36,7 +36,7 @@ from mcptape.replay.bridge import STATE_PREFIX
 from mcptape.replay.outputs import Answer, Note, Output, Send
 from mcptape.replay.prepared import paired
 from mcptape.replay.report import NO_MATCH
-from mcptape.revisions import as_of, sendable
+from mcptape.revisions import as_of, sent_as_of
 from mcptape.wire.jsonrpc import JSONRPC_METHOD_NOT_FOUND, MessageType, error_response
 
 from .declare import Case, Prompt, Resource, RpcError, Sequence_, Tool, ToolError
@@ -333,7 +333,7 @@ def made(
     method = str(request.get("method"))
     if isinstance(response.get("result"), dict):
         response = {**response, "result": as_of(version, "result", method, response["result"])}
-    before = [_as_of(version, m) for m in before or [] if _sendable(version, m)]
+    before = [m for m in (sent_as_of(version, b) for b in before or []) if m is not None]
     items = [
         Item(
             Source.SERVER,
@@ -351,18 +351,6 @@ def made(
         items,
         protocol_version=version,
     )
-
-
-def _sendable(version: str, msg: dict[str, Any]) -> bool:
-    return "id" not in msg or sendable(version, str(msg.get("method")), msg.get("params"))
-
-
-def _as_of(version: str, msg: dict[str, Any]) -> dict[str, Any]:
-    """A server notification or request of `before` as a server of `version` sends it."""
-    if not isinstance(msg.get("params"), dict):
-        return msg
-    kind = "request" if "id" in msg else "notification"
-    return {**msg, "params": as_of(version, kind, str(msg.get("method")), msg["params"])}
 
 
 def _error(
