@@ -16,8 +16,9 @@ The mock hands out what a cassette's `Tape` does: `.client` (inside `async with`
 `.connect()`, `.transport()` (in process), `.url` (HTTP, a server thread of this process) and
 `.command` (stdio: a relay process to a socket served by threads of this process). Every
 answer, function answers included, runs in this process and goes through the replay engine
-(`mcptape.mocks.server`), so both protocol eras are served and the journal sees every call. Over a recorded cassette (`mock(cassette=...)`) the
-declarations take precedence and the recording answers the rest (an overlay).
+(`mcptape.mocks.server`), so both protocol eras are served and the journal sees every call.
+Over a recorded cassette (`mock(cassette=...)`) the declarations take precedence and the
+recording answers the rest (an overlay).
 """
 
 from __future__ import annotations

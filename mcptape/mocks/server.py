@@ -37,7 +37,12 @@ from mcptape.replay.outputs import Answer, Note, Output, Send
 from mcptape.replay.prepared import paired
 from mcptape.replay.report import NO_MATCH
 from mcptape.revisions import as_of, sent_as_of
-from mcptape.wire.jsonrpc import JSONRPC_METHOD_NOT_FOUND, MessageType, error_response
+from mcptape.wire.jsonrpc import (
+    JSONRPC_METHOD_NOT_FOUND,
+    MessageType,
+    error_response,
+    request_params,
+)
 
 from .declare import Case, Prompt, Resource, RpcError, Sequence_, Tool, ToolError
 from .journal import Journal
@@ -106,8 +111,7 @@ class MockServer:
 
     def _handshake(self, msg: dict[str, Any]) -> Answer:
         """`initialize`: the client's version when mcptape knows it, else 2025-11-25."""
-        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
-        revision = legacy_version(params.get("protocolVersion") if params else None)
+        revision = legacy_version(request_params(msg).get("protocolVersion"))
         result = self.initialize_result(revision)
         return Answer(
             made(msg, {"jsonrpc": "2.0", "id": msg["id"], "result": result}, [], revision)
