@@ -165,6 +165,23 @@ async def test_mock_command_answers_from_a_function_of_this_process(mode: str) -
         assert [c.method for c in mock.calls if c.method == "tools/call"] == ["tools/call"]
 
 
+async def test_closing_the_mock_ends_the_sessions_of_its_command() -> None:
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}  # fmt: skip
+    with anyio.fail_after(30):
+        mock = mcptape.mock()
+        async with await anyio.open_process(mock.command) as proc:
+            assert proc.stdin is not None and proc.stdout is not None
+            line = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
+            await proc.stdin.send(json.dumps(line).encode() + b"\n")
+            got = b""
+            while not got.endswith(b"\n"):
+                got += await proc.stdout.receive()
+            assert json.loads(got)["result"]["protocolVersion"] == "2025-06-18"
+            mock.close()  # the client has not closed its end: the relay still ends
+            assert await proc.wait() == 0
+    assert [c.method for c in mock.calls] == ["initialize"]
+
+
 def test_mock_command_serves_only_while_its_mock_is_open() -> None:
     with mcptape.mock() as mock:
         mock.tool("add", lambda a, b: a + b)
