@@ -212,3 +212,32 @@ async def test_an_overlay_answers_in_the_version_of_the_recorded_handshake(
     assert "structuredContent" not in call["result"]  # (2025-06-18 added it)
     assert json.loads(call["result"]["content"][0]["text"]) == {"temp": 3, "city": "Oslo"}
     assert problems_of(raw.log) == []
+
+
+async def test_over_http_a_legacy_client_gets_the_revision_it_asked_for() -> None:
+    httpx = pytest.importorskip("httpx")
+    pytest.importorskip("uvicorn")
+    log: list[tuple[str, dict[str, Any]]] = []
+    headers = {"accept": "application/json, text/event-stream"}
+    with declared() as mock:
+        async with httpx.AsyncClient(timeout=30) as http:
+
+            async def post(msg: dict[str, Any]) -> dict[str, Any]:
+                log.append(("client", msg))
+                response = await http.post(mock.url, json=msg, headers=headers)
+                assert response.status_code == 200, response.text
+                got: dict[str, Any] = response.json()  # (no progress asked: one JSON answer)
+                log.append(("server", got))
+                if "mcp-session-id" in response.headers:  # (minted by the initialize answer)
+                    headers["mcp-session-id"] = response.headers["mcp-session-id"]
+                return got
+
+            hello = {"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": INFO}
+            init = await post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
+            headers["mcp-protocol-version"] = init["result"]["protocolVersion"]
+            listed = await post({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
+            read = {"uri": "demo://readme"}
+            await post({"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": read})
+    assert init["result"]["protocolVersion"] == "2025-03-26"
+    assert sorted(listed["result"]["tools"][0]) == ["description", "inputSchema", "name"]
+    assert problems_of(log) == []
