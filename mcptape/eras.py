@@ -70,6 +70,7 @@ __all__ = [
     "strip_envelope",
     "strip_identity",
     "tagged",
+    "take",
     "untagged",
     "wanted",
 ]
@@ -278,14 +279,14 @@ def members(era: str, kind: str, method: str | None = None) -> tuple[Member, ...
     )
 
 
-def _take(obj: Any, path: tuple[str, ...], at: str, taken: dict[str, Any]) -> Any:
+def take(obj: Any, path: tuple[str, ...], at: str, taken: dict[str, Any]) -> Any:
     """`obj` without what is at `path` (copied where it changes); what came off, by pointer."""
     if not path:
         return obj
     if path[0] == "*":
         if not isinstance(obj, list):
             return obj
-        return [_take(v, path[1:], f"{at}/{i}", taken) for i, v in enumerate(obj)]
+        return [take(v, path[1:], f"{at}/{i}", taken) for i, v in enumerate(obj)]
     if not isinstance(obj, dict) or path[0] not in obj:
         return obj
     key, out = path[0], dict(obj)
@@ -293,7 +294,7 @@ def _take(obj: Any, path: tuple[str, ...], at: str, taken: dict[str, Any]) -> An
     if len(path) == 1:
         taken[where] = out.pop(key)
     else:
-        out[key] = _take(out[key], path[1:], where, taken)
+        out[key] = take(out[key], path[1:], where, taken)
     return out
 
 
@@ -301,7 +302,7 @@ def without(era: str, kind: str, method: str | None, body: Any) -> tuple[Any, di
     """`body` (a result, or params) without `era`'s members of the table; what was taken off."""
     taken: dict[str, Any] = {}
     for m in members(era, kind, method):
-        body = _take(body, m.path, f"/{kind}", taken)
+        body = take(body, m.path, f"/{kind}", taken)
     return body, taken
 
 

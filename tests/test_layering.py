@@ -40,6 +40,7 @@ FLOORS: dict[str, int] = {
     "mcptape.wire": BASE,
     "mcptape.diff.types": BASE,
     "mcptape.eras": BASE,
+    "mcptape.revisions": BASE,  # what each handshake revision added (over eras' path walk)
     "mcptape.capture.httpmeta": BASE,
     "mcptape.redaction.literals": BASE,  # literal hints and tries, for the secret rules
     # storage: cassette files and their format versions
@@ -76,6 +77,8 @@ FLOORS: dict[str, int] = {
     "mcptape.mocks.threaded": SHELL,
     "mcptape.mocks.file": SHELL,
     "mcptape.mocks.journal_file": SHELL,
+    "mcptape.mocks.stdio_socket": SHELL,  # `mock.command`: a Unix socket served by threads
+    "mcptape.mocks.relay": SHELL,  # the process `mock.command` runs: stdio <-> that socket
     # the Python API and the pytest plugin over it
     "mcptape.api": API,
     "mcptape.tape": API,

@@ -3,7 +3,8 @@ engine, the journal of calls, the file form and the stub writer. See docs/mocks.
 
 `declare` (values), `server` (declarations -> the engine's answers), `journal` (calls to
 assert on), `file` (TOML/JSON <-> declarations), `stub` (a cassette -> declarations) are
-sans-IO; `mock` is the Python API and `threaded` serves a mock over HTTP from a thread.
+sans-IO; `mock` is the Python API, `threaded` serves a mock over HTTP from a thread, and
+`stdio_socket` over a Unix socket that `relay`, the process of `mock.command`, reaches.
 """
 
 from .declare import RpcError, ToolError, answers

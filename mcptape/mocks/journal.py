@@ -151,7 +151,7 @@ class Listening:
     def __init__(self, journal: Journal) -> None:
         self.journal = journal
 
-    def answer(self, msg: dict[str, Any], modern: bool) -> None:
+    def answer(self, msg: dict[str, Any], version: str | None) -> None:
         return None
 
     def saw(self, msg: dict[str, Any], outputs: list[Output]) -> None:

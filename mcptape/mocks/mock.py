@@ -14,10 +14,11 @@
 
 The mock hands out what a cassette's `Tape` does: `.client` (inside `async with`),
 `.connect()`, `.transport()` (in process), `.url` (HTTP, a server thread of this process) and
-`.command` (stdio, for a mock whose answers are data: written to a file served by
-`mcptape replay`). Every answer goes through the replay engine (`mcptape.mocks.server`), so
-both protocol eras are served. Over a recorded cassette (`mock(cassette=...)`) the
-declarations take precedence and the recording answers the rest (an overlay).
+`.command` (stdio: a relay process to a socket served by threads of this process). Every
+answer, function answers included, runs in this process and goes through the replay engine
+(`mcptape.mocks.server`), so both protocol eras are served and the journal sees every call.
+Over a recorded cassette (`mock(cassette=...)`) the declarations take precedence and the
+recording answers the rest (an overlay).
 """
 
 from __future__ import annotations
@@ -111,7 +112,7 @@ class Mock:
         self._client: Any = None
         self._exit: contextlib.AsyncExitStack | None = None
         self._threads: list[Any] = []
-        self._files: list[Path] = []
+        self._stdio: Any = None
 
     # -- declaring ------------------------------------------------------------------------------
 
@@ -301,28 +302,28 @@ class Mock:
 
     @property
     def command(self) -> list[str]:
-        """A stdio command serving the mock: `mcptape replay` of the declarations, written to a
-        file. Only data crosses into another process: a function answer is refused."""
-        import sys
-        import tempfile
+        """A stdio command serving the mock while it is open: a relay process
+        (`python -m mcptape.mocks.relay`) to a Unix socket that threads of this process serve,
+        one stdio session per connection, so that function answers run here and the journal
+        sees the calls (`mcptape.mocks.stdio_socket`)."""
+        from . import stdio_socket
 
-        from .file import dumps_mock
-
-        text = dumps_mock(self.server, self.cassette_path)
-        with tempfile.NamedTemporaryFile(
-            "w", suffix=".mock.json", delete=False, encoding="utf-8"
-        ) as handle:  # (removed by close())
-            handle.write(text)
-        self._files.append(Path(handle.name))
-        return [sys.executable, "-m", "mcptape", "replay", handle.name]
+        if not stdio_socket.supported():
+            raise ConfigError(
+                "mock.command needs Unix sockets, which this platform lacks; use mock.client or mock.url"
+            )
+        if self._stdio is None:
+            self._stdio = stdio_socket.StdioSocket(self.cassette(), self.engine_config())
+        command: list[str] = self._stdio.command
+        return command
 
     def close(self) -> None:
         for thread in self._threads:
             thread.stop()
         self._threads.clear()
-        for path in self._files:
-            path.unlink(missing_ok=True)
-        self._files.clear()
+        if self._stdio is not None:
+            self._stdio.stop()
+            self._stdio = None
 
     # -- context managers -------------------------------------------------------------------------
 

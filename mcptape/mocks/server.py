@@ -2,10 +2,15 @@
 
 `MockServer` is the engine's `ReplayConfig.answerer`: asked first for every request the
 engine would match against its cassette, it answers what was declared with an `Answer`, an
-exchange made up as if recorded from a legacy (2025-11-25) server, which the engine plays
-like any recording: progress with the client's token, the server's own requests waiting for
-the client's answers, and the bridge translating it all for a 2026-07-28 client. So era
+exchange made up as if recorded from a legacy server, which the engine plays like any
+recording: progress with the client's token, the server's own requests waiting for the
+client's answers, and the bridge translating it all for a 2026-07-28 client. So era
 bridging stays in one place (`mcptape.replay.bridge`).
+
+A legacy client gets the revision it asks for in `initialize` when mcptape knows it, else
+2025-11-25 (`eras.legacy_version`), and every exchange after it is made up in that revision
+(`made`: without what later revisions added, `mcptape.revisions`); a 2026-07-28 client is
+served from 2025-11-25 by the bridge.
 
 A pure mock is served over `synthesized(...)`, a cassette holding only the handshake its
 declarations make; `server/discover` comes from that handshake through the bridge. Over a
@@ -19,25 +24,33 @@ import difflib
 import itertools
 import json
 import re
+from dataclasses import replace
 from typing import Any
 
 from mcptape._version import __version__
 from mcptape.cassette import Cassette
 from mcptape.cassette.model import Event, Header, Kind, Source, Transport
-from mcptape.eras import strip_envelope
+from mcptape.eras import legacy_version, strip_envelope
 from mcptape.pairing import Exchange, Item
 from mcptape.replay.bridge import STATE_PREFIX
 from mcptape.replay.outputs import Answer, Note, Output, Send
 from mcptape.replay.prepared import paired
 from mcptape.replay.report import NO_MATCH
-from mcptape.wire.jsonrpc import JSONRPC_METHOD_NOT_FOUND, MessageType, error_response
+from mcptape.revisions import as_of, sent_as_of
+from mcptape.wire.jsonrpc import (
+    JSONRPC_METHOD_NOT_FOUND,
+    MessageType,
+    error_response,
+    request_params,
+)
 
 from .declare import Case, Prompt, Resource, RpcError, Sequence_, Tool, ToolError
 from .journal import Journal
 
 VERSION = "2025-11-25"
-"""The protocol version a mock's made-up exchanges are recorded in (the bridge serves a
-2026-07-28 client from it)."""
+"""The protocol version of a mock's synthesized handshake, and of the exchanges it makes up
+for a client of 2025-11-25, of 2026-07-28 (the bridge serves it from them) or of no known
+revision; an older client's are made up in its own."""
 
 LABEL = "mcptape mock"
 
@@ -81,7 +94,30 @@ class MockServer:
     def saw(self, msg: dict[str, Any], outputs: list[Output]) -> None:
         self.journal.saw(msg, outputs)
 
-    def answer(self, msg: dict[str, Any], modern: bool) -> Answer | list[Output] | None:
+    def answer(self, msg: dict[str, Any], version: str | None) -> Answer | list[Output] | None:
+        """The engine's question (`Answerer.answer`): the answer made up in the revision that
+        serves the session's `version` (`legacy_version`: 2026-07-28 and unknown ones get
+        2025-11-25, which the bridge translates)."""
+        if msg["method"] == "initialize":
+            return None if self.overlay else self._handshake(msg)
+        revision = legacy_version(version)
+        answer = self._answer(msg)
+        if not isinstance(answer, Answer) or revision == VERSION:
+            return answer
+        ex = answer.exchange
+        assert ex.response is not None
+        before = [i.msg for i in ex.items]
+        return replace(answer, exchange=made(ex.request.msg, ex.response.msg, before, revision))
+
+    def _handshake(self, msg: dict[str, Any]) -> Answer:
+        """`initialize`: the client's version when mcptape knows it, else 2025-11-25."""
+        revision = legacy_version(request_params(msg).get("protocolVersion"))
+        result = self.initialize_result(revision)
+        return Answer(
+            made(msg, {"jsonrpc": "2.0", "id": msg["id"], "result": result}, [], revision)
+        )
+
+    def _answer(self, msg: dict[str, Any]) -> Answer | list[Output] | None:
         method = msg["method"]
         if method in ENGINE_METHODS:
             return None
@@ -236,9 +272,9 @@ class MockServer:
             caps["logging"] = {}
         return caps
 
-    def initialize_result(self) -> dict[str, Any]:
+    def initialize_result(self, version: str = VERSION) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "protocolVersion": VERSION,
+            "protocolVersion": version,
             "capabilities": self.capabilities(),
             "serverInfo": {"name": self.name, "version": __version__},
         }
@@ -290,10 +326,18 @@ def _event(msg: dict[str, Any], src: Source) -> Event:
 
 
 def made(
-    request: dict[str, Any], response: dict[str, Any], before: list[dict[str, Any]] | None = None
+    request: dict[str, Any],
+    response: dict[str, Any],
+    before: list[dict[str, Any]] | None = None,
+    version: str = VERSION,
 ) -> Exchange:
-    """An exchange as a legacy server would have recorded it: `before` (notifications, the
-    server's requests), then `response`."""
+    """An exchange as a legacy server of `version` would have recorded it: `before`
+    (notifications, the server's requests), then `response`; without the members revisions
+    after `version` added, and without the requests it has not (`mcptape.revisions`)."""
+    method = str(request.get("method"))
+    if isinstance(response.get("result"), dict):
+        response = {**response, "result": as_of(version, "result", method, response["result"])}
+    before = [m for m in (sent_as_of(version, b) for b in before or []) if m is not None]
     items = [
         Item(
             Source.SERVER,
@@ -301,7 +345,7 @@ def made(
             _event(m, Source.SERVER),
             MessageType.REQUEST if "id" in m else MessageType.NOTIFICATION,
         )
-        for m in before or []
+        for m in before
     ]
     kind = MessageType.ERROR if "error" in response else MessageType.RESULT
     return Exchange(
@@ -309,7 +353,7 @@ def made(
         Item(Source.CLIENT, request, _event(request, Source.CLIENT), MessageType.REQUEST),
         Item(Source.SERVER, response, _event(response, Source.SERVER), kind),
         items,
-        protocol_version=VERSION,
+        protocol_version=version,
     )
 
 

@@ -214,6 +214,8 @@ class UnknownEra:
 
     legacy = False
     modern = False
+    version: str | None = None
+    """The session's protocol version: what its handshake settled on, or 2026-07-28."""
     unsolicited_drops: frozenset[Any] = frozenset()
     """Methods of unsolicited recorded messages this client does not get."""
     for_modern: AsRecorded = LegacyForModern()
@@ -230,6 +232,16 @@ class UnknownEra:
 
     def set_level(self, level: str) -> None:
         """The client's `logging/setLevel` (a legacy client declares its log level so)."""
+
+    def agreed(self, out: list[Output]) -> None:
+        """What was sent for the client's `initialize`: its result's `protocolVersion` is the
+        session's version."""
+        for o in out:
+            result = (
+                o.msg.get("result") if isinstance(o, Send) and isinstance(o.msg, dict) else None
+            )
+            if isinstance(result, dict) and isinstance(result.get("protocolVersion"), str):
+                self.version = result["protocolVersion"]
 
     @property
     def level(self) -> str | None:
@@ -271,6 +283,7 @@ class ModernClient(UnknownEra):
     change notifications reach it only on a listen stream."""
 
     modern = True
+    version = MODERN[0]
     unsolicited_drops = CHANGE_NOTIFICATIONS | {LOG}
     """2026-07-28 sends change notifications only on a listen stream, logs only on the stream of
     a request that asked for them."""

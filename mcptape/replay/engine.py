@@ -239,11 +239,20 @@ class ReplayEngine:
         recorded = [ex for ex in self.index.initialize if ex.response is not None]
         if recorded or bridge.makes_handshake(self.index, self.config):
             self._meet(LegacyClient(params, self.config.label))
-        if not recorded:
-            return bridge.handshake(self.index, self.pass_, msg, self.config)
-        ex = recorded[0]
+        declared = self._declared(msg) if self.bridge.legacy else None  # a mock's own handshake
+        if declared is not None:
+            out = declared
+        elif not recorded:
+            out = bridge.handshake(self.index, self.pass_, msg, self.config)
+        else:
+            out = self._recorded_handshake(recorded[0], msg)
+        self.bridge.agreed(out)
+        return out
+
+    def _recorded_handshake(self, ex: Exchange, msg: dict[str, Any]) -> list[Output]:
+        """The recorded `initialize` answer, as recorded (a note when the client asked another version)."""
         out: list[Output] = []
-        asked = params.get("protocolVersion")
+        asked = request_params(msg).get("protocolVersion")
         rec_asked = request_params(ex.msg).get("protocolVersion")
         if asked != rec_asked:
             answered = ex.result.get("protocolVersion") if isinstance(ex.result, dict) else None
@@ -356,7 +365,7 @@ class ReplayEngine:
         """What `ReplayConfig.answerer` answers `msg` (a made-up exchange, played as recorded:
         the bridge translates it for the client's era), None: the cassette's to answer."""
         answerer = self.config.answerer
-        answer = answerer.answer(msg, self.bridge.modern) if answerer is not None else None
+        answer = answerer.answer(msg, self.bridge.version) if answerer is not None else None
         if not isinstance(answer, Answer):
             return answer
         outs = self._start(answer.exchange, msg)

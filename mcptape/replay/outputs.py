@@ -148,8 +148,9 @@ class Answerer(Protocol):
         (as they do for fault rules)."""
         ...
 
-    def answer(self, msg: dict[str, Any], modern: bool) -> Answer | list[Output] | None:
-        """The answer to client request `msg` (`modern`: the client speaks 2026-07-28): an
+    def answer(self, msg: dict[str, Any], version: str | None) -> Answer | list[Output] | None:
+        """The answer to client request `msg` (`version`: the session's protocol version, the
+        one its handshake settled on or 2026-07-28; None until the client shows its era): an
         exchange to play, outputs as they are, or None for the cassette's answer."""
         ...
 
@@ -169,9 +170,9 @@ class _Stacked:
     def delays(self) -> bool:
         return self.first.delays or self.then.delays
 
-    def answer(self, msg: dict[str, Any], modern: bool) -> Answer | list[Output] | None:
-        answer = self.first.answer(msg, modern)
-        return answer if answer is not None else self.then.answer(msg, modern)
+    def answer(self, msg: dict[str, Any], version: str | None) -> Answer | list[Output] | None:
+        answer = self.first.answer(msg, version)
+        return answer if answer is not None else self.then.answer(msg, version)
 
     def saw(self, msg: dict[str, Any], outputs: list[Output]) -> None:
         self.first.saw(msg, outputs)

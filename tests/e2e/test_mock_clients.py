@@ -1,7 +1,8 @@
 """Real clients against a declared mock file: the MCP Inspector CLI and the TypeScript SDK 1.x
 list the tools of a `.toml` mock served by `mcptape replay` (stdio) and `mcptape serve` (HTTP),
 and call them: the answer declared for the arguments, the tool error for any others, and the
-no-match error for arguments a tool declares no answer for (docs/mocks.md, the file form)."""
+no-match error for arguments a tool declares no answer for (docs/mocks.md, the file form).
+The TypeScript SDK also reaches a Python mock through `mock.command`, progress and all."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from typing import Any
 
 import pytest
 
+import mcptape
 from tests.conftest import mcptape_cmd
-from tests.e2e.test_client_matrix import INSPECTOR, TS_CLIENT, Served, node
+from tests.e2e.test_client_matrix import CALLS, INSPECTOR, TS_CLIENT, Served, node
 
 pytestmark = pytest.mark.e2e
 
@@ -129,3 +131,19 @@ def test_the_typescript_sdk_lists_and_calls_the_declared_tools(target: list[str]
     assert got["sdkErrors"] == []
     assert got["tools"] == TOOLS
     assert got["calls"] == [PARIS, ROME, THREE, {"error": {"code": -32010, "message": NO_MATCH}}]
+
+
+def test_the_typescript_sdk_over_mock_command_gets_every_progress_step() -> None:
+    """`mock.command` relays a mock of this process to a stdio client: a function answers, and
+    the relay paces its stdout as the stdio replay does, so the TS SDK 1.x, which drops a
+    progress notification read together with its response, gets every step of every call."""
+    with mcptape.mock("paced") as mock:
+        add = mock.tool("add", lambda a, b: a + b, progress=[(1, 2, "half"), (2, 2, "done")])
+        done = subprocess.run([node(), str(TS_CLIENT), "matrix", str(CALLS), "--", *mock.command],
+                              capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert done.returncode == 0, done.stderr[-3000:]
+        got = json.loads(done.stdout)
+        assert got["sdkErrors"] == []
+        assert got["progress"] == [[[1, 2, "half"], [2, 2, "done"]]] * CALLS
+        assert got["add"]["content"] == [{"type": "text", "text": "3"}]
+        assert add.call_count == CALLS

@@ -68,21 +68,31 @@ class Tap:
         return await self.inner.__aexit__(*exc)
 
     def cassette(self) -> bytes:
-        header = {
-            HEADER_MARKER: 1,
-            "mcptape_version": __version__,
-            "transport": "stdio",
-            "target": {"command": ["mock"]},
-            "recorded_at": "2026-01-01T00:00:00.000Z",
-            "redaction": {"enabled": False},
-        }
-        lines = [orjson.dumps(header)]
-        for seq, (src, msg) in enumerate(self.log, 1):
-            lines.append(
-                orjson.dumps({"seq": seq, "t": 0.0, "kind": "message", "from": src, "msg": msg})
-            )
-        return b"\n".join(lines) + b"\n"
+        return cassette_of(self.log)
 
     def problems(self) -> list[str]:
-        report = check_bytes(self.cassette(), skip=frozenset({"secrets"}))
-        return [f.render("mock") for f in report.findings]
+        return problems_of(self.log)
+
+
+def cassette_of(log: list[tuple[str, dict[str, Any]]]) -> bytes:
+    """A stdio cassette of these messages, in order ("client" or "server", message)."""
+    header = {
+        HEADER_MARKER: 1,
+        "mcptape_version": __version__,
+        "transport": "stdio",
+        "target": {"command": ["mock"]},
+        "recorded_at": "2026-01-01T00:00:00.000Z",
+        "redaction": {"enabled": False},
+    }
+    lines = [orjson.dumps(header)]
+    for seq, (src, msg) in enumerate(log, 1):
+        lines.append(
+            orjson.dumps({"seq": seq, "t": 0.0, "kind": "message", "from": src, "msg": msg})
+        )
+    return b"\n".join(lines) + b"\n"
+
+
+def problems_of(log: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """What `mcptape check` finds in these messages (its secret scan aside)."""
+    report = check_bytes(cassette_of(log), skip=frozenset({"secrets"}))
+    return [f.render("mock") for f in report.findings]

@@ -4,6 +4,7 @@ makes one recorded tool fail while the rest plays as recorded, and `mock.command
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -142,11 +143,52 @@ async def test_mock_command_serves_a_data_mock_over_stdio(mode: str) -> None:
             assert anyio.current_time() - start >= 0.3
 
 
-def test_mock_command_refuses_a_function_answer() -> None:
+@pytest.mark.parametrize("mode", sorted(ERAS))
+async def test_mock_command_answers_from_a_function_of_this_process(mode: str) -> None:
+    seen: list[tuple[int, int]] = []
+
+    def add(a: int, b: int) -> int:
+        seen.append((a, b))
+        return a + b
+
+    with mcptape.mock("functions") as mock:
+        handle = mock.tool("add", add)
+        command = mock.command
+        async with Client(
+            StdioServerParameters(command=command[0], args=command[1:]), mode=mode
+        ) as c:
+            assert c.protocol_version == ERAS[mode]
+            assert text(await c.call_tool("add", {"a": 2, "b": 3})) == "5"
+        assert seen == [(2, 3)]
+        assert handle.call_count == mock.call_count("add") == 1
+        handle.assert_called_once_with(a=2, b=3)
+        assert [c.method for c in mock.calls if c.method == "tools/call"] == ["tools/call"]
+
+
+async def test_closing_the_mock_ends_the_sessions_of_its_command() -> None:
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}  # fmt: skip
+    with anyio.fail_after(30):
+        mock = mcptape.mock()
+        async with await anyio.open_process(mock.command) as proc:
+            assert proc.stdin is not None and proc.stdout is not None
+            line = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
+            await proc.stdin.send(json.dumps(line).encode() + b"\n")
+            got = b""
+            while not got.endswith(b"\n"):
+                got += await proc.stdout.receive()
+            assert json.loads(got)["result"]["protocolVersion"] == "2025-06-18"
+            mock.close()  # the client has not closed its end: the relay still ends
+            assert await proc.wait() == 0
+    assert [c.method for c in mock.calls] == ["initialize"]
+
+
+def test_mock_command_serves_only_while_its_mock_is_open() -> None:
     with mcptape.mock() as mock:
         mock.tool("add", lambda a, b: a + b)
-        with pytest.raises(mcptape.ConfigError, match="a function answer stays in this process"):
-            mock.command  # noqa: B018
+        command = mock.command
+    done = subprocess.run(command, input=b"", capture_output=True, timeout=60, check=False)
+    assert done.returncode == 1
+    assert b"inside `with mcptape.mock() as mock`" in done.stderr
 
 
 @pytest.fixture(scope="module")
