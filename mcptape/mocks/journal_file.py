@@ -56,7 +56,7 @@ class JournalFile:
         unused = getattr(answerer, "unused", None)
         return cls(out, unused if callable(unused) else None)
 
-    def answer(self, msg: dict[str, Any], modern: bool) -> None:
+    def answer(self, msg: dict[str, Any], version: str | None) -> None:
         return None
 
     def saw(self, msg: dict[str, Any], outputs: list[Output]) -> None:
