@@ -44,7 +44,7 @@ FLOORS: dict[str, int] = {
     "mcptape.capture.httpmeta": BASE,
     "mcptape.redaction.literals": BASE,  # literal hints and tries, for the secret rules
     # storage: cassette files and their format versions
-    "mcptape.cassette": STORAGE,  # format, stream, atomic, shape, lazy, migrate, sessions
+    "mcptape.cassette": STORAGE,  # codec, format, stream, atomic, shape, lazy, migrate, sessions
     # core: sans-IO logic over messages and cassettes
     "mcptape.keys": CORE,
     "mcptape.pairing": CORE,
