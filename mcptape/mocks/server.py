@@ -19,6 +19,7 @@ import difflib
 import itertools
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from mcptape._version import __version__
@@ -27,7 +28,8 @@ from mcptape.cassette.model import Event, Header, Kind, Source, Transport
 from mcptape.eras import strip_envelope
 from mcptape.pairing import Exchange, Item
 from mcptape.replay.bridge import STATE_PREFIX
-from mcptape.replay.outputs import Answer, Note, Output, Send
+from mcptape.replay.outputs import Answer, Note, Output, Send, Step
+from mcptape.replay.overlay import OverlayRule
 from mcptape.replay.prepared import paired
 from mcptape.replay.report import NO_MATCH
 from mcptape.wire.jsonrpc import JSONRPC_METHOD_NOT_FOUND, MessageType, error_response
@@ -71,6 +73,9 @@ class MockServer:
         self.instructions: str | None = None
         self._asking: dict[int, Exchange] = {}
         """Made-up exchanges with requests to the client, by number, until resumed (2026-07-28)."""
+        self.rules: list[OverlayRule] = []
+        """Overlay rules declared with the mock: `recorded(...)`, a declared answer's `fault`,
+        `mock.fault(...)`, a mock file's `[[faults]]` (`mcptape.mocks.overlaid`)."""
 
     # -- the engine's hook ---------------------------------------------------------------------
 
@@ -78,7 +83,13 @@ class MockServer:
     def delays(self) -> bool:
         return any(c.delay for t in self.tools.values() for c in t.cases)
 
-    def saw(self, msg: dict[str, Any], outputs: list[Output]) -> None:
+    @property
+    def overlay_rules(self) -> tuple[OverlayRule, ...]:
+        from .overlaid import overlay_rules
+
+        return overlay_rules(self)
+
+    def saw(self, msg: dict[str, Any], outputs: Sequence[Step]) -> None:
         self.journal.saw(msg, outputs)
 
     def answer(self, msg: dict[str, Any], modern: bool) -> Answer | list[Output] | None:
