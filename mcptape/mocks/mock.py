@@ -155,7 +155,8 @@ class Mock:
             return self.tool()(name)
         source = declared_at()
         if isinstance(answer, Recorded):
-            return self._recorded(name, answer, args, source)
+            self._recorded("tools/call", name, answer, args, source)
+            return ToolHandle(self, self.server.tools.get(str(name)) or Tool(str(name)))
         asked = tuple(asks) + ((("elicitation/create", elicit),) if elicit is not None else ())
         steps = tuple(_step(p) for p in progress)
         case_kw: dict[str, Any] = {
@@ -194,17 +195,17 @@ class Mock:
         return declare(answer, None)
 
     def _recorded(
-        self, name: Any, answer: Recorded, args: dict[str, Any] | None, source: str
-    ) -> ToolHandle:
-        """`mock.tool(name, mcptape.recorded(...))`: an overlay rule on the recorded answer."""
+        self, method: str, name: Any, answer: Recorded, args: dict[str, Any] | None, source: str
+    ) -> None:
+        """`mock.tool(name, mcptape.recorded(...))` (a prompt's, a resource's): an overlay rule
+        on the recorded answer."""
         if not isinstance(name, str) or not name:
-            raise ConfigError(f"{source}: mock.tool(name, recorded(...)) needs the tool's name")
+            raise ConfigError(f"{source}: recorded(...) is declared for a name (or a URI)")
         if not self.server.overlay:
             raise ConfigError(
                 f"{source}: recorded(...) is the recording's answer: declare it over one, mcptape.mock(cassette=...)"
             )
-        self.server.rules.append(recorded_rule(answer, "tools/call", name, args, source))
-        return ToolHandle(self, self.server.tools.get(name) or Tool(name))
+        self.server.rules.append(recorded_rule(answer, method, name, args, source))
 
     def fault(self, rule: dict[str, Any] | None = None, /, **keys: Any) -> None:
         """Adds a fault rule, written as in a fault file (docs/faults.md):
@@ -223,7 +224,10 @@ class Mock:
         mime_type: str | None = "text/plain",
         description: str | None = None,
     ) -> Any:
-        """Declares a resource (`{part}` holes make a template; a function gets the parts)."""
+        """Declares a resource (`{part}` holes make a template; a function gets the parts);
+        `answer=mcptape.recorded(...)`: the recorded answer of that URI, later or faulty."""
+        if isinstance(answer, Recorded):
+            return self._recorded("resources/read", uri, answer, None, declared_at())
 
         def declare(value: Any) -> Any:
             self.server.resources[uri] = Resource(
@@ -241,7 +245,10 @@ class Mock:
         description: str | None = None,
         arguments: Sequence[dict[str, Any] | str] | None = None,
     ) -> Any:
-        """Declares a prompt giving `answer` (text, messages, or a function of its arguments)."""
+        """Declares a prompt giving `answer` (text, messages, or a function of its arguments);
+        `answer=mcptape.recorded(...)`: the recorded answer, later or faulty."""
+        if isinstance(answer, Recorded):
+            return self._recorded("prompts/get", name, answer, None, declared_at())
         if callable(name) and answer is NOTHING:
             return self.prompt()(name)
 

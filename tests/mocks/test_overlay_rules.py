@@ -209,3 +209,18 @@ def test_recorded_needs_a_recording_and_a_declared_answer_takes_only_wire_faults
             mock.tool("add", 3, fault="error")
         with pytest.raises(mcptape.ConfigError, match="for a late answer give delay="):
             mock.tool("add", mcptape.recorded(fault="delay"))
+
+
+def test_a_resource_and_a_prompt_take_recorded_answers_too() -> None:
+    exchanges = pair(load(CASSETTE).events).exchanges
+    init, _ = _requests()
+    read = next(e.msg for e in exchanges if e.method == "resources/read" and e.response is not None and e.error is None)  # fmt: skip
+    got = next(e.msg for e in exchanges if e.method == "prompts/get")
+    with mcptape.mock(cassette=CASSETTE) as mock:
+        mock.resource(read["params"]["uri"], mcptape.recorded(fault="drop"))
+        mock.prompt(got["params"]["name"], mcptape.recorded(delay=1))
+        engine = ReplayEngine.from_cassette(mock.cassette(), mock.engine_config())
+    engine.receive(init)
+    assert [s for s in engine.receive(read) if isinstance(s, Send)] == []  # dropped
+    [answer] = [s for s in engine.receive(got) if isinstance(s, Send)]
+    assert answer.delay == 1 and "messages" in answer.msg["result"]
