@@ -224,3 +224,23 @@ def test_a_resource_and_a_prompt_take_recorded_answers_too() -> None:
     assert [s for s in engine.receive(read) if isinstance(s, Send)] == []  # dropped
     [answer] = [s for s in engine.receive(got) if isinstance(s, Send)]
     assert answer.delay == 1 and "messages" in answer.msg["result"]
+
+
+@pytest.mark.parametrize("mode", sorted(ERAS))
+async def test_over_http_an_overlay_rule_answers_a_recorded_call_with_a_status(mode: str) -> None:
+    pytest.importorskip("uvicorn")
+    from mcp import MCPError
+
+    http = CASSETTE.parent / "streamable-http.jsonl"
+    with mcptape.mock(cassette=http) as mock:
+        mock.tool("divide", mcptape.recorded(fault="status", status=503))
+        mock.tool("shout", "HEY")
+        with anyio.fail_after(30):
+            async with Client(mock.url, **options(mode)) as c:
+                listed = [t.name for t in (await c.list_tools()).tools]
+                with pytest.raises(MCPError) as failed:
+                    await c.call_tool("divide", {"a": 1, "b": 0})
+                added = await c.call_tool("add", {"a": 1, "b": 2})
+    assert listed[-1] == "shout" and "divide" in listed
+    assert failed.value.error.message == "Server returned an error response"  # the 503
+    assert not added.is_error
