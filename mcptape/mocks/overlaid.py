@@ -16,32 +16,28 @@ fault file.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import Any
 
 from mcptape.errors import ConfigError
 from mcptape.replay.fault_rules import parse_rules
 from mcptape.replay.overlay import ACTIONS, LIST, WIRE, OverlayRule
 
-from .declare import Recorded
-
-if TYPE_CHECKING:
-    from .server import MockServer
+from .declare import Prompt, Recorded, Resource, Tool
 
 
-def overlay_rules(server: MockServer) -> tuple[OverlayRule, ...]:
-    """`server`'s declared rules, then (over a recording) its lists' entries."""
-    return (*server.rules, *(_lists(server) if server.overlay else ()))
-
-
-def _lists(server: MockServer) -> list[OverlayRule]:
-    """One `list` rule per list the declarations add to."""
-    fixed = [r.listing() for r in server.resources.values() if not r.templated]
-    templates = [r.listing() for r in server.resources.values() if r.templated]
+def list_rules(
+    tools: Iterable[Tool], resources: Iterable[Resource], prompts: Iterable[Prompt]
+) -> list[OverlayRule]:
+    """One `list` rule per recorded list the declarations add to (over a recording)."""
+    resources = list(resources)
+    fixed = [r.listing() for r in resources if not r.templated]
+    templates = [r.listing() for r in resources if r.templated]
     wanted = [
-        ("tools/list", "tools", "name", [t.listing() for t in server.tools.values()]),
+        ("tools/list", "tools", "name", [t.listing() for t in tools]),
         ("resources/list", "resources", "uri", fixed),
         ("resources/templates/list", "resourceTemplates", "uriTemplate", templates),
-        ("prompts/list", "prompts", "name", [p.listing() for p in server.prompts.values()]),
+        ("prompts/list", "prompts", "name", [p.listing() for p in prompts]),
     ]
     return [
         OverlayRule(LIST, method, entries=(key, by, tuple(entries)), source=f"declared {key}")

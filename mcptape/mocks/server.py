@@ -36,6 +36,7 @@ from mcptape.wire.jsonrpc import JSONRPC_METHOD_NOT_FOUND, MessageType, error_re
 
 from .declare import Case, Prompt, Resource, RpcError, Sequence_, Tool, ToolError
 from .journal import Journal
+from .overlaid import list_rules
 
 VERSION = "2025-11-25"
 """The protocol version a mock's made-up exchanges are recorded in (the bridge serves a
@@ -85,9 +86,11 @@ class MockServer:
 
     @property
     def overlay_rules(self) -> tuple[OverlayRule, ...]:
-        from .overlaid import overlay_rules
-
-        return overlay_rules(self)
+        """The declared rules, then (over a recording) the declarations in the recorded lists."""
+        if not self.overlay:
+            return tuple(self.rules)
+        lists = list_rules(self.tools.values(), self.resources.values(), self.prompts.values())
+        return (*self.rules, *lists)
 
     def saw(self, msg: dict[str, Any], outputs: Sequence[Step]) -> None:
         self.journal.saw(msg, outputs)
