@@ -121,6 +121,18 @@ class ReplayEngine:
         """A fresh overlay of the engine's rules: a session's own counters (None: no rules)."""
         return Overlay(self.rules, self.config.http) if self.rules else None
 
+    def _renew(self) -> None:
+        """The answerer's rules as they are now: a mock may declare more once its client is
+        connected (`async with mcptape.mock() as mock`)."""
+        rules = rules_of(self.config.overlay, self.config.answerer)
+        if rules == self.rules:
+            return
+        self.rules = rules
+        if self.overlay is None:
+            self.overlay = self._overlay()
+        else:
+            self.overlay.renew(rules)
+
     @classmethod
     def from_cassette(cls, cassette: Cassette, config: ReplayConfig | None = None) -> ReplayEngine:
         config = config or ReplayConfig()
@@ -256,6 +268,8 @@ class ReplayEngine:
         if cancelled:
             cancelled.discard(id_key(msg["id"]))  # an id used again is a new request
         handler = HANDLERS.get(msg["method"])
+        if self.config.answerer is not None:
+            self._renew()
         out: Sequence[Step] = self._match(msg) if handler is None else handler(self, msg)
         if self.overlay is not None:
             out = self.overlay.apply(msg, out, MessageType.REQUEST)

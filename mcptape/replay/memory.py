@@ -121,14 +121,16 @@ class ReplayTransport:
         outbox: MemoryObjectSendStream[SessionMessage | Exception],
         tg: anyio.abc.TaskGroup,
     ) -> None:
-        overlay = engine.overlay is not None
-        delays = overlay or (engine.config.answerer is not None and engine.config.answerer.delays)
-        """Overlay rules, or declared answers (`mcptape.mock`) that come late: delayed steps are scheduled too."""
+        answerer = engine.config.answerer
         for note in engine.overlay.notes if engine.overlay is not None else ():
             self._note(note)
         async for incoming in inbox:
             value = incoming.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
             steps = engine.receive(value)
+            # overlay rules (a mock may declare them once connected), or declared answers that
+            # come late: delayed steps are scheduled too
+            overlay = engine.overlay is not None
+            delays = overlay or (answerer is not None and answerer.delays)
             # (only overlay rules hang up or delay: without them, steps are looked at once, below)
             if overlay and any(isinstance(s, Hangup) for s in steps):
                 await self._deliver(steps, outbox, anyio.current_time(), engine)

@@ -251,6 +251,23 @@ class Overlay:
                     Note(f"{_named(rule, i)} ({rule.describe()}) needs HTTP (mcptape serve); skipped here")
                 )  # fmt: skip
 
+    def renew(self, rules: tuple[OverlayRule, ...]) -> None:
+        """The rules changed (a mock declared more while its client is connected): the counters
+        of the rules still in the same place are kept, the others start afresh."""
+        keep = 0
+        for old, new in zip(self.rules, rules, strict=False):
+            if old != new:
+                break
+            keep += 1
+        fresh = rules[keep:]
+        self.rules = rules
+        self._seen = [*self._seen[:keep], *(0 for _ in fresh)]
+        self._hits = [*self._hits[:keep], *(0 for _ in fresh)]
+        if fresh:
+            from random import Random
+
+            self._rngs = [*self._rngs[:keep], *(Random(r.seed) for r in fresh)]
+
     def select(self, msg: dict[str, Any]) -> list[Hit]:
         """Counts one client request against every rule: the rules that hit it.
 
@@ -411,5 +428,5 @@ def _tool_error(out: Send, rule: OverlayRule, modern: bool) -> dict[str, Any]:
 
 def rules_of(configured: Sequence[OverlayRule], answerer: Any) -> tuple[OverlayRule, ...]:
     """A session's rules: the configured ones (fault rules), then the answerer's declarations'."""
-    declared = answerer.overlay_rules if answerer is not None else ()
+    declared = getattr(answerer, "overlay_rules", ()) if answerer is not None else ()
     return (*configured, *declared) if declared else tuple(configured)

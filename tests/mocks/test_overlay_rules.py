@@ -13,7 +13,7 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import Client
+from mcp import Client, MCPError
 from mcp.client.stdio import StdioServerParameters
 
 import mcptape
@@ -229,7 +229,6 @@ def test_a_resource_and_a_prompt_take_recorded_answers_too() -> None:
 @pytest.mark.parametrize("mode", sorted(ERAS))
 async def test_over_http_an_overlay_rule_answers_a_recorded_call_with_a_status(mode: str) -> None:
     pytest.importorskip("uvicorn")
-    from mcp import MCPError
 
     http = CASSETTE.parent / "streamable-http.jsonl"
     with mcptape.mock(cassette=http) as mock:
@@ -244,3 +243,14 @@ async def test_over_http_an_overlay_rule_answers_a_recorded_call_with_a_status(m
     assert listed[-1] == "shout" and "divide" in listed
     assert failed.value.error.message == "Server returned an error response"  # the 503
     assert not added.is_error
+
+
+async def test_rules_declared_once_the_mocks_client_is_connected_apply_from_then_on() -> None:
+    with anyio.fail_after(30):
+        async with mcptape.mock(cassette=CASSETTE) as mock:  # its client connects here
+            added = await mock.client.call_tool("add", {"a": 1, "b": 2})
+            mock.tool("add", mcptape.recorded(fault="error", code=-32042, message="add is down"))
+            with pytest.raises(MCPError) as failed:
+                await mock.client.call_tool("add", {"a": 1, "b": 2})
+    assert not added.is_error
+    assert failed.value.error.code == -32042
