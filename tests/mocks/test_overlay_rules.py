@@ -254,3 +254,30 @@ async def test_rules_declared_once_the_mocks_client_is_connected_apply_from_then
                 await mock.client.call_tool("add", {"a": 1, "b": 2})
     assert not added.is_error
     assert failed.value.error.code == -32042
+
+
+@pytest.mark.parametrize("mode", sorted(ERAS))
+async def test_mock_command_carries_the_overlay_rules_to_mcptape_replay(mode: str) -> None:
+    with anyio.fail_after(60):
+        with mcptape.mock(cassette=CASSETTE) as mock:
+            mock.tool("divide", mcptape.recorded(fault="error", code=-32042, message="divide is down"))  # fmt: skip
+            command = mock.command
+            params = StdioServerParameters(command=command[0], args=command[1:])
+            async with Client(params, **options(mode)) as c:
+                got = await session(c)
+        plain = await plain_session(mode)
+    assert got[2] == FAILED
+    assert all_but_divide(got) == all_but_divide(plain)
+
+
+def test_a_mock_files_faults_round_trip_through_toml() -> None:
+    import tomllib
+
+    from mcptape.mocks.file import dumps_toml
+
+    with mcptape.mock(cassette=CASSETTE) as mock:
+        mock.tool("add", mcptape.recorded(delay=(0.5, 1.5), seed=3), args={"a": 1, "b": 2})
+        mock.fault(RULE)
+        text = dumps_toml(tree_of(mock.server, CASSETTE))
+    assert "[[faults]]" in text
+    assert declarations(tomllib.loads(text)).rules == mock.server.rules
