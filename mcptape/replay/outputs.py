@@ -51,7 +51,7 @@ class ReplayConfig:
 @dataclass(slots=True)
 class Send:
     """A message for the client, where it comes from in the cassette, and how it is delivered
-    (as it is, unless a fault rule says otherwise: `delay`, `raw`, `fault`).
+    (as it is, unless an overlay rule says otherwise: `delay`, `raw`, `fault`).
 
     Not frozen (a frozen dataclass's `__init__` sets each field through `object.__setattr__`,
     and the engine makes one per message it plays); treat it as a value all the same:
@@ -70,7 +70,7 @@ class Send:
     final: bool = False
     """True for the response that completes its request."""
     delay: float = 0.0
-    """Seconds after the client message that triggered it, on top of `after`: a fault rule's delay."""
+    """Seconds after the client message that triggered it, on top of `after`: an overlay rule's delay."""
     raw: bytes | None = None
     """Bytes to write instead of `msg` (no newline): a fault's malformed, invalid or truncated answer."""
     fault: str | None = None
