@@ -30,6 +30,7 @@ __all__ = [
     "load",
     "match_policy",
     "mock",
+    "recorded",
     "register_matcher",
     "replay_transport",
     "save",
@@ -55,6 +56,7 @@ _LAZY: dict[str, str] = {
     "UnplayedExchangesError": "mcptape.replay.memory",
     "use_cassette": "mcptape.api",
     "mock": "mcptape.mocks.mock",
+    "recorded": "mcptape.mocks.declare",
     "replay_transport": "mcptape.replay.memory",
 }
 
@@ -63,6 +65,7 @@ if TYPE_CHECKING:
     from mcptape.cassette import Cassette, load, save
     from mcptape.errors import CassetteError, ConfigError, McpTapeError, NoMatchError
     from mcptape.matching import Matcher, MatchPolicy, Subject, match_policy, register_matcher
+    from mcptape.mocks.declare import recorded
     from mcptape.mocks.mock import mock
     from mcptape.replay.memory import UnplayedExchangesError, replay_transport
     from mcptape.tape import RecordMode, ServerStartError, Tape

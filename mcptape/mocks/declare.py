@@ -3,7 +3,8 @@
 A tool has one or more `Case`s: an answer for some arguments (`args`, compared whole) or for
 any (`args=None`); a call gets the answer declared for its arguments, else the first for any. An answer is a value,
 a function of the arguments, a sequence of answers (one per call, in order), a `ToolError`
-(a result with `isError`) or an `RpcError` (a JSON-RPC error); before it the mock can send
+(a result with `isError`), an `RpcError` (a JSON-RPC error), or, over a recording, `recorded(...)`
+(the recorded answer, later or faulty: an overlay rule, `mcptape.mocks.overlaid`); before it the mock can send
 progress steps, log messages and requests of its own (`asks`: elicitation, sampling, roots).
 Input schemas are given, or inferred from a function's signature (`schema_of`).
 """
@@ -47,6 +48,25 @@ class RpcError(Exception):
         if self.data is not None:
             out["data"] = self.data
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """The recorded answer (an overlay's), `delay` seconds later and/or delivered with `fault`
+    (a fault rule's action, with its keys and selectors in `keys`): `mcptape.recorded(...)`."""
+
+    delay: float | tuple[float, float] = 0.0
+    fault: str | None = None
+    keys: dict[str, Any] = field(default_factory=dict)
+
+
+def recorded(
+    delay: float | tuple[float, float] = 0.0, fault: str | None = None, **keys: Any
+) -> Recorded:
+    """The recorded answer, `delay` seconds later, or with `fault` (`"drop"`, `"disconnect"`,
+    `"error"` with `code=`, ...; keys and selectors such as `nth=2` as in a fault rule):
+    `mock.tool("add", mcptape.recorded(delay=2))` over a recording."""
+    return Recorded(delay, fault, keys)
 
 
 @dataclass(frozen=True, slots=True)

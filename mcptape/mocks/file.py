@@ -16,7 +16,16 @@ tree. `replay`, `serve` and `use_cassette` take such a file where they take a ca
     result = 3                      # or text = "...", error = "a tool error",
                                     # rpc_error = { code = -32603, message = "..." }, sequence = [4, 6]
     delay = 0.5                     # optional, and progress = [[1, 2, "half"]], logs = [["info", "adding"]],
-                                    # elicit = { message = "...", requestedSchema = {...} }
+                                    # elicit = { message = "...", requestedSchema = {...} },
+                                    # fault = "drop" (a wire fault on the declared answer)
+
+    [[tools.answers]]               # over a recording: the recorded answer, later or faulty
+    recorded = true
+    delay = 2                       # and/or fault = "disconnect", with a fault rule's keys (nth = 2, ...)
+
+    [[faults]]                      # fault rules, as in a fault file (docs/faults.md)
+    tool = "add"
+    action = "drop"
 
     [[resources]]
     uri = "demo://users/{id}"       # `{id}` in the text is the URI's part
@@ -42,8 +51,20 @@ from typing import Any
 
 from mcptape.cassette import Cassette
 from mcptape.errors import CassetteError, CassetteNotFoundError, ConfigError
+from mcptape.replay.overlay import OverlayRule
 
-from .declare import MARKER, Case, Prompt, Resource, RpcError, Sequence_, Tool, ToolError
+from .declare import (
+    MARKER,
+    Case,
+    Prompt,
+    Recorded,
+    Resource,
+    RpcError,
+    Sequence_,
+    Tool,
+    ToolError,
+)
+from .overlaid import fault_rule, file_rules, recorded_rule
 from .server import MockServer, synthesized
 
 ANSWER_KEYS = ("result", "text", "error", "rpc_error", "sequence")
@@ -116,18 +137,7 @@ def declarations(tree: dict[str, Any], where: str = "<mock>") -> MockServer:
     server = MockServer(str(info.get("name", "mcptape-mock")))
     server.instructions = info.get("instructions")
     for n, t in enumerate(_tables(tree, "tools", where)):
-        at = f"{where}: tools[{n}]"
-        name = _required(t, "name", at)
-        tool = server.tools.get(name) or Tool(
-            name,
-            t.get("description"),
-            t.get("input_schema") or {"type": "object"},
-            t.get("output_schema"),
-            t.get("title"),
-        )
-        server.tools[name] = tool
-        for k, a in enumerate(t.get("answers") or []):
-            tool.cases.append(_case(a, f"{at}.answers[{k}]"))
+        _tool(server, t, f"{where}: tools[{n}]")
     for n, r in enumerate(_tables(tree, "resources", where)):
         uri = _required(r, "uri", f"{where}: resources[{n}]")
         value: Any = r.get("result")
@@ -150,6 +160,7 @@ def declarations(tree: dict[str, Any], where: str = "<mock>") -> MockServer:
             r.get("mime_type", "text/plain"),
             r.get("description"),
         )
+    server.rules.extend(file_rules(tree, where))
     for n, p in enumerate(_tables(tree, "prompts", where)):
         name = _required(p, "name", f"{where}: prompts[{n}]")
         answer: Any = p.get("result")
@@ -161,6 +172,33 @@ def declarations(tree: dict[str, Any], where: str = "<mock>") -> MockServer:
             name, answer, p.get("description"), list(p.get("arguments") or [])
         )
     return server
+
+
+def _tool(server: MockServer, t: dict[str, Any], at: str) -> None:
+    """One `[[tools]]` table into `server`: its answers, and the overlay rules of those that
+    are `recorded = true` or carry a `fault`."""
+    name = _required(t, "name", at)
+    tool = server.tools.get(name) or Tool(
+        name,
+        t.get("description"),
+        t.get("input_schema") or {"type": "object"},
+        t.get("output_schema"),
+        t.get("title"),
+    )
+    for k, a in enumerate(t.get("answers") or []):
+        where = f"{at}.answers[{k}]"
+        if isinstance(a, dict) and a.get("recorded") is True:
+            server.rules.append(_recorded(a, name, where))
+            continue
+        server.tools[name] = tool
+        tool.cases.append(_case(a, where))
+        if isinstance(a, dict) and a.get("fault") is not None:
+            delay = float(a.get("delay", 0.0))
+            server.rules.append(
+                fault_rule(a["fault"], "tools/call", name, a.get("args"), delay, where)
+            )
+    if not t.get("answers"):
+        server.tools[name] = tool
 
 
 def _tables(tree: dict[str, Any], key: str, where: str) -> list[dict[str, Any]]:
@@ -175,6 +213,21 @@ def _required(table: dict[str, Any], key: str, at: str) -> str:
     if not isinstance(value, str) or not value:
         raise ConfigError(f"{at}: needs a {key} (a string)")
     return value
+
+
+def _recorded(a: dict[str, Any], name: str, at: str) -> OverlayRule:
+    """`recorded = true` (with `delay`, `fault` and the fault's keys): the recorded answer."""
+    keys = {k: v for k, v in a.items() if k not in ("recorded", "args", "delay", "fault")}
+    answer = Recorded(_seconds(a.get("delay", 0.0), at), a.get("fault"), keys)
+    return recorded_rule(answer, "tools/call", name, a.get("args"), at)
+
+
+def _seconds(value: Any, at: str) -> float | tuple[float, float]:
+    if isinstance(value, list) and len(value) == 2:
+        return (float(value[0]), float(value[1]))
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    raise ConfigError(f"{at}: delay={value!r}: seconds, or [low, high]")
 
 
 def _case(a: Any, at: str) -> Case:
@@ -283,7 +336,10 @@ def tree_of(server: MockServer, cassette: Path | None = None) -> dict[str, Any]:
         {**p.listing(), **answer_entry(p.answer, f"prompt {p.name}")}
         for p in server.prompts.values()
     ]
-    return {MARKER: 1, "server": info, "tools": tools, "resources": resources, "prompts": prompts}
+    tree = {MARKER: 1, "server": info, "tools": tools, "resources": resources, "prompts": prompts}
+    if server.rules:  # the overlay's rules, as a fault file writes them
+        tree["faults"] = [rule.to_json() for rule in server.rules]
+    return tree
 
 
 def _case_entry(case: Case, where: str) -> dict[str, Any]:
@@ -314,7 +370,7 @@ def dumps_toml(tree: dict[str, Any]) -> str:
     lines += [
         f"{_key(k)} = {_value(v)}" for k, v in tree.get("server", {}).items() if v is not None
     ]
-    for section in ("tools", "resources", "prompts"):
+    for section in ("tools", "resources", "prompts", "faults"):
         for table in tree.get(section) or []:
             lines += ["", f"[[{section}]]"]
             lines += [

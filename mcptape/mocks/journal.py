@@ -8,11 +8,11 @@ response goes out (at once, or after the client answered the server's own reques
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mcptape.replay.outputs import Output, Send
+from mcptape.replay.outputs import Send, Step
 from mcptape.wire.jsonrpc import id_key
 
 
@@ -84,7 +84,7 @@ class Journal:
         self._asked: dict[str, Call] = {}
         """`requestState` of an `input_required` answer -> the call it answered (2026-07-28)."""
 
-    def saw(self, msg: dict[str, Any], outputs: list[Output]) -> None:
+    def saw(self, msg: dict[str, Any], outputs: Sequence[Step]) -> None:
         """Client message `msg` and what was sent for it. The final answer to a retry is the
         answer of the call that asked for input too."""
         if "method" in msg and "id" in msg:
@@ -147,6 +147,7 @@ class Listening:
     (`Tape.journal`)."""
 
     delays = False
+    overlay_rules: tuple[Any, ...] = ()
 
     def __init__(self, journal: Journal) -> None:
         self.journal = journal
@@ -154,5 +155,5 @@ class Listening:
     def answer(self, msg: dict[str, Any], version: str | None) -> None:
         return None
 
-    def saw(self, msg: dict[str, Any], outputs: list[Output]) -> None:
+    def saw(self, msg: dict[str, Any], outputs: Sequence[Step]) -> None:
         self.journal.saw(msg, outputs)

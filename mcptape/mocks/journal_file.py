@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from mcptape.replay.outputs import Output
+from mcptape.replay.outputs import Step
 
 from .journal import Call, Journal
 
@@ -30,6 +30,7 @@ class JournalFile:
     """
 
     delays = False
+    overlay_rules: tuple[Any, ...] = ()
 
     def __init__(self, out: IO[str], unused: Callable[[], list[str]] | None = None) -> None:
         self.journal = Journal()
@@ -59,7 +60,7 @@ class JournalFile:
     def answer(self, msg: dict[str, Any], version: str | None) -> None:
         return None
 
-    def saw(self, msg: dict[str, Any], outputs: list[Output]) -> None:
+    def saw(self, msg: dict[str, Any], outputs: Sequence[Step]) -> None:
         with self._lock:
             before = len(self.journal.calls)
             self.journal.saw(msg, outputs)

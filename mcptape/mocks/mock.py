@@ -18,7 +18,9 @@ The mock hands out what a cassette's `Tape` does: `.client` (inside `async with`
 answer, function answers included, runs in this process and goes through the replay engine
 (`mcptape.mocks.server`), so both protocol eras are served and the journal sees every call.
 Over a recorded cassette (`mock(cassette=...)`) the declarations take precedence and the
-recording answers the rest (an overlay).
+recording answers the rest (an overlay); a declared
+`mcptape.recorded(delay=2)` is the recorded answer, later, and `mock.fault(...)` adds a fault
+rule (the rules fault files hold are overlay rules too).
 """
 
 from __future__ import annotations
@@ -34,8 +36,19 @@ from mcptape.errors import ConfigError
 from mcptape.extras import require
 from mcptape.replay.outputs import ReplayConfig
 
-from .declare import NOTHING, Case, Prompt, Resource, Tool, declared_at, doc_of, schema_of
+from .declare import (
+    NOTHING,
+    Case,
+    Prompt,
+    Recorded,
+    Resource,
+    Tool,
+    declared_at,
+    doc_of,
+    schema_of,
+)
 from .journal import Call
+from .overlaid import fault_rule, recorded_rule
 from .server import MockServer, synthesized
 
 
@@ -131,12 +144,20 @@ class Mock:
         logs: Sequence[tuple[str, Any]] = (),
         asks: Sequence[tuple[str, dict[str, Any]]] = (),
         elicit: dict[str, Any] | None = None,
+        fault: str | dict[str, Any] | None = None,
     ) -> Any:
         """Declares tool `name` answering `answer` (for `args`, else any arguments); without an
-        answer, a decorator whose function answers. Declaring a tool again adds a case."""
+        answer, a decorator whose function answers. Declaring a tool again adds a case.
+
+        Over a recording, `answer=mcptape.recorded(...)` is the recorded answer, later or with a
+        fault; `fault` delivers a declared answer with a wire fault (`"drop"`, `"disconnect"`,
+        ... or the rule as a dict). Both are overlay rules (`mcptape.mocks.overlaid`)."""
         if callable(name) and answer is NOTHING:  # @mock.tool without parentheses
             return self.tool()(name)
         source = declared_at()
+        if isinstance(answer, Recorded):
+            self._recorded("tools/call", name, answer, args, source)
+            return ToolHandle(self, self.server.tools.get(str(name)) or Tool(str(name)))
         asked = tuple(asks) + ((("elicitation/create", elicit),) if elicit is not None else ())
         steps = tuple(_step(p) for p in progress)
         case_kw: dict[str, Any] = {
@@ -164,11 +185,36 @@ class Mock:
                 tool = Tool(tool_name, desc, schema, output_schema, title)
                 self.server.tools[tool_name] = tool
             tool.cases.append(Case(fn_or_value, **case_kw))
+            if fault is not None:
+                self.server.rules.append(
+                    fault_rule(fault, "tools/call", tool_name, args, delay, source)
+                )
             return ToolHandle(self, tool, fn)
 
         if answer is NOTHING:
             return lambda fn: declare(fn, getattr(fn, "__name__", None))
         return declare(answer, None)
+
+    def _recorded(
+        self, method: str, name: Any, answer: Recorded, args: dict[str, Any] | None, source: str
+    ) -> None:
+        """`mock.tool(name, mcptape.recorded(...))` (a prompt's, a resource's): an overlay rule
+        on the recorded answer."""
+        if not isinstance(name, str) or not name:
+            raise ConfigError(f"{source}: recorded(...) is declared for a name (or a URI)")
+        if not self.server.overlay:
+            raise ConfigError(
+                f"{source}: recorded(...) is the recording's answer: declare it over one, mcptape.mock(cassette=...)"
+            )
+        self.server.rules.append(recorded_rule(answer, method, name, args, source))
+
+    def fault(self, rule: dict[str, Any] | None = None, /, **keys: Any) -> None:
+        """Adds a fault rule, written as in a fault file (docs/faults.md):
+        `mock.fault(tool="add", nth=2, action="error", code=-32603)`. An overlay rule, applied
+        with the declarations' own."""
+        from mcptape.replay.fault_rules import parse_rules
+
+        self.server.rules.extend(parse_rules({**(rule or {}), **keys}))
 
     def resource(
         self,
@@ -179,7 +225,10 @@ class Mock:
         mime_type: str | None = "text/plain",
         description: str | None = None,
     ) -> Any:
-        """Declares a resource (`{part}` holes make a template; a function gets the parts)."""
+        """Declares a resource (`{part}` holes make a template; a function gets the parts);
+        `answer=mcptape.recorded(...)`: the recorded answer of that URI, later or faulty."""
+        if isinstance(answer, Recorded):
+            return self._recorded("resources/read", uri, answer, None, declared_at())
 
         def declare(value: Any) -> Any:
             self.server.resources[uri] = Resource(
@@ -197,7 +246,10 @@ class Mock:
         description: str | None = None,
         arguments: Sequence[dict[str, Any] | str] | None = None,
     ) -> Any:
-        """Declares a prompt giving `answer` (text, messages, or a function of its arguments)."""
+        """Declares a prompt giving `answer` (text, messages, or a function of its arguments);
+        `answer=mcptape.recorded(...)`: the recorded answer, later or faulty."""
+        if isinstance(answer, Recorded):
+            return self._recorded("prompts/get", name, answer, None, declared_at())
         if callable(name) and answer is NOTHING:
             return self.prompt()(name)
 

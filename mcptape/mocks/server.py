@@ -24,6 +24,7 @@ import difflib
 import itertools
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -33,7 +34,8 @@ from mcptape.cassette.model import Event, Header, Kind, Source, Transport
 from mcptape.eras import legacy_version, strip_envelope
 from mcptape.pairing import Exchange, Item
 from mcptape.replay.bridge import STATE_PREFIX
-from mcptape.replay.outputs import Answer, Note, Output, Send
+from mcptape.replay.outputs import Answer, Note, Output, Send, Step
+from mcptape.replay.overlay import OverlayRule
 from mcptape.replay.prepared import paired
 from mcptape.replay.report import NO_MATCH
 from mcptape.revisions import as_of, sent_as_of
@@ -46,6 +48,7 @@ from mcptape.wire.jsonrpc import (
 
 from .declare import Case, Prompt, Resource, RpcError, Sequence_, Tool, ToolError
 from .journal import Journal
+from .overlaid import list_rules
 
 VERSION = "2025-11-25"
 """The protocol version of a mock's synthesized handshake, and of the exchanges it makes up
@@ -84,6 +87,9 @@ class MockServer:
         self.instructions: str | None = None
         self._asking: dict[int, Exchange] = {}
         """Made-up exchanges with requests to the client, by number, until resumed (2026-07-28)."""
+        self.rules: list[OverlayRule] = []
+        """Overlay rules declared with the mock: `recorded(...)`, a declared answer's `fault`,
+        `mock.fault(...)`, a mock file's `[[faults]]` (`mcptape.mocks.overlaid`)."""
 
     # -- the engine's hook ---------------------------------------------------------------------
 
@@ -91,7 +97,15 @@ class MockServer:
     def delays(self) -> bool:
         return any(c.delay for t in self.tools.values() for c in t.cases)
 
-    def saw(self, msg: dict[str, Any], outputs: list[Output]) -> None:
+    @property
+    def overlay_rules(self) -> tuple[OverlayRule, ...]:
+        """The declared rules, then (over a recording) the declarations in the recorded lists."""
+        if not self.overlay:
+            return tuple(self.rules)
+        lists = list_rules(self.tools.values(), self.resources.values(), self.prompts.values())
+        return (*self.rules, *lists)
+
+    def saw(self, msg: dict[str, Any], outputs: Sequence[Step]) -> None:
         self.journal.saw(msg, outputs)
 
     def answer(self, msg: dict[str, Any], version: str | None) -> Answer | list[Output] | None:

@@ -1,8 +1,9 @@
 """Replay: a cassette served as a deterministic MCP server.
 
 `index` (exchanges by key), `matcher` (what matches, and why not), `engine` (sans-IO: client
-messages in, recorded server messages out; `outputs` holds what it hands back), `faults`
-(sans-IO: the steps that carry the engine's outputs out, with or without fault rules),
+messages in, recorded server messages out; `outputs` holds what it hands back), `overlay`
+(sans-IO: overlay rules, fault rules among them, and each session's `Overlay`, which turns
+the engine's outputs into the steps the shells carry out), `faults` (fault rules' names),
 `report` (no-match and strict-mode texts), and the shells that carry out the steps:
 `server_stdio` (`mcptape replay`), `memory` (an in-process transport for the `mcp` SDK
 `Client`) and the `http` subpackage (`mcptape serve`). The shells are not imported here, so

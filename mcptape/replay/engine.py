@@ -26,12 +26,16 @@ session's `Housekeeping`, the client's answer to a server request to the `Player
 - `report`: the no-match error (see `NO_MATCH`, `EXHAUSTED`), whose message and data teach;
 - `ReplayConfig.answerer` (`mcptape.mock`): declared answers, asked before the cassette is
   matched (an overlay's precedence; a made-up `Answer` plays as a recorded exchange, so the
-  bridge translates it for either era), and told what each client message was answered.
+  bridge translates it for either era), and told what each client message was answered;
+- `overlay.Overlay`: the session's overlay rules (fault rules, `ReplayConfig.overlay`, then the
+  answerer's `overlay_rules`) select requests and decide how their answers, recorded or
+  declared, are delivered: later, replaced by an error, or with a wire fault the shell carries
+  out (`Hangup`, `Status`, raw bytes). Without rules there is no overlay and no cost.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -60,7 +64,8 @@ from .bridge import LegacyClient, ModernClient, UnknownEra
 from .housekeeping import Housekeeping
 from .index import Miss, Pass, ReplayIndex, declared_in, only_who
 from .matcher import Subject, describe, explain_diffs
-from .outputs import Answer, Note, Output, ReplayConfig, Send, stacked
+from .outputs import Answer, Note, Output, ReplayConfig, Send, Step, stacked
+from .overlay import Overlay, rules_of
 from .playing import Play, Player
 from .report import NO_MATCH, client_name, no_match
 from .subscriptions import subscriptions
@@ -84,6 +89,7 @@ class ReplayEngine:
         *,
         shared_pass: Pass | None = None,
         shared_housekeeping: Housekeeping | None = None,
+        shared_overlay: Overlay | None = None,
     ) -> None:
         """Args:
         index: the cassette, indexed (build it once; engines for several sessions share it).
@@ -92,7 +98,9 @@ class ReplayEngine:
             2026-07-28 stateless requests, one engine each), instead of a pass of its own;
         shared_housekeeping: with `shared_pass`, the session's housekeeping, shared by those
             engines too (what they noted, the pings they answered), so that a session's
-            notes are said once, not once per engine.
+            notes are said once, not once per engine;
+        shared_overlay: with `shared_pass`, the overlay those engines share (one count of its
+            rules' hits), instead of one of this engine's own.
         """
         self.index = index
         self.config = config or ReplayConfig(index.policy)
@@ -103,8 +111,27 @@ class ReplayEngine:
             raise ValueError(
                 "the engine's match policy differs from the one its index was built with"
             )
+        self.rules = rules_of(self.config.overlay, self.config.answerer)
+        """The overlay rules each session of this engine applies (none: no overlay)."""
+        self.overlay = shared_overlay if shared_overlay is not None else self._overlay()
         self.handshakes = 0
         self._reset(shared_pass, shared_housekeeping)
+
+    def _overlay(self) -> Overlay | None:
+        """A fresh overlay of the engine's rules: a session's own counters (None: no rules)."""
+        return Overlay(self.rules, self.config.http) if self.rules else None
+
+    def _renew(self) -> None:
+        """The answerer's rules as they are now: a mock may declare more once its client is
+        connected (`async with mcptape.mock() as mock`)."""
+        rules = rules_of(self.config.overlay, self.config.answerer)
+        if rules == self.rules:
+            return
+        self.rules = rules
+        if self.overlay is None:
+            self.overlay = self._overlay()
+        else:
+            self.overlay.renew(rules)
 
     @classmethod
     def from_cassette(cls, cassette: Cassette, config: ReplayConfig | None = None) -> ReplayEngine:
@@ -126,6 +153,7 @@ class ReplayEngine:
     def new_session(self) -> None:
         """Starts a new client session: every recorded exchange can play again, from the top."""
         self.handshakes = 0
+        self.overlay = self._overlay()
         self._reset()
 
     def unplayed(self) -> list[Exchange]:
@@ -154,7 +182,7 @@ class ReplayEngine:
 
     # -- input -------------------------------------------------------------------------
 
-    def receive_bytes(self, payload: bytes | str) -> list[Output]:
+    def receive_bytes(self, payload: bytes | str) -> Sequence[Step]:
         """One wire payload (a stdio line, an HTTP body): parse errors are answered with -32700."""
         value = decode(payload)
         if value is NOT_JSON:
@@ -167,11 +195,12 @@ class ReplayEngine:
 
     def receive(
         self, value: Any, kind: MessageType | None = None, *, shallow: bool = False
-    ) -> list[Output]:
+    ) -> Sequence[Step]:
         """One parsed JSON value from the client: a message, or a batch array.
 
         `kind`: what the message is, when the shell has classified it already. `shallow`: the
         shell knows from the bytes that it nests no deeper than allowed (`jsonrpc.shallow`).
+        What comes back is the engine's outputs, as the session's overlay delivers them.
         """
         if isinstance(value, list):
             return self._batch(value)
@@ -182,21 +211,35 @@ class ReplayEngine:
         if typ is MessageType.REQUEST:
             return self._request(value)
         if typ is MessageType.NOTIFICATION:
-            return self.housekeeping.notification(self.player, value)
+            notified = self.housekeeping.notification(self.player, value)
+            if self.overlay is None:
+                return notified
+            return self.overlay.apply(value, notified, typ)
         if typ in (MessageType.RESULT, MessageType.ERROR):
-            out = self.player.answer(value)
+            out: Sequence[Step] = self.player.answer(value)
+            if self.overlay is not None:
+                out = self.overlay.apply(value, out, typ)
             if self.config.answerer is not None:
                 self.config.answerer.saw(value, out)
             return out
         return _invalid_request(value, "Invalid Request: not a request, notification or response")
 
-    def _batch(self, values: list[Any]) -> list[Output]:
-        """A batch: its answers as one array (JSON-RPC 2.0 §6), none for notifications only."""
+    def _batch(self, values: list[Any]) -> Sequence[Step]:
+        """A batch: its answers as one array (JSON-RPC 2.0 §6), none for notifications only.
+        Its messages pass the overlay by (a batch is answered as it is)."""
         if not values:
             return _invalid_request(None, EMPTY_BATCH)
-        out: list[Output] = []
+        overlay, self.overlay = self.overlay, None
+        try:
+            return self._batched(values)
+        finally:
+            self.overlay = overlay
+
+    def _batched(self, values: list[Any]) -> list[Step]:
+        out: list[Step] = []
         answers: list[Any] = []
         for value in values:
+            outputs: Sequence[Step]
             if isinstance(value, list):  # a batch inside a batch is no message
                 problem = "Invalid Request: a message must be a JSON object, not an array"
                 outputs = _invalid_request(value, problem)
@@ -218,13 +261,18 @@ class ReplayEngine:
 
     # -- requests: the handlers ----------------------------------------------------------------
 
-    def _request(self, msg: dict[str, Any]) -> list[Output]:
-        """A client request, to its method's handler (`HANDLERS`), else matched against the cassette."""
+    def _request(self, msg: dict[str, Any]) -> Sequence[Step]:
+        """A client request, to its method's handler (`HANDLERS`), else matched against the
+        cassette; delivered as the session's overlay decides."""
         cancelled = self.housekeeping.cancelled
         if cancelled:
             cancelled.discard(id_key(msg["id"]))  # an id used again is a new request
         handler = HANDLERS.get(msg["method"])
-        out = self._match(msg) if handler is None else handler(self, msg)
+        if self.config.answerer is not None:
+            self._renew()
+        out: Sequence[Step] = self._match(msg) if handler is None else handler(self, msg)
+        if self.overlay is not None:
+            out = self.overlay.apply(msg, out, MessageType.REQUEST)
         if self.config.answerer is not None:
             self.config.answerer.saw(msg, out)
         return out

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -152,7 +153,7 @@ class EpisodesTransport(ReplayTransport):
         append_episode(self.path, self._tmp)
 
 
-def _unmatched(outputs: list[Any]) -> bool:
+def _unmatched(outputs: Sequence[Any]) -> bool:
     for out in outputs:
         if isinstance(out, Send) and isinstance(out.msg, dict):
             err = out.msg.get("error")

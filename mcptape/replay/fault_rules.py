@@ -1,23 +1,23 @@
 """Fault rules: the one format every replay shell shares, read from Python values, JSON or TOML. Pure.
 
-A rule selects client requests (`method`, tool/prompt `name` or resource URI, `nth`,
-`every`, `times`, `probability`) and names an `action` on their answers; docs/faults.md
-lists them all. `faults.FaultPlan` applies rules to a session; this module only reads and
-checks them, so a bad rule fails before anything is served, naming the rule and the key.
+A rule selects client requests (`method`, tool/prompt `name` or resource URI, `arguments`,
+`nth`, `every`, `times`, `probability`) and names an `action` on their answers; docs/faults.md
+lists them all. Each is read into an `overlay.OverlayRule`, which each session's `Overlay`
+applies; this module only reads and checks them, so a bad rule fails before anything is
+served, naming the rule and the key.
 """
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from mcptape.errors import ConfigError
-from mcptape.wire.jsonrpc import JSONRPC_INTERNAL_ERROR, request_params
+
+from .overlay import ACTIONS, HANDSHAKE, HTTP_ONLY, OverlayRule
 
 __all__ = [
     "ACTIONS",
@@ -29,23 +29,6 @@ __all__ = [
     "rules_from_options",
 ]
 
-ACTIONS = (
-    "delay",
-    "error",
-    "tool_error",
-    "malformed",
-    "invalid",
-    "truncate",
-    "drop",
-    "disconnect",
-    "status",
-    "reset",
-)
-"""Every action a rule can take, in the order the docs list them."""
-HTTP_ONLY = frozenset({"status", "reset"})
-"""Actions only `mcptape serve` can carry out; other shells skip such rules with a warning."""
-HANDSHAKE = frozenset({"initialize", "server/discover", "ping"})
-"""Methods a rule without `method` leaves alone, so a catch-all rule does not break connecting."""
 _ALIASES = {"tool": "tools/call", "prompt": "prompts/get", "resource": "resources/read"}
 """`{"tool": "add"}` is short for `{"method": "tools/call", "name": "add"}`."""
 _ACTION_KEYS: dict[str, frozenset[str]] = {
@@ -54,119 +37,25 @@ _ACTION_KEYS: dict[str, frozenset[str]] = {
     "drop": frozenset(), "disconnect": frozenset(), "status": frozenset({"status", "retry_after", "body"}), "reset": frozenset(),
 }  # fmt: skip
 _COMMON = frozenset(
-    {"action", "method", "name", "nth", "every", "times", "probability", "seed", "seconds"}
+    {
+        "action",
+        "method",
+        "name",
+        "arguments",
+        "nth",
+        "every",
+        "times",
+        "probability",
+        "seed",
+        "seconds",
+    }
 )
 _NUMBERS = frozenset({"seconds", "probability", "retry_after"})
 _STRINGS = frozenset({"method", "name", "message", "text", "line", "body"})
 _INTS = frozenset({"nth", "every", "times", "seed", "code", "status"})
 
-
-@dataclass(frozen=True, slots=True)
-class FaultRule:
-    """One rule: which requests (`method`, `name`, `nth`/`every`/`times`/`probability`) and what to do."""
-
-    action: str
-    method: str | None = None
-    """The request's method; `*` wildcards allowed (`tools/*`). None: any but the handshake."""
-    name: str | None = None
-    """The tool or prompt name, or the resource URI; `*` wildcards allowed."""
-    nth: int | None = None
-    """Only the n-th matching request (1-based)."""
-    every: int | None = None
-    """Every n-th matching request (n, 2n, 3n ...)."""
-    times: int | None = None
-    """At most this many hits."""
-    probability: float | None = None
-    """Hit a matching request with this probability (drawn from the rule's seeded RNG)."""
-    seed: int = 0
-    seconds: float | tuple[float, float] = 0.0
-    """The delay (action `delay`), or how long before any other action takes effect; [lo, hi] jitters."""
-    code: int = JSONRPC_INTERNAL_ERROR
-    message: str = "Internal error (injected by mcptape)"
-    data: Any = None
-    text: str = "Tool failed (injected by mcptape)"
-    line: str = "mcptape fault: this line is not JSON"
-    send: Any = None
-    """`invalid`: the message to send; default: the recorded answer without `jsonrpc`."""
-    keep_answer: bool = False
-    """`malformed`/`invalid`: send the recorded answer after the garbage (a stray line, not a lost answer)."""
-    status: int = 500
-    retry_after: float | None = None
-    body: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.action not in ACTIONS:
-            raise ConfigError(f"fault action {self.action!r} is not one of: {', '.join(ACTIONS)}")
-        for key in ("nth", "every", "times"):
-            value = getattr(self, key)
-            if value is not None and (
-                not isinstance(value, int) or isinstance(value, bool) or value < 1
-            ):
-                raise ConfigError(f"fault rule {key}={value!r}: must be a whole number >= 1")
-        if self.nth is not None and self.every is not None:
-            raise ConfigError("a fault rule takes nth or every, not both")
-        if self.probability is not None and not 0.0 <= self.probability <= 1.0:
-            raise ConfigError(
-                f"fault rule probability={self.probability!r}: must be between 0 and 1"
-            )
-        lo, hi = self.seconds if isinstance(self.seconds, tuple) else (self.seconds, self.seconds)
-        if not 0.0 <= lo <= hi:
-            raise ConfigError(
-                f"fault rule seconds={self.seconds!r}: a number >= 0, or [low, high] with 0 <= low <= high"
-            )
-        if self.action == "status" and not 400 <= self.status <= 599:
-            raise ConfigError(
-                f"fault rule status={self.status!r}: must be an HTTP error status (400-599)"
-            )
-
-    def to_json(self) -> dict[str, Any]:
-        """The rule as it would be written in a file: the action and every field not at its default."""
-        out: dict[str, Any] = {"action": self.action}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.name != "action" and value != f.default:
-                out[f.name] = list(value) if isinstance(value, tuple) else value
-        return out
-
-    def describe(self) -> str:
-        """A one-line summary: `error -32603 on tools/call add, nth=2`."""
-        what = {
-            "delay": f"delay {self._seconds_text()}",
-            "error": f"error {self.code}",
-            "status": f"status {self.status}",
-        }.get(self.action, self.action)
-        if self.action != "delay" and self.seconds:
-            what += f" after {self._seconds_text()}"
-        where = " ".join(x for x in (self.method or "any request", self.name) if x)
-        sel = [
-            f"{k}={getattr(self, k)}"
-            for k in ("nth", "every", "times", "probability")
-            if getattr(self, k) is not None
-        ]
-        return f"{what} on {where}" + (f", {', '.join(sel)}" if sel else "")
-
-    def _seconds_text(self) -> str:
-        return (
-            f"{self.seconds[0]}-{self.seconds[1]}s"
-            if isinstance(self.seconds, tuple)
-            else f"{self.seconds}s"
-        )
-
-    def selects(self, msg: dict[str, Any]) -> bool:
-        """Whether a client request is one this rule counts (method and name; not nth)."""
-        method = str(msg.get("method", ""))
-        if self.method is None:
-            if method in HANDSHAKE:
-                return False
-        elif not fnmatch.fnmatchcase(method, self.method):
-            return False
-        if self.action == "tool_error" and method != "tools/call":
-            return False
-        if self.name is not None:
-            params = request_params(msg)
-            value = params.get("name", params.get("uri"))
-            return isinstance(value, str) and fnmatch.fnmatchcase(value, self.name)
-        return True
+FaultRule = OverlayRule
+"""A fault rule is an overlay rule (`mcptape.replay.overlay`); the name stays for its users."""
 
 
 def parse_rules(value: Any) -> tuple[FaultRule, ...]:
@@ -244,6 +133,8 @@ def _check_value(key: str, val: Any) -> None:
         raise ConfigError(f"{key}={val!r}: must be a string")
     if key in _INTS and (not isinstance(val, int) or isinstance(val, bool)):
         raise ConfigError(f"{key}={val!r}: must be a whole number")
+    if key == "arguments" and not isinstance(val, dict):
+        raise ConfigError(f"arguments={val!r}: must be an object (the tool call's arguments)")
     if key == "keep_answer" and not isinstance(val, bool):
         raise ConfigError(f"keep_answer={val!r}: must be true or false")
 

@@ -25,6 +25,7 @@ import os
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import replace
 from types import TracebackType
 from typing import Any
 
@@ -36,7 +37,7 @@ from mcptape.errors import McpTapeError
 from mcptape.replay.cache import open_for_replay
 
 from .engine import Note, ReplayConfig, ReplayEngine, Send
-from .faults import FaultPlan, FaultRule, Hangup, Step, parse_rules
+from .faults import FaultRule, Hangup, Step, parse_rules
 from .index import ReplayIndex
 from .matcher import DEFAULT_MATCHERS, Matcher, MatchPolicy
 from .report import CLI_HINTS, Hints, UnplayedReport
@@ -79,9 +80,11 @@ class ReplayTransport:
         faults: Any = (),
     ) -> None:
         self.faults: tuple[FaultRule, ...] = parse_rules(faults)
-        """Fault rules (`mcptape.replay.faults`), applied afresh in each session."""
+        """Fault rules (`mcptape.replay.faults`): overlay rules each session applies afresh."""
         self.cassette = cassette if isinstance(cassette, Cassette) else open_for_replay(cassette)
         self.config = config or ReplayConfig()
+        if self.faults:
+            self.config = replace(self.config, overlay=(*self.config.overlay, *self.faults))
         self.index = ReplayIndex(self.cassette, self.config.match)
         self.strict = strict
         self.timing = timing
@@ -118,20 +121,22 @@ class ReplayTransport:
         outbox: MemoryObjectSendStream[SessionMessage | Exception],
         tg: anyio.abc.TaskGroup,
     ) -> None:
-        plan = FaultPlan(self.faults)
-        delays = engine.config.answerer is not None and engine.config.answerer.delays
-        """Declared answers (`mcptape.mock`) that come late: delayed steps are scheduled too."""
-        for note in plan.notes:
+        answerer = engine.config.answerer
+        for note in engine.overlay.notes if engine.overlay is not None else ():
             self._note(note)
         async for incoming in inbox:
             value = incoming.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
-            steps = plan.apply(value, engine.receive(value))
-            # (only fault rules hang up or delay: without them, steps are looked at once, below)
-            if plan.rules and any(isinstance(s, Hangup) for s in steps):
+            steps = engine.receive(value)
+            # overlay rules (a mock may declare them once connected), or declared answers that
+            # come late: delayed steps are scheduled too
+            overlay = engine.overlay is not None
+            delays = overlay or (answerer is not None and answerer.delays)
+            # (only overlay rules hang up or delay: without them, steps are looked at once, below)
+            if overlay and any(isinstance(s, Hangup) for s in steps):
                 await self._deliver(steps, outbox, anyio.current_time(), engine)
                 return  # the connection is gone: nothing more is read or answered
             if self.timing is None and not (
-                (plan.rules or delays) and any(isinstance(s, Send) and s.delay for s in steps)
+                delays and any(isinstance(s, Send) and s.delay for s in steps)
             ):
                 await self._deliver(steps, outbox, 0.0, engine)
             else:
@@ -155,7 +160,7 @@ class ReplayTransport:
                 self._note(step)
                 continue
             if not isinstance(step, (Send, Hangup)):
-                continue  # Status is HTTP-only: a non-HTTP FaultPlan never makes one
+                continue  # Status is HTTP-only: an overlay outside HTTP never makes one
             recorded = (
                 step.after / self.timing
                 if isinstance(step, Send) and self.timing is not None

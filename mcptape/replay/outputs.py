@@ -4,6 +4,7 @@ diagnostics; and the engine's configuration. Plain values.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple, Protocol
 
@@ -35,6 +36,12 @@ class ReplayConfig:
     answerer: Answerer | None = None
     """Declarations consulted before the cassette (`mcptape.mock`): what they answer takes
     precedence over the recording, and they see every request and its outputs (a journal)."""
+    overlay: tuple[Any, ...] = ()
+    """Overlay rules (`mcptape.replay.overlay.OverlayRule`: fault rules, `--fault-file`), before
+    the answerer's own: each session's `Overlay` selects requests by them and decides how
+    their answers are delivered."""
+    http: bool = False
+    """True in `mcptape serve`: overlay rules only HTTP can carry out (`status`, `reset`) apply."""
 
     def labelled(self, label: str) -> ReplayConfig:
         """This configuration for the shell named `label` (its errors start with it)."""
@@ -44,7 +51,7 @@ class ReplayConfig:
 @dataclass(slots=True)
 class Send:
     """A message for the client, where it comes from in the cassette, and how it is delivered
-    (as it is, unless a fault rule says otherwise: `delay`, `raw`, `fault`).
+    (as it is, unless an overlay rule says otherwise: `delay`, `raw`, `fault`).
 
     Not frozen (a frozen dataclass's `__init__` sets each field through `object.__setattr__`,
     and the engine makes one per message it plays); treat it as a value all the same:
@@ -63,7 +70,7 @@ class Send:
     final: bool = False
     """True for the response that completes its request."""
     delay: float = 0.0
-    """Seconds after the client message that triggered it, on top of `after`: a fault rule's delay."""
+    """Seconds after the client message that triggered it, on top of `after`: an overlay rule's delay."""
     raw: bytes | None = None
     """Bytes to write instead of `msg` (no newline): a fault's malformed, invalid or truncated answer."""
     fault: str | None = None
@@ -130,6 +137,31 @@ class Note(NamedTuple):
 Output = Send | Note
 
 
+class Hangup(NamedTuple):
+    """Close the connection (stdout, the memory stream, the HTTP stream) `delay` seconds after
+    the trigger: an overlay rule's `disconnect` or `reset`."""
+
+    delay: float = 0.0
+    reset: bool = False
+    """HTTP: reset the TCP connection instead of ending the stream."""
+    request_id: Any = None
+
+
+class Status(NamedTuple):
+    """HTTP: answer the request with this status instead of the answer (an overlay rule's `status`)."""
+
+    status: int
+    retry_after: float | None
+    body: str | None
+    send: Send
+    delay: float = 0.0
+
+
+Step = Send | Hangup | Status | Note
+"""What a shell carries out: the engine's outputs, and what an overlay's delivery adds. A
+`Send` is delivered after its `delay` (its `raw` bytes, if a wire fault set them)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Answer:
     """An exchange made up for one client request (by `Answerer.answer`), played as if recorded;
@@ -145,7 +177,13 @@ class Answerer(Protocol):
     @property
     def delays(self) -> bool:
         """True when some answer may come with a delay: the shells then schedule delayed steps
-        (as they do for fault rules)."""
+        (as they do for overlay rules)."""
+        ...
+
+    @property
+    def overlay_rules(self) -> tuple[Any, ...]:
+        """The declarations' overlay rules (`OverlayRule`s: a recorded answer made late or
+        faulty, declared tools added to the recorded lists), after `ReplayConfig.overlay`'s."""
         ...
 
     def answer(self, msg: dict[str, Any], version: str | None) -> Answer | list[Output] | None:
@@ -154,7 +192,7 @@ class Answerer(Protocol):
         exchange to play, outputs as they are, or None for the cassette's answer."""
         ...
 
-    def saw(self, msg: dict[str, Any], outputs: list[Output]) -> None:
+    def saw(self, msg: dict[str, Any], outputs: Sequence[Step]) -> None:
         """What the engine sent for client message `msg` (a request, or an answer to a server
         request that moved one on)."""
         ...
@@ -170,11 +208,15 @@ class _Stacked:
     def delays(self) -> bool:
         return self.first.delays or self.then.delays
 
+    @property
+    def overlay_rules(self) -> tuple[Any, ...]:
+        return (*self.first.overlay_rules, *self.then.overlay_rules)
+
     def answer(self, msg: dict[str, Any], version: str | None) -> Answer | list[Output] | None:
         answer = self.first.answer(msg, version)
         return answer if answer is not None else self.then.answer(msg, version)
 
-    def saw(self, msg: dict[str, Any], outputs: list[Output]) -> None:
+    def saw(self, msg: dict[str, Any], outputs: Sequence[Step]) -> None:
         self.first.saw(msg, outputs)
         self.then.saw(msg, outputs)
 

@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,7 @@ from mcptape.wire.jsonrpc import (
 from mcptape.wire.ndjson import DEFAULT_MAX_LINE, LineFramer
 
 from .engine import Note, ReplayConfig, ReplayEngine, Send
-from .faults import FaultPlan, FaultRule, Hangup, Step
+from .faults import FaultRule, Hangup, Step
 from .pacing import Pacer
 from .prepared import parsed_lines
 from .report import UnplayedReport
@@ -118,6 +118,8 @@ class StdioReplayServer:
         max_line: int = DEFAULT_MAX_LINE, report: Path | None = None,
     ) -> None:  # fmt: skip
         self.cassette = cassette
+        if faults:  # fault rules are overlay rules: each engine applies them
+            config = replace(config, overlay=(*config.overlay, *faults))
         self.sessions = SessionPicker(cassette, config, claims_for(cassette))
         """Which of the cassette's sessions this launch plays (the client's first request picks)."""
         self.engine: ReplayEngine = self.sessions.engine
@@ -136,9 +138,6 @@ class StdioReplayServer:
         self._out_open = True
         self._pacer = Pacer.on(stdout_fd, self._write)
         """Holds a response back until the client has read the progress before it (pacing.py)."""
-        self.faults = FaultPlan(faults)
-        """The steps each line's answers make (no rules: plain delivery). With rules, every line goes
-        through the scheduler, which also carries out hang-ups."""
 
     def _write(self, data: bytes) -> bool:
         if self._out_open:
@@ -183,14 +182,14 @@ class StdioReplayServer:
             elif isinstance(step, Note):
                 self._note(step)
             elif isinstance(step, Hangup):
-                # only fault rules hang up, and with rules there is a scheduler
+                # only overlay rules hang up, and with rules there is a scheduler
                 if scheduler is not None:
                     scheduler.put(arrived + step.delay, _HANGUP)
                 else:
                     self._pacer.send(lines, messages)
                     lines, messages = [], []
                     self._write_or_hangup(_HANGUP)
-            # Status is HTTP-only: a stdio FaultPlan never makes one
+            # Status is HTTP-only: a stdio overlay never makes one
         if lines:
             self._pacer.send(lines, messages)
 
@@ -198,13 +197,14 @@ class StdioReplayServer:
         """Serves until stdin ends; returns the exit code (1: strict and exchanges left unplayed)."""
         for warning in self.cassette.warnings:
             self._note(Note(warning))
-        for note in self.faults.notes:
+        overlay = self.engine.overlay
+        for note in overlay.notes if overlay is not None else ():
             self._note(note)
         scheduler = (
             _Scheduler(self._write_or_hangup)
-            if self.speed is not None or self.faults.rules or _delays(self.engine)
+            if self.speed is not None or overlay is not None or _delays(self.engine)
             else None
-        )
+        )  # (with overlay rules, every line goes through the scheduler, which also hangs up)
         framer = LineFramer(self.max_line)
         settle = self.settle
         frozen = parsed_lines(self.cassette)
@@ -246,7 +246,7 @@ class StdioReplayServer:
         return 0
 
     def _receive(self, line: bytes | object) -> Sequence[Step]:
-        """One client line through the engine and the fault plan."""
+        """One client line through the engine (and its overlay)."""
         if not isinstance(line, bytes):  # an oversize line: not kept, so not parseable
             return [
                 Send(error_response(None, JSONRPC_PARSE_ERROR, "Parse error: line too long")),
@@ -256,13 +256,11 @@ class StdioReplayServer:
             return []
         value = decode(line)
         if value is NOT_JSON:
-            return self.faults.apply(value, self.engine.receive_bytes(line))
-        kind = classify(value) if isinstance(value, dict) else None  # once, for both
+            return self.engine.receive_bytes(line)
+        kind = classify(value) if isinstance(value, dict) else None
         if self.sessions.chosen is None:
             self.engine = self.sessions.route(value)
-        return self.faults.apply(
-            value, self.engine.receive(value, kind, shallow=shallow(line)), kind
-        )
+        return self.engine.receive(value, kind, shallow=shallow(line))
 
 
 def _delays(engine: ReplayEngine) -> bool:

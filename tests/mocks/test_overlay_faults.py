@@ -1,6 +1,6 @@
 """A fault rule that changes an answer (`error`, `tool_error`) and the overlay declaring the
 same answer give a client the same session, in process, for both client eras
-(docs/mocks.md, "Fault rules as overlays")."""
+(docs/mocks.md, "Fault rules are overlay rules")."""
 
 from __future__ import annotations
 

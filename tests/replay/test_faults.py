@@ -12,9 +12,9 @@ import pytest
 from mcptape.errors import ConfigError
 from mcptape.replay import Note, ReplayConfig, ReplayEngine, Send
 from mcptape.replay.faults import (
-    FaultPlan,
     FaultRule,
     Hangup,
+    Overlay,
     Status,
     Step,
     dry_run,
@@ -22,6 +22,7 @@ from mcptape.replay.faults import (
     parse_rules,
     rules_from_options,
 )
+from mcptape.wire.jsonrpc import MessageType
 from tests.replay.tape import LEGACY_INIT, call, meta, note, ok, req, tape
 
 ADD = [
@@ -56,9 +57,9 @@ def run(
     http: bool = False,
 ) -> list[Sequence[Step]]:
     """Replays `requests` on a cassette of `steps_` with the rules: the steps for each request."""
-    engine = ReplayEngine.from_cassette(tape(*steps_), ReplayConfig(allow_repeats=True))
-    plan = FaultPlan(parse_rules(rules), http)
-    return [plan.apply(r, engine.receive(r)) for r in requests]
+    config = ReplayConfig(allow_repeats=True, overlay=parse_rules(rules), http=http)
+    engine = ReplayEngine.from_cassette(tape(*steps_), config)
+    return [engine.receive(r) for r in requests]
 
 
 def delivered(steps: Sequence[Step]) -> list[Any]:
@@ -293,7 +294,8 @@ def test_a_modern_tool_error_says_it_is_complete() -> None:
 def test_a_plan_without_rules_delivers_every_answer_as_the_engine_made_it() -> None:
     engine = ReplayEngine.from_cassette(tape(*ADD), ReplayConfig(allow_repeats=True))
     outputs = engine.receive(call(3, "add", {"a": 1}, _meta={"progressToken": 3}))
-    steps = FaultPlan(()).apply(call(3, "add", {"a": 1}), outputs)
+    steps = Overlay(()).apply(call(3, "add", {"a": 1}), outputs, MessageType.REQUEST)
+    assert engine.overlay is None  # no rules, no overlay: the engine's outputs are delivered
     assert list(steps) == outputs and len(steps) == 2  # the progress notification, the answer
 
 
@@ -308,7 +310,7 @@ def test_status_is_http_only() -> None:
     status = [s for s in steps if isinstance(s, Status)]
     assert len(status) == 1 and (status[0].status, status[0].retry_after) == (429, 3)
     assert status[0].send.msg == RECORDED
-    plan = FaultPlan(parse_rules([{"action": "status"}, {"action": "reset"}]))
+    plan = Overlay(parse_rules([{"action": "status"}, {"action": "reset"}]))
     assert [n.text.split(" (")[0] for n in plan.notes] == ["fault rule 1", "fault rule 2"]
     assert delivered(one({"action": "status"})) == [PROGRESS_OUT, RECORDED]
 
@@ -362,11 +364,11 @@ def test_the_fault_waits_for_the_answer_across_server_requests() -> None:
 
 
 def test_a_cancelled_request_forgets_its_fault() -> None:
-    plan = FaultPlan(parse_rules([{"action": "drop"}]))
-    plan.apply(call(1, "add"), [])
-    plan.apply(note("notifications/cancelled", {"requestId": 1}), [])
+    plan = Overlay(parse_rules([{"action": "drop"}]))
+    plan.apply(call(1, "add"), [], MessageType.REQUEST)
+    plan.apply(note("notifications/cancelled", {"requestId": 1}), [], MessageType.NOTIFICATION)
     answer = Send(ok(1, {}), request_id=1, final=True)
-    assert plan.apply(ok(99, {}), [answer]) == [answer]
+    assert plan.apply(ok(99, {}), [answer], MessageType.RESULT) == [answer]
 
 
 def test_notes_name_the_rule_and_the_request() -> None:

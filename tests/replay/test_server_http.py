@@ -469,7 +469,7 @@ async def test_recorded_timing_keeps_answers_and_their_order(speed: float) -> No
 async def test_a_post_classifies_its_message_once_with_and_without_faults(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from mcptape.replay import engine, faults
+    from mcptape.replay import engine
     from mcptape.replay.http import app as http_app
     from mcptape.wire.jsonrpc import classify
 
@@ -479,7 +479,7 @@ async def test_a_post_classifies_its_message_once_with_and_without_faults(
         seen.append(msg)
         return classify(msg)
 
-    for module in (http_app, engine, faults):
+    for module in (http_app, engine):  # (the overlay takes the kind the engine found)
         monkeypatch.setattr(module, "classify", counting)
     add = call("A", "add", {"a": 1})
     for rules in ([], [{"tool": "add", "action": "error"}]):

@@ -27,7 +27,8 @@ when the cassette was recorded on it, `run` runs the app under uvicorn.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import anyio
@@ -50,10 +51,11 @@ from mcptape.wire.jsonrpc import (
     usable_id,
 )
 
-from ..engine import Note, Output, ReplayConfig, ReplayEngine, Send
-from ..faults import FaultPlan, parse_rules
+from ..engine import Note, ReplayConfig, ReplayEngine, Send
+from ..faults import parse_rules
 from ..housekeeping import Housekeeping
 from ..index import ReplayIndex
+from ..outputs import Status, Step
 from ..report import UnplayedReport
 from .asgi import (
     JSON,
@@ -98,10 +100,10 @@ class HttpReplayApp:
         quiet: bool = False, faults: Any = (),
     ) -> None:  # fmt: skip
         self.faults = parse_rules(faults)
-        """Fault rules: each session counts its own; 2026-07-28 stateless requests share one count."""
-        self.stateless_faults = FaultPlan(self.faults, http=True)
+        """Fault rules (overlay rules): each session counts its own; 2026-07-28 stateless requests share one count."""
         self.cassette = cassette
-        self.config = (config or ReplayConfig()).labelled("mcptape serve")
+        config = (config or ReplayConfig()).labelled("mcptape serve")
+        self.config = replace(config, overlay=(*config.overlay, *self.faults), http=True)
         self.index = ReplayIndex(cassette, self.config.match)
         self.plan = HttpPlan(cassette)
         self.guard = Guard(host, allowed_hosts)
@@ -116,11 +118,13 @@ class HttpReplayApp:
         self.on_note = on_note
         self.quiet = quiet
         self.router = Router(self.plan, speed, self.note)
-        self.sessions = SessionTable(self.index, self.config, self.faults)
+        self.sessions = SessionTable(self.index, self.config)
         self.legacy = (
             LegacyServer(self.router, self.sessions, max_body) if self.plan.legacy_sse else None
         )
         self.stateless = StatelessPass(self.index, self.config.allow_repeats)
+        self.stateless_overlay = ReplayEngine(self.index, self.config).overlay
+        """The stateless requests' one overlay: one count of its rules' hits (None: no rules)."""
         self.stateless_housekeeping = Housekeeping()
         """The stateless requests' one session: its notes said once, its pings counted."""
         self.stateless_used = False
@@ -246,9 +250,10 @@ class HttpReplayApp:
             self.config,
             shared_pass=self.stateless,
             shared_housekeeping=self.stateless_housekeeping,
+            shared_overlay=self.stateless_overlay,
         )
         self.stateless_used = True
-        steps = self.stateless_faults.apply(value, engine.receive(value, kind), kind)
+        steps = engine.receive(value, kind)
         await self.router.answer(steps, value["id"], None, receive, send, modern=True)
 
     async def _in_session(
@@ -263,20 +268,19 @@ class HttpReplayApp:
         session = await self._session_for(init, send, headers)
         if session is None:
             return
-        outputs = session.engine.receive(value, kind)
-        if init and session.id is None and self._mints and _succeeded(outputs):
+        steps = session.engine.receive(value, kind)
+        if init and session.id is None and self._mints and _succeeded(steps):
             self.sessions.register(session)
         if isinstance(
             value, list
         ):  # a 2025-03-26 batch: its answers as one JSON array, faults left out
-            answers = [s for s in outputs if isinstance(s, Send) and isinstance(s.msg, list)]
-            self.router.route([s for s in outputs if not any(s is a for a in answers)], session)
+            answers = [s for s in steps if isinstance(s, Send) and isinstance(s.msg, list)]
+            self.router.route([s for s in steps if not any(s is a for a in answers)], session)
             if answers:
                 return await respond(
                     send, 200, orjson.dumps(answers[0].msg), [("content-type", JSON)]
                 )
             return await self._accepted(send)
-        steps = session.faults.apply(value, outputs, kind)
         if kind is not MessageType.REQUEST:
             self.router.route(steps, session)
             return await self._accepted(send)
@@ -379,8 +383,10 @@ def _body_version(value: dict[str, Any]) -> str | None:
     return version if isinstance(version, str) else None
 
 
-def _succeeded(outputs: list[Output]) -> bool:
+def _succeeded(steps: Sequence[Step]) -> bool:
+    """The handshake succeeded: its recorded answer is a result (whatever an overlay rule did
+    to its delivery, as long as a `Send` or `Status` still carries it)."""
     return any(
         isinstance(o, Send) and o.final and isinstance(o.msg, dict) and "result" in o.msg
-        for o in outputs
+        for o in (s.send if isinstance(s, Status) else s for s in steps)
     )

@@ -1,9 +1,9 @@
-"""The HTTP shell's one delivery path: the steps of a fault plan (`faults.FaultPlan.apply`) on the wire.
+"""The HTTP shell's one delivery path: the steps an engine returns (its overlay's, `overlay.Overlay.apply`) on the wire.
 
 `Router.answer` answers one request from its steps; `Router.route` puts every other step on
-its stream (its request's event stream, else the session's GET stream). Without faults the
+its stream (its request's event stream, else the session's GET stream). Without overlay rules the
 steps are the engine's `Send`s as they are: JSON when one recorded JSON response is all there is, else an
-event stream, as recorded. With faults:
+event stream, as recorded. With the wire faults of overlay (fault) rules:
 
 - `status`: the request is answered with that status (and `Retry-After`) before anything
   else, as a rate limiter or a failing gateway does; the body is `body` (JSON if it parses,

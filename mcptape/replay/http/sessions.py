@@ -1,7 +1,7 @@
 """Per-client state of the HTTP replay: sessions, the table of them, and the stateless pass.
 
 A `ClientSession` is one handshake-era client (a Streamable HTTP `Mcp-Session-Id`, or one
-HTTP+SSE stream): its engine, its fault counters, the event streams of its requests still
+HTTP+SSE stream): its engine (with its overlay counters), the event streams of its requests still
 open, and its GET stream. `SessionTable` opens, finds and ends them and remembers what each
 ended one left unplayed. `StatelessPass` is the one pass through the cassette that all
 2026-07-28 requests share.
@@ -10,12 +10,12 @@ ended one left unplayed. `StatelessPass` is the one pass through the cassette th
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 from typing import Any
 
 from mcptape.pairing import Exchange
 
 from ..engine import ReplayEngine
-from ..faults import FaultPlan, FaultRule
 from ..index import Miss, Pass, ReplayIndex
 from ..matcher import Subject
 from ..outputs import ReplayConfig
@@ -23,21 +23,18 @@ from .asgi import Outbox
 
 
 class ClientSession:
-    """One client session: its engine, its fault counters, its open request streams, its GET stream."""
+    """One client session: its engine (and overlay counters), its open request streams, its GET stream."""
 
     def __init__(
         self,
         sid: str | None,
         engine: ReplayEngine,
-        faults: FaultPlan,
         *,
         single_stream: bool = False,
     ) -> None:
         self.id = sid
         self.engine = engine
-        self.faults = faults
-        """This session's fault counters (`mcptape serve --fault-file`, `--fault`; no rules:
-        plain delivery)."""
+        """The session's engine, with its overlay counters (`mcptape serve --fault-file`, `--fault`)."""
         self.streams: dict[tuple[str, Any], Outbox] = {}
         self.get = Outbox()
         """The standalone GET stream (Streamable HTTP), or the one stream of HTTP+SSE."""
@@ -61,14 +58,13 @@ class ClientSession:
 
 
 class SessionTable:
-    """The sessions of one HTTP replay: each with its own engine (its own pass) and fault counters."""
+    """The sessions of one HTTP replay: each with its own engine (its own pass and overlay counters)."""
 
-    def __init__(
-        self, index: ReplayIndex, config: ReplayConfig, faults: tuple[FaultRule, ...]
-    ) -> None:
+    def __init__(self, index: ReplayIndex, config: ReplayConfig) -> None:
         self.index = index
         self.config = config
-        self.faults = faults
+        self.plain = replace(config, overlay=())
+        """`config` without the fault rules: the legacy HTTP+SSE transport is served without them."""
         self.by_id: dict[str, ClientSession] = {}
         self.shared: ClientSession | None = None
         """The session of a handshake-era server that minted no session ids."""
@@ -77,10 +73,8 @@ class SessionTable:
 
     def new(self, *, faults: bool = True, single_stream: bool = False) -> ClientSession:
         """A session not yet in the table (its id is given when its `initialize` succeeds)."""
-        plan = FaultPlan(self.faults if faults else (), http=True)
-        return ClientSession(
-            None, ReplayEngine(self.index, self.config), plan, single_stream=single_stream
-        )
+        engine = ReplayEngine(self.index, self.config if faults else self.plain)
+        return ClientSession(None, engine, single_stream=single_stream)
 
     def register(self, session: ClientSession) -> str:
         """Gives `session` a fresh id and files it under it."""
