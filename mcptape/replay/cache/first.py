@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from mcptape.cassette.format import _corrupt, _event, _header, cut_short, truncated_warning
-from mcptape.cassette.lazy import _MSG, UNREAD, LazyEvent, LineSource, lazy_at
+from mcptape.cassette.lazy import _MSG, _SEQ, UNREAD, LazyEvent, LineSource
 from mcptape.cassette.model import FORMAT_VERSION, HEADER_MARKER, Event, Header, Kind, Source
 from mcptape.cassette.shape import header_problem, plain_event
 from mcptape.errors import CassetteError
@@ -35,6 +35,7 @@ BUFFER = 1 << 20
 """The reading buffer's size."""
 
 _REQUEST, _NOTIFICATION = MessageType.REQUEST, MessageType.NOTIFICATION
+_new = LazyEvent.__new__
 _PROGRESS = "notifications/progress"
 """The method of the only notifications a replay rewrites as progress (`rewrite_kind`)."""
 
@@ -136,14 +137,16 @@ class _Reader:
             self.others.append(ev)
             self.lines_of[id(ev)] = lineno
             return
-        lazy = lazy_at(self.source, seq, offset)
+        lazy = _new(LazyEvent)  # (`lazy_at`, in place)
+        lazy._source = source = self.source
+        _SEQ.__set__(lazy, source.placed(seq, offset))
         lazy.t, lazy.kind, lazy.src = ev.t, ev.kind, ev.src
         lazy.text, lazy.b64, lazy.size = ev.text, ev.b64, ev.size
         lazy.http, lazy.info, lazy.redacted = ev.http, ev.info, ev.redacted
         msg = ev.msg
         _MSG.__set__(lazy, msg)  # while it is paired
         if lineno != seq + 1:
-            self.source.apart[offset] = lineno
+            source.apart[offset] = lineno
         self.events.append(lazy)
         if type(msg) is list:
             self.stream.add(lazy)
