@@ -4,7 +4,9 @@ message left in the file until played."""
 
 from __future__ import annotations
 
+import copy
 import os
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -210,3 +212,16 @@ def test_a_first_read_and_the_replays_from_its_index_file_answer_alike(
         assert (tmp_path / "cache" / "index" / location.index_name(path.read_bytes())).exists()
         whole = _played(load(path), requests)
         assert [_played(cas, requests) for cas in replays] == [whole] * 3, path
+
+
+def test_a_lazy_event_copied_or_changed_is_the_event_load_reads(tmp_path: Path) -> None:
+    path = write_cassette(tmp_path / "big.jsonl", 3_000)
+    whole, cas = load(path), read(path)
+    assert cas is not None
+    assert [copy.copy(e) for e in cas.events] == whole.events
+    assert pickle.loads(pickle.dumps(cas.events[5])) == whole.events[5]
+    ev = cas.events[7]
+    assert isinstance(ev, LazyEvent)
+    ev.seq = -3  # a seq and an offset kept together: each changes alone
+    assert (ev.seq, ev.msg) == (-3, whole.events[7].msg)
+    assert ev._replace(seq=8) == whole.events[7]

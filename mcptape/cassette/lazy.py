@@ -176,6 +176,11 @@ class LazyEvent(Event):
         values = {f.name: getattr(self, f.name) for f in dataclasses.fields(Event)}
         return Event(**(values | changes))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """A copy (or a pickle) is a plain `Event`, its message read: its slots are not its
+        fields."""
+        return (Event, tuple(getattr(self, f.name) for f in dataclasses.fields(Event)))
+
 
 def lazy_event(fields: tuple[Any, ...], source: LineSource, offset: int, lineno: int) -> LazyEvent:
     """The `LazyEvent` of `Event(*fields)` (its `msg` field unused), whose message is read from
