@@ -148,7 +148,14 @@ class LazyEvent(Event):
     @property
     def line(self) -> int:
         """The event's file line."""
-        return self._source.apart.get(self._offset) or self.seq + 1
+        return self.where()[2]
+
+    def where(self) -> tuple[int, int, int]:
+        """(seq, offset, file line), in one call (an index file's writer asks each event)."""
+        source, placed = self._source, _SEQ.__get__(self)
+        bits = source.bits
+        seq, offset = placed >> bits, placed & ((1 << bits) - 1)
+        return seq, offset, source.apart.get(offset) or seq + 1
 
     @property
     def msg(self) -> Any:
@@ -231,11 +238,13 @@ def plain_messages(
     out: list[LazyEvent] = []
     add, new = out.append, LazyEvent.__new__
     message, server, unread, unset = Kind.MESSAGE, Source.SERVER, UNREAD, _MSG.__set__
-    placed, set_seq = source.placed, _SEQ.__set__
+    bits, set_seq = source.bits, _SEQ.__set__
+    if offsets:
+        source.placed(0, max(offsets))  # (each fits, as the last: `placed` inline below)
     for offset, seq, t in zip(offsets, seqs, ts, strict=True):
         ev = new(LazyEvent)
         ev._source = source
-        set_seq(ev, placed(seq, offset))
+        set_seq(ev, seq << bits | offset)
         ev.t, ev.kind, ev.src = t, message, server
         unset(ev, unread)
         ev.text = ev.b64 = ev.size = ev.http = ev.info = None

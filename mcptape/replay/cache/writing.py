@@ -178,22 +178,22 @@ def event_rows(events: list[Event], kinds: dict[int, int]) -> Rows | None:
             msg = [code(m) for m in whole] if type(whole) is list else code(whole)
         kinds[id(ev)] = n
         n += len(msg) if type(msg) is list else 1
-        line = ev.line
+        seq, offset, line = ev.where()
         if (
             type(msg) is int
             and (ev.text, ev.b64, ev.size, ev.http, ev.info) == NOTHING
             and not ev.redacted
         ):
-            if line != ev.seq + 1:
+            if line != seq + 1:
                 apart.append([len(offsets), line])
             if ev.src is client:
                 clients.append(len(offsets))
-            offsets.append(ev._offset)
-            seqs.append(ev.seq)
+            offsets.append(offset)
+            seqs.append(seq)
             ts.append(ev.t)
             codes.append(msg)
             continue
-        full.append([at, line, ev._offset, 1, ev.seq, ev.t, ev.kind, ev.src, msg, ev.text, ev.b64,
+        full.append([at, line, offset, 1, seq, ev.t, ev.kind, ev.src, msg, ev.text, ev.b64,
                      ev.size, ev.http, ev.info, ev.redacted])  # fmt: skip
     return full, columns
 
