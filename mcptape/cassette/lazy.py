@@ -223,25 +223,28 @@ def lazy_at(source: LineSource, seq: int, offset: int) -> LazyEvent:
 
 def plain_messages(
     source: LineSource,
-    offsets: list[int],
-    seqs: list[int],
+    offset_steps: list[int],
+    seq_steps: list[int],
     ts: list[float],
     apart: list[list[int]],
     clients: list[int],
 ) -> list[LazyEvent]:
     """The `LazyEvent`s of message events that are nothing but a message (no text, HTTP
-    metadata, info or redactions): the `k`th at `offsets[k]` of `source`, event `seqs[k]` at
-    `ts[k]`, on file line `seq + 1` but for the `[k, line]` pairs of `apart`, from the server
-    but for the `k`s of `clients`. Built without `Event.__init__`, whose `msg` field goes
-    through `LazyEvent.msg`'s setter, which would take about as long again
-    (`docs/performance.md`)."""
+    metadata, info or redactions): the `k`th at the sum of the first `k + 1` offset steps
+    (each from the offset before, the first from 0) of `source`, event of the sum of as many
+    seq steps, at `ts[k]`, on file line `seq + 1` but for the `[k, line]` pairs of `apart`,
+    from the server but for the `k`s of `clients`. Steps are small numbers, which Python does
+    not allocate: offsets and seqs read as they are peaked at many megabytes, let go of
+    among the events kept. Built without `Event.__init__`, whose `msg` field goes through
+    `LazyEvent.msg`'s setter, which would take about as long again (`docs/performance.md`)."""
     out: list[LazyEvent] = []
     add, new = out.append, LazyEvent.__new__
     message, server, unread, unset = Kind.MESSAGE, Source.SERVER, UNREAD, _MSG.__set__
     bits, set_seq = source.bits, _SEQ.__set__
-    if offsets:
-        source.placed(0, max(offsets))  # (each fits, as the last: `placed` inline below)
-    for offset, seq, t in zip(offsets, seqs, ts, strict=True):
+    offset = seq = 0
+    for step, seq_step, t in zip(offset_steps, seq_steps, ts, strict=True):
+        offset += step
+        seq += seq_step
         ev = new(LazyEvent)
         ev._source = source
         set_seq(ev, seq << bits | offset)
@@ -250,9 +253,10 @@ def plain_messages(
         ev.text = ev.b64 = ev.size = ev.http = ev.info = None
         ev.redacted = ()
         add(ev)
+    source.placed(0, offset)  # (the last offset is the greatest: each fit, as `placed` has it)
     lines = source.apart
     for k, lineno in apart:
-        lines[offsets[k]] = lineno
+        lines[out[k]._offset] = lineno
     client = Source.CLIENT
     for k in clients:
         out[k].src = client

@@ -23,7 +23,8 @@ KINDS_OF = (*TYPES, MessageType.NOTIFICATION)
 NOTHING = (None,) * 5
 """An event's text, b64, size, http and info when it has none of them."""
 Columns = tuple[list[int], list[int], list[float], list[int], list[list[int]], list[int]]
-"""An index file's columns of plain messages: offsets, seqs, ts, kinds (each a place
+"""An index file's columns of plain messages: offsets and seqs (each as its step from the one
+before), ts, kinds (each a place
 in `TYPES`, or `PROGRESS_CODE`), the `[k, file line]` of those not on line `seq + 1`, and the `k` of those the
 client sent."""
 PLAN_COLUMNS = 5

@@ -152,8 +152,8 @@ def event_rows(events: list[Event], kinds: dict[int, int]) -> Rows | None:
     another, as `reading.cassette_of` makes their items). None when an event is not where the
     first read put it.
 
-    Most events are messages and nothing more: of each of those, its offset, seq, t and kind
-    (`layout.TYPES`), in four columns, `[k, line]` for the `k`th of them when its file line is
+    Most events are messages and nothing more: of each of those, its offset and seq (each as
+    its step from the one before), t and kind (`layout.TYPES`), in four columns, `[k, line]` for the `k`th of them when its file line is
     not `seq + 1`, and the `k` of each the client sent (`Columns`). Every other event is a row
     of its own: [place, file line, offset, lazy, its fields]; a lazy one (a message: a batch,
     or one with HTTP metadata or redactions) has, for its message, the kind of each of its
@@ -163,6 +163,7 @@ def event_rows(events: list[Event], kinds: dict[int, int]) -> Rows | None:
     full: list[list[Any]] = []
     columns: Columns = ([], [], [], [], [], [])
     offsets, seqs, ts, codes, apart, clients = columns
+    last = (0, 0)
     n = 0
     client = Source.CLIENT
     for at, ev in enumerate(events):
@@ -188,8 +189,9 @@ def event_rows(events: list[Event], kinds: dict[int, int]) -> Rows | None:
                 apart.append([len(offsets), line])
             if ev.src is client:
                 clients.append(len(offsets))
-            offsets.append(offset)
-            seqs.append(seq)
+            offsets.append(offset - last[0])  # (steps: `lazy.plain_messages`)
+            seqs.append(seq - last[1])
+            last = (offset, seq)
             ts.append(ev.t)
             codes.append(msg)
             continue
