@@ -25,6 +25,7 @@ from pathlib import Path
 
 from mcptape.cassette import Cassette, loads, unreadable_error
 from mcptape.cassette.lazy import LineSource
+from mcptape.errors import CassetteError
 from mcptape.replay.prepared import IndexedCassette
 
 from .first import first_read
@@ -112,7 +113,7 @@ def _seen(index: Path, first: IndexedCassette, size: int) -> None:
                 return
             mark.unlink()
             write_index(index, first, size)
-    except OSError:
+    except (OSError, CassetteError):  # (a line read again for it changed: no index file)
         pass
 
 
