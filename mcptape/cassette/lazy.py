@@ -134,6 +134,7 @@ class LazyEvent(Event):
 
     @property
     def seq(self) -> int:
+        """Its seq, kept with its offset (`LineSource.placed`)."""
         return _SEQ.__get__(self) >> self._source.bits  # type: ignore[no-any-return]
 
     @seq.setter
@@ -193,19 +194,8 @@ def lazy_event(fields: tuple[Any, ...], source: LineSource, offset: int, lineno:
     """The `LazyEvent` of `Event(*fields)` (its `msg` field unused), whose message is read from
     the line at `offset` (file line `lineno`) of `source`."""
     out = lazy_at(source, fields[0], offset)
-    (
-        _,
-        out.t,
-        out.kind,
-        out.src,
-        _,
-        out.text,
-        out.b64,
-        out.size,
-        out.http,
-        out.info,
-        out.redacted,
-    ) = fields
+    out.t, out.kind, out.src = fields[1:4]
+    out.text, out.b64, out.size, out.http, out.info, out.redacted = fields[5:]
     if lineno != fields[0] + 1:
         source.apart[offset] = lineno
     return out
