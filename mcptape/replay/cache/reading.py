@@ -28,9 +28,9 @@ from .layout import EXCHANGE_COLUMNS, KINDS_OF, LAYOUT, PROGRESS_CODE
 
 
 def from_index(index: Path, path: Path, source: LineSource) -> IndexedCassette | bool | None:
-    """The cassette from its index file, its messages lazy; False when the index says
-    the cassette is best read whole; None when there is none fit to use (none yet, unreadable,
-    corrupt, cut short, another layout or mcptape)."""
+    """The cassette from its index file, its messages lazy; False when the index says the
+    cassette is best read in one pass every time (no index pays); None when there is none fit
+    to use (none yet, unreadable, corrupt, cut short, another layout or mcptape)."""
     try:
         with open(index, "rb") as f:
             meta = orjson.loads(f.readline())
@@ -43,7 +43,7 @@ def from_index(index: Path, path: Path, source: LineSource) -> IndexedCassette |
                 return None
             with contextlib.suppress(OSError):
                 os.utime(index)  # used: kept longer
-            if meta.get("events") is None:  # not worth an index: read whole
+            if meta.get("events") is None:  # not worth an index: read in one pass
                 return False
             return cassette_of(meta, f, path, source)
     except (OSError, orjson.JSONDecodeError, KeyError, ValueError, TypeError, IndexError):
