@@ -24,7 +24,15 @@ from mcptape.cassette.lazy import _MSG, _SEQ, UNREAD, LazyEvent, LineSource
 from mcptape.cassette.model import FORMAT_VERSION, HEADER_MARKER, Event, Header, Kind, Source
 from mcptape.cassette.shape import header_problem, plain_event
 from mcptape.errors import CassetteError
-from mcptape.pairing import Exchange, Item, PairingStream, Session, lazy_item
+from mcptape.pairing import (
+    _ITEM_MSG,
+    Exchange,
+    Item,
+    LazyItem,
+    LazyProgress,
+    PairingStream,
+    Session,
+)
 from mcptape.replay.declared import Recorded
 from mcptape.replay.encoded import PROGRESS, rewrite_kind
 from mcptape.replay.index import UNINDEXED, DefaultKeys
@@ -36,6 +44,7 @@ BUFFER = 1 << 20
 
 _REQUEST, _NOTIFICATION = MessageType.REQUEST, MessageType.NOTIFICATION
 _new = LazyEvent.__new__
+_new_item = LazyItem.__new__
 _PROGRESS = "notifications/progress"
 """The method of the only notifications a replay rewrites as progress (`rewrite_kind`)."""
 
@@ -60,6 +69,7 @@ def first_read(source: LineSource, path: Path) -> IndexedCassette | None:
             return None
         reader = _Reader(source, name)
         truncated = reader.read(f, len(first))
+        source.placed(0, reader.last)  # (each offset fit, as the last: `add` packs them inline)
     problem = header_problem(head)
     if problem is not None:
         raise CassetteError(f"{name}:1: malformed header: {problem}")
@@ -85,6 +95,9 @@ class _Reader:
 
     def __init__(self, source: LineSource, name: str) -> None:
         self.source = source
+        self.bits = source.bits
+        self.last = 0
+        """The offset of the last line read."""
         self.name = name
         self.events: list[Event] = []
         self.others: list[Event] = []
@@ -120,6 +133,7 @@ class _Reader:
             if ev is None:
                 ev = _event(obj, self.name, lineno)
             add(ev, lineno, start)
+            self.last = start
         return None
 
     def add(self, ev: Event, lineno: int, offset: int) -> None:
@@ -139,7 +153,7 @@ class _Reader:
             return
         lazy = _new(LazyEvent)  # (`lazy_at`, in place)
         lazy._source = source = self.source
-        _SEQ.__set__(lazy, source.placed(seq, offset))
+        _SEQ.__set__(lazy, seq << self.bits | offset)  # (`LineSource.placed`)
         lazy.t, lazy.kind, lazy.src = ev.t, ev.kind, ev.src
         lazy.text, lazy.b64, lazy.size = ev.text, ev.b64, ev.size
         lazy.http, lazy.info, lazy.redacted = ev.http, ev.info, ev.redacted
@@ -205,8 +219,10 @@ def _item(src: Source, m: Any, ev: Event, typ: MessageType) -> Item:
     `m` itself while the event holds it, read from the file after (`release`)."""
     whole = _MSG.__get__(ev)
     progress = typ is _NOTIFICATION and m["method"] == _PROGRESS and rewrite_kind(m) == PROGRESS
-    pos = -1 if whole is m else next(k for k, x in enumerate(whole) if x is m)
-    return lazy_item(src, ev, typ, pos, progress)
+    out = _new_item(LazyProgress if progress else LazyItem)  # (`lazy_item`, in place)
+    out.src, out.event, out.type = src, ev, typ
+    _ITEM_MSG.__set__(out, -1 if whole is m else next(k for k, x in enumerate(whole) if x is m))
+    return out
 
 
 class _Watcher:
