@@ -29,6 +29,6 @@ in `TYPES`, or `PROGRESS_CODE`), the `[k, file line]` of those not on line `seq 
 client sent."""
 PLAN_COLUMNS = 5
 """An index file's lines of what the replay index reads of each request (`writing.plan_rows`)."""
-EXCHANGE_COLUMNS = 8
+EXCHANGE_COLUMNS = 9
 """An index file's columns of exchanges (`writing.pairing_rows`)."""
 Rows = tuple[list[list[Any]], Columns]

@@ -144,21 +144,24 @@ def _pairing_of(
 ) -> Session | None:
     """The session of the `count` exchanges' columns and the last row (`writing.pairing_rows`); None
     when the file holds more. A session or protocol version, repeated in every exchange, is one
-    string for all of them (as orjson reads them, one string each, which added up)."""
+    string for all of them."""
     loads_ = orjson.loads
-    columns = [loads_(next(lines, b"")) for _ in range(EXCHANGE_COLUMNS)]
-    if any(len(column) != count for column in columns):
+    at, request, response, counts, within, sess, version, retry_of, http_exchange = (
+        loads_(next(lines, b"")) for _ in range(EXCHANGE_COLUMNS)
+    )
+    sess, version = ([names[k] for k in places] for names, places in (sess, version))
+    columns = (at, request, response, counts, sess, version, retry_of, http_exchange)
+    if any(len(column) != count for column in columns) or len(within) != sum(counts):
         return None
-    at, request, response, within, sess, version, retry_of, http_exchange = columns
-    one: dict[Any, Any] = {}
-    sess = [one.setdefault(x, x) for x in sess]
-    version = [one.setdefault(x, x) for x in version]
     session = Session(others=others)
     found = session.exchanges.append
-    rows = zip(at, request, response, within, sess, version, retry_of, http_exchange, strict=True)
-    for i, req, res, inner, s, v, retry, hx in rows:
-        answer = None if res is None else items[res]
-        found(Exchange(i, items[req], answer, [items[n] for n in inner], s, v, retry, hx))
+    req = k = 0
+    for i, step, res, n, s, v, retry, hx in zip(*columns, strict=True):
+        req += step
+        answer = None if res is None else items[req + res]
+        inner = [items[req + d] for d in within[k : k + n]]
+        k += n
+        found(Exchange(i, items[req], answer, inner, s, v, retry, hx))
     rest = loads_(next(lines, b""))
     session.unsolicited = [(before, items[i]) for before, i in rest["unsolicited"]]
     session.replies = [(items[a], items[b]) for a, b in rest["replies"]]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ import orjson
 from mcptape._version import __version__
 from mcptape.cassette.lazy import LazyEvent
 from mcptape.cassette.model import Event, Kind, Source
-from mcptape.pairing import Item, LazyItem, LazyProgress, Session
+from mcptape.pairing import Exchange, Item, LazyItem, LazyProgress, Session
 from mcptape.replay.encoded import PROGRESS, rewrite_kind
 from mcptape.replay.prepared import IndexedCassette, Plan
 from mcptape.wire.jsonrpc import MessageType, classify
@@ -214,8 +215,12 @@ def pairing_rows(
     session: Session, events: list[Event], first: dict[int, int]
 ) -> tuple[list[list[Any]], dict[str, Any]] | None:
     """`session` for an index file: its exchanges in `EXCHANGE_COLUMNS` columns (index, request,
-    response, items, session, protocol version, retry_of, HTTP exchange), their items by number
-    (`first`: id(event) -> the number of its first message's item, `event_rows`); then the
+    response, how many items, the items, session, protocol version, retry_of, HTTP exchange),
+    their items by number (`first`: id(event) -> the number of its first message's item,
+    `event_rows`): a request's as its step from the one before, the others' from their
+    request's, small numbers, which Python does not allocate when they are read (nor a list an
+    exchange: the items one after another); each session and protocol version as its place
+    among the distinct ones (`_distinct`); then the
     unsolicited messages, the replies to them and the orphans (an invalid message with its
     event's place and its message). None when an item is not one of the lazy events' messages."""
     invalid = MessageType.INVALID
@@ -227,17 +232,7 @@ def pairing_rows(
         return first[id(item.event)] + max(pos, 0)
 
     try:
-        xs = session.exchanges
-        columns: list[list[Any]] = [
-            [x.index for x in xs],
-            [number(x.request) for x in xs],
-            [None if x.response is None else number(x.response) for x in xs],
-            [[number(i) for i in x.items] for x in xs],
-            [x.session for x in xs],
-            [x.protocol_version for x in xs],
-            [x.retry_of for x in xs],
-            [x.http_exchange for x in xs],
-        ]
+        columns = _exchange_columns(session.exchanges, number)
         odd = [i for i in session.orphans if i.type is invalid]
         place = {id(ev): k for k, ev in enumerate(events)} if odd else {}
         rest = {
@@ -251,6 +246,32 @@ def pairing_rows(
     except (KeyError, LookupError):
         return None
     return columns, rest
+
+
+def _exchange_columns(xs: list[Exchange], number: Callable[[Item], int]) -> list[list[Any]]:
+    """The `EXCHANGE_COLUMNS` columns of exchanges `xs` (`pairing_rows`), each item's number
+    `number` of it."""
+    requests = [number(x.request) for x in xs]
+    paired = list(zip(xs, requests, strict=True))
+    return [
+        [x.index for x in xs],
+        [n - last for n, last in zip(requests, [0, *requests], strict=False)],
+        [None if x.response is None else number(x.response) - n for x, n in paired],
+        [len(x.items) for x in xs],
+        [number(i) - n for x, n in paired for i in x.items],
+        _distinct([x.session for x in xs]),
+        _distinct([x.protocol_version for x in xs]),
+        [x.retry_of for x in xs],
+        [x.http_exchange for x in xs],
+    ]
+
+
+def _distinct(values: list[Any]) -> list[Any]:
+    """[the distinct values, each value's place among them]: what repeats in every exchange,
+    read without a string each."""
+    places: dict[Any, int] = {}
+    at = [places.setdefault(v, len(places)) for v in values]
+    return [list(places), at]
 
 
 def plan_rows(plan: Plan) -> list[Any] | None:
