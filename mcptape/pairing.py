@@ -36,21 +36,31 @@ _ITEM_MSG = Item.__dict__["msg"]
 
 class LazyItem(Item):
     """An `Item` of a `LazyEvent` (`mcptape.cassette.lazy`): its `msg` is read from the event's line on
-    first access. An index file makes them, with the pairing it keeps (`mcptape.replay.cache`)."""
+    first access. An index file makes them, with the pairing it keeps (`mcptape.replay.cache`).
 
-    __slots__ = ("_pos",)
+    Until a message is assigned to it, its `msg` slot holds the message's place in its event's
+    batch (-1: the event's message is not a batch): an object per message, as small as an `Item`.
+    """
 
-    _pos: int
-    """The message's place in its batch (-1: the event's message is not a batch)."""
+    __slots__ = ()
 
     @property
     def msg(self) -> dict[str, Any]:
+        pos = _ITEM_MSG.__get__(self)
+        if type(pos) is not int:  # assigned
+            return pos  # type: ignore[no-any-return]
         whole: dict[str, Any] | list[dict[str, Any]] = self.event.msg
-        return whole[self._pos] if isinstance(whole, list) else whole
+        return whole[pos] if isinstance(whole, list) else whole
 
     @msg.setter
     def msg(self, value: dict[str, Any]) -> None:
         _ITEM_MSG.__set__(self, value)
+
+    @property
+    def pos(self) -> int | None:
+        """The message's place in its event's batch (-1: not a batch; None: a message was assigned)."""
+        pos = _ITEM_MSG.__get__(self)
+        return pos if type(pos) is int else None
 
 
 class LazyProgress(LazyItem):
@@ -60,11 +70,16 @@ class LazyProgress(LazyItem):
     __slots__ = ()
 
 
+_new_item = LazyItem.__new__
+_set_pos = _ITEM_MSG.__set__
+
+
 def lazy_item(src: Source, ev: Event, typ: MessageType, pos: int, progress: bool = False) -> Item:
     """The `Item` of the message at `pos` in `ev`'s batch (-1: not a batch), of kind `typ` (a
     `LazyProgress` with `progress`), which reads it from `ev` when first asked."""
-    out = LazyItem.__new__(LazyProgress if progress else LazyItem)
-    out.src, out.event, out.type, out._pos = src, ev, typ, pos
+    out = _new_item(LazyProgress if progress else LazyItem)
+    out.src, out.event, out.type = src, ev, typ
+    _set_pos(out, pos)
     return out
 
 
@@ -74,10 +89,11 @@ def lazy_items(
     """`lazy_item(ev.src, ev, typ, -1)` of each event of `events` and kind of `types`, in bulk;
     a `LazyProgress` for the `k`s of `progress`."""
     out: list[Item] = []
-    add, new = out.append, LazyItem.__new__
+    add, new, set_pos = out.append, _new_item, _set_pos
     for ev, typ in zip(events, types, strict=True):
         item = new(LazyItem)
-        item.src, item.event, item.type, item._pos = ev.src, ev, typ, -1  # type: ignore[assignment]
+        item.src, item.event, item.type = ev.src, ev, typ  # type: ignore[assignment]
+        set_pos(item, -1)
         add(item)
     for k in progress:
         out[k].__class__ = LazyProgress  # (the same slots)
@@ -224,7 +240,9 @@ class _Pairer:
         self.server_pending: dict[tuple[str, Any, Any], Exchange | Item] = {}
         """A server request awaiting the client's answer -> the exchange it belongs to, or the
         request itself when it belongs to none (unsolicited)."""
-        self.progress: dict[tuple[str, Any, Any], Exchange] = {}
+        self.progress: dict[str, dict[Any, Exchange]] = {}
+        """Session -> progress token (`_token`) -> the request it came with (kept to the end: late
+        progress is filed under its request)."""
         self.by_http: dict[Any, Exchange] = {}
         self.session = "0"
         self.sessions_seen = 0
@@ -299,7 +317,7 @@ class _Pairer:
                 self.inflight[(sess, *id_key(m["id"]))] = ex
                 token = meta.get("progressToken")
                 if token is not None:
-                    self.progress[(sess, *id_key(token))] = ex
+                    self.progress.setdefault(sess, {})[_token(token)] = ex
                 if "inputResponses" in params or "requestState" in params:
                     self._link_retry(ex)
             if self.watch is None:  # (told once `retry_of` is known)
@@ -368,7 +386,7 @@ class _Pairer:
         if sub is not None:
             return self.inflight.get((sess, *id_key(sub)))
         if m.get("method") == "notifications/progress" and "progressToken" in params:
-            return self.progress.get((sess, *id_key(params["progressToken"])))
+            return self.progress.get(sess, {}).get(_token(params["progressToken"]))
         if m.get("method") == "notifications/cancelled":
             return self.inflight.get((sess, *id_key(params.get("requestId"))))
         if ev.http and not ev.http.get("legacy"):
@@ -399,6 +417,15 @@ class _Pairer:
         first = self.input_required.get((ex.session, ex.method, ex.name))
         if first is not None:
             ex.retry_of = first.retry_of if first.retry_of is not None else first.index
+
+
+def _token(token: Any) -> Any:
+    """A progress token as a key that keeps `1` and `"1"` apart, as `id_key` does: a string is
+    its own (a progress map holds one for each request that asked for progress)."""
+    if type(token) is str:
+        return token
+    key = id_key(token)
+    return key[1] if key[0] == "str" else key
 
 
 _PARAMS_READ = ("name", "uri", "protocolVersion", "requestId", "progressToken", "_meta")

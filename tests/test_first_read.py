@@ -4,19 +4,24 @@ message left in the file until played."""
 
 from __future__ import annotations
 
+import copy
 import os
+import pickle
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 
+from mcptape.cassette import format as cassette_format
 from mcptape.cassette import load
 from mcptape.cassette.lazy import LazyEvent, LineSource
+from mcptape.cassette.model import Kind, Source
 from mcptape.errors import CassetteError
 from mcptape.pairing import Item, pair
-from mcptape.replay.cache import first, open_for_replay
-from mcptape.replay.cache import writing as _writing  # noqa: F401 (the cache's modules loaded)
+from mcptape.replay import cache
+from mcptape.replay.cache import first, location, open_for_replay, writing
+from mcptape.replay.engine import ReplayEngine, Send
 from mcptape.replay.index import ReplayIndex, plan_of
 from mcptape.replay.prepared import IndexedCassette, indexed, paired, parsed_lines
 from tests.conftest import ROOT
@@ -146,3 +151,77 @@ def test_a_truncated_last_line_is_dropped_with_the_warning_load_gives(tmp_path: 
     assert cas.truncated == whole.truncated is not None
     assert cas.warnings == whole.warnings
     assert len(cas.events) == len(whole.events)
+
+
+def _played(cas: Any, requests: list[Any]) -> list[Any]:
+    """Everything an engine on `cas` sends for each of `requests`, in turn."""
+    engine = ReplayEngine(ReplayIndex(cas))
+    return [[o.msg for o in engine.receive(r) if isinstance(o, Send)] for r in requests]
+
+
+def _asked(path: Path) -> list[Any]:
+    """Every message the recorded clients sent (a batch as it was), and a call never recorded."""
+    sent = [e.msg for e in load(path).events if e.kind is Kind.MESSAGE and e.src is Source.CLIENT]
+    return [*sent, call(10**6)]
+
+
+def test_the_second_replay_writes_the_index_from_its_one_pass_and_the_third_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MCPTAPE_INDEX_CACHE")
+    monkeypatch.setenv("MCPTAPE_CACHE_DIR", str(tmp_path / "cache"))
+    path = write_cassette(tmp_path / "big.jsonl", 6_000)
+    requests = [INIT, call(7), call(3), call(7), call(10**6)]
+    first_answers = _played(open_for_replay(path), requests)
+
+    def no_whole_read(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the cassette was parsed whole")
+
+    with monkeypatch.context() as m:
+        m.setattr(cache, "loads", no_whole_read)
+        m.setattr(cassette_format, "loads", no_whole_read)
+        second = open_for_replay(path)
+    assert isinstance(second, IndexedCassette)
+    assert parsed_lines(second) == 0  # one pass, every message left in the file
+    (idx,) = (tmp_path / "cache").rglob("*.idx")  # written by the second replay
+    with monkeypatch.context() as m:
+        m.setattr(cache, "first_read", lambda *a: pytest.fail("read the cassette, not its index"))
+        third = open_for_replay(path)
+    assert isinstance(third, IndexedCassette) and parsed_lines(third) == 0
+    assert first_answers[1][0] == result(7)
+    assert _played(second, requests) == _played(third, requests) == first_answers
+
+
+def test_a_first_read_and_the_replays_from_its_index_file_answer_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every bundled cassette and one of every case pairing meets, every message lazy: what an
+    engine answers to each request its client recorded is the same from the first read, from
+    the replay that writes the index file and from one that reads it."""
+    monkeypatch.delenv("MCPTAPE_INDEX_CACHE")
+    monkeypatch.setenv("MCPTAPE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(cache, "MIN_BYTES", 0)
+    monkeypatch.setattr(writing, "WORTH", 0)
+    paths = sorted((ROOT / "cassettes").rglob("*.jsonl"))
+    for path in [*paths, _everything_pairing_meets(tmp_path)]:
+        requests = _asked(path)
+        replays = [open_for_replay(path) for _ in range(3)]
+        if not isinstance(replays[0], IndexedCassette):  # an older format: read whole
+            continue
+        assert all(any(type(e) is LazyEvent for e in cas.events) for cas in replays), path
+        assert (tmp_path / "cache" / "index" / location.index_name(path.read_bytes())).exists()
+        whole = _played(load(path), requests)
+        assert [_played(cas, requests) for cas in replays] == [whole] * 3, path
+
+
+def test_a_lazy_event_copied_or_changed_is_the_event_load_reads(tmp_path: Path) -> None:
+    path = write_cassette(tmp_path / "big.jsonl", 3_000)
+    whole, cas = load(path), read(path)
+    assert cas is not None
+    assert [copy.copy(e) for e in cas.events] == whole.events
+    assert pickle.loads(pickle.dumps(cas.events[5])) == whole.events[5]
+    ev = cas.events[7]
+    assert isinstance(ev, LazyEvent)
+    ev.seq = -3  # a seq and an offset kept together: each changes alone
+    assert (ev.seq, ev.msg) == (-3, whole.events[7].msg)
+    assert ev._replace(seq=8) == whole.events[7]

@@ -269,7 +269,7 @@ class ReplayIndex:
         self.entries: list[Entry] = []
         self.initialize: list[Exchange] = []
         self.discover: list[Exchange] = []
-        by_key: dict[bytes, list[Entry]] = {}
+        by_key: dict[bytes, Any] = {}
         keys = plan.keys if plan is not None and keyed_by_default(self.policy) else None
         if plan is not None:
             declarations = plan.declared
@@ -295,7 +295,9 @@ class ReplayIndex:
                 entry = Entry(ex, self.key(subject), subject, declarations[ex.index])
             self.entries.append(entry)
             by_key.setdefault(entry.key, []).append(entry)
-        self.by_key: dict[bytes, tuple[Entry, ...]] = {k: tuple(v) for k, v in by_key.items()}
+        for k, v in by_key.items():  # in place: each list let go of as its tuple is made
+            by_key[k] = tuple(v)
+        self.by_key: dict[bytes, tuple[Entry, ...]] = by_key
 
     def _file_server_messages(self, session: Session) -> None:
         """Files unsolicited server messages under what triggered them."""

@@ -21,7 +21,8 @@ class Plan(NamedTuple):
     """What a `ReplayIndex` reads of each exchange's request of `session`, by exchange: its
     method, its key under a policy keyed by default (`keyed_by_default`; None: not indexed),
     what its client had declared. An index file keeps it (`mcptape.replay.cache`), so that a replay
-    from one indexes a big cassette without reading a request (`plan_of` makes it)."""
+    from one indexes a big cassette without reading a request (the first read makes it as it
+    reads, as `plan_of` makes it of a cassette read whole)."""
 
     session: Session
     methods: list[str]

@@ -1,21 +1,20 @@
 """A big cassette opened for replay with each message parsed when played.
 
 A replay plays a few of a big cassette's messages, and needs of the rest only what indexing
-reads: which messages make each exchange, and each request's method and matching key. The
-first replay of a cassette of at least `MIN_BYTES` (and every one, with the cache off) reads
-it in one pass (`first`): each line parsed, checked, paired and let go of, each message read
-again from the cassette, by offset, when it is first played (`mcptape.cassette.lazy`). The second reads
-it whole, as `load` does, and writes an index file into mcptape's cache (`writing`): every
-event as read, but each message cut down to its kind and where its line is, the cassette's
-pairing, and what the replay index reads of each request. Later replays of the same bytes
-read the index instead (`reading`), its messages lazy as the first read's. The pairing and
-plan travel to the replay index in an `IndexedCassette` (`mcptape.replay.prepared`): the
-`Cassette` value itself carries no replay state.
+reads: which messages make each exchange, and each request's method and matching key. A
+cassette of at least `MIN_BYTES` is read in one pass (`first`): each line parsed, checked,
+paired and let go of, each message read again from the cassette, by offset, when it is first
+played (`mcptape.cassette.lazy`). The second replay of the same bytes writes what that pass
+made into an index file in mcptape's cache (`writing`): every event, each message cut down to
+its kind and where its line is, the pairing, and what the replay index reads of each request.
+Later replays read the index instead (`reading`), its messages lazy as the first read's. The
+pairing and plan travel to the replay index in an `IndexedCassette`
+(`mcptape.replay.prepared`): the `Cassette` value itself carries no replay state.
 
 The index file is named by the cassette's SHA-1 and size, so an edited cassette never meets an
 old index (a copy of it, under any name, finds its own), and it says which mcptape wrote it.
 Where it lives and how to turn the cache off: `location`. Failing to read or write it is never
-an error: the replay reads the cassette as `load` does.
+an error: the replay reads the cassette in one pass.
 """
 
 from __future__ import annotations
@@ -26,6 +25,7 @@ from pathlib import Path
 
 from mcptape.cassette import Cassette, loads, unreadable_error
 from mcptape.cassette.lazy import LineSource
+from mcptape.errors import CassetteError
 from mcptape.replay.prepared import IndexedCassette
 
 from .first import first_read
@@ -67,69 +67,54 @@ def open_for_replay(path: str | os.PathLike[str]) -> Cassette:
             raise IsADirectoryError
         if st.st_size < MIN_BYTES:
             return loads(_read_all(fd), name=str(p), path=p)
-        cached: IndexedCassette | bool | None = None
-        if cache is not None:
-            index = cache / index_name(fd)  # hashed a piece at a time: not held
-            cached = from_index(index, p, source)
-            if isinstance(cached, Cassette):
-                served = True
-                return cached
-        if cache is None or (cached is None and not _seen_before(index)):
-            first = first_read(source, p)
-            if first is not None:
-                served = True
-                return first
+        index = cache / index_name(fd) if cache is not None else None  # (hashed a piece at a time)
+        cached = from_index(index, p, source) if index is not None else None
+        if isinstance(cached, Cassette):
+            served = True
+            return cached
+        first = first_read(source, p)
+        if first is not None:
+            served = True
+            if index is not None and cached is None and _unchanged(fd, st):
+                _seen(index, first, st.st_size)
+            return first
         os.lseek(fd, 0, os.SEEK_SET)
-        data = _read_all(fd)
+        data = _read_all(fd)  # an older format, migrated in memory
     except OSError as exc:
         raise unreadable_error(p, exc) from None
     finally:
         if not served:
             source.close()
-    cas = loads(data, name=str(p), path=p)
-    if cache is not None and cached is None:  # named by what was read now (it may have changed)
-        return _seen(cache / index_name(data), data, cas)
-    return cas
+    return loads(data, name=str(p), path=p)
 
 
-def _seen_before(index: Path) -> bool:
-    """Whether the bytes of `index` were replayed before (their mark, `.seen`, is there); if not,
-    leaves the mark. The first replay of a cassette reads it in one pass (`first_read`); the
-    second, whole, and writes its index file (`_seen`): a cassette replayed once, as in a CI job
-    with no cache kept, never pays for writing it. Nothing is marked while another process
-    holds the cache's lock."""
-    mark = index.with_suffix(".seen")
-    try:
-        if mark.exists():
-            return True
-        mark.parent.mkdir(parents=True, exist_ok=True)
-        with locked(mark.parent) as mine:
-            if mine and not mark.exists():
-                mark.touch()
-                prune(mark.parent, "*.seen")
-    except OSError:
-        pass
-    return False
+def _unchanged(fd: int, before: os.stat_result) -> bool:
+    """Whether the file open as `fd` is as it was (`before`) when it was hashed, so that its
+    first read is of those bytes."""
+    now = os.fstat(fd)
+    return (now.st_size, now.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
 
 
-def _seen(index: Path, data: bytes, cas: Cassette) -> Cassette:
-    """A cassette read whole for a replay: the second time its bytes are (`_seen_before`), their
-    index file is written (writing it costs half a reading). A replay that read it whole without
-    a mark leaves one. Nothing is written while another process holds the cache's lock."""
+def _seen(index: Path, first: IndexedCassette, size: int) -> None:
+    """After the first read of bytes of which `index` is the index file: the first time they
+    are replayed, leaves a mark (`.seen`); the second, writes the index file from what the first
+    read made (`write_index`), for the replays after. A cassette replayed once, as in a CI job
+    with no cache kept, never pays for writing it. Nothing is marked or written while another
+    process holds the cache's lock."""
     mark = index.with_suffix(".seen")
     try:
         mark.parent.mkdir(parents=True, exist_ok=True)
         with locked(mark.parent) as mine:
             if not mine:
-                return cas
+                return
             if not mark.exists():
                 mark.touch()
                 prune(mark.parent, "*.seen")
-                return cas
+                return
             mark.unlink()
-            return write_index(index, data, cas)
-    except OSError:
-        return cas
+            write_index(index, first, size)
+    except (OSError, CassetteError):  # (a line read again for it changed: no index file)
+        pass
 
 
 def _read_all(fd: int) -> bytes:

@@ -20,11 +20,19 @@ from typing import Any
 import orjson
 
 from mcptape.cassette.format import _corrupt, _event, _header, cut_short, truncated_warning
-from mcptape.cassette.lazy import _MSG, LazyEvent, LineSource
+from mcptape.cassette.lazy import _MSG, _SEQ, UNREAD, LazyEvent, LineSource
 from mcptape.cassette.model import FORMAT_VERSION, HEADER_MARKER, Event, Header, Kind, Source
 from mcptape.cassette.shape import header_problem, plain_event
 from mcptape.errors import CassetteError
-from mcptape.pairing import Exchange, Item, LazyItem, LazyProgress, PairingStream, Session
+from mcptape.pairing import (
+    _ITEM_MSG,
+    Exchange,
+    Item,
+    LazyItem,
+    LazyProgress,
+    PairingStream,
+    Session,
+)
 from mcptape.replay.declared import Recorded
 from mcptape.replay.encoded import PROGRESS, rewrite_kind
 from mcptape.replay.index import UNINDEXED, DefaultKeys
@@ -35,7 +43,8 @@ BUFFER = 1 << 20
 """The reading buffer's size."""
 
 _REQUEST, _NOTIFICATION = MessageType.REQUEST, MessageType.NOTIFICATION
-_new = LazyItem.__new__
+_new = LazyEvent.__new__
+_new_item = LazyItem.__new__
 _PROGRESS = "notifications/progress"
 """The method of the only notifications a replay rewrites as progress (`rewrite_kind`)."""
 
@@ -60,6 +69,7 @@ def first_read(source: LineSource, path: Path) -> IndexedCassette | None:
             return None
         reader = _Reader(source, name)
         truncated = reader.read(f, len(first))
+        source.placed(0, reader.last)  # (each offset fit, as the last: `add` packs them inline)
     problem = header_problem(head)
     if problem is not None:
         raise CassetteError(f"{name}:1: malformed header: {problem}")
@@ -85,6 +95,9 @@ class _Reader:
 
     def __init__(self, source: LineSource, name: str) -> None:
         self.source = source
+        self.bits = source.bits
+        self.last = 0
+        """The offset of the last line read."""
         self.name = name
         self.events: list[Event] = []
         self.others: list[Event] = []
@@ -119,11 +132,12 @@ class _Reader:
             ev = plain_event(obj) if type(obj) is dict else None  # (`_event`'s fast path)
             if ev is None:
                 ev = _event(obj, self.name, lineno)
-            add(ev, lineno, start, len(line) - line.endswith(b"\n"))
+            add(ev, lineno, start)
+            self.last = start
         return None
 
-    def add(self, ev: Event, lineno: int, offset: int, length: int) -> None:
-        """Files the event read from file line `lineno` (`length` bytes at `offset`)."""
+    def add(self, ev: Event, lineno: int, offset: int) -> None:
+        """Files the event read from file line `lineno` (at `offset`)."""
         seq, top = ev.seq, self.top
         if top is not None:
             if seq > top:
@@ -137,14 +151,16 @@ class _Reader:
             self.others.append(ev)
             self.lines_of[id(ev)] = lineno
             return
-        lazy = LazyEvent.__new__(LazyEvent)
-        lazy.seq, lazy.t, lazy.kind, lazy.src = seq, ev.t, ev.kind, ev.src
+        lazy = _new(LazyEvent)  # (`lazy_at`, in place)
+        lazy._source = source = self.source
+        _SEQ.__set__(lazy, seq << self.bits | offset)  # (`LineSource.placed`)
+        lazy.t, lazy.kind, lazy.src = ev.t, ev.kind, ev.src
         lazy.text, lazy.b64, lazy.size = ev.text, ev.b64, ev.size
         lazy.http, lazy.info, lazy.redacted = ev.http, ev.info, ev.redacted
         msg = ev.msg
         _MSG.__set__(lazy, msg)  # while it is paired
-        lazy._source, lazy._offset, lazy._length = None, offset, length
-        lazy._lineno = 0 if lineno == seq + 1 else lineno
+        if lineno != seq + 1:
+            source.apart[offset] = lineno
         self.events.append(lazy)
         if type(msg) is list:
             self.stream.add(lazy)
@@ -154,7 +170,7 @@ class _Reader:
         if answers:  # their requests are read no more
             for ex in answers:
                 if type(_MSG.__get__(ex.request.event)) is not list:
-                    release(ex.request.event, self.source)
+                    release(ex.request.event)
             answers.clear()
         if ev.src is Source.CLIENT:
             if type(msg) is list:
@@ -163,8 +179,7 @@ class _Reader:
                     return
             elif classify(msg) is _REQUEST:  # let go of when answered (`_Watcher.answered`)
                 return
-        _MSG.__set__(lazy, None)  # (`release`)
-        lazy._source = self.source
+        _MSG.__set__(lazy, UNREAD)  # (`release`)
 
     def lines_apart(self) -> dict[int, int]:
         """`Cassette.lines` (`cassette.format.lines_apart`) of the events read."""
@@ -178,11 +193,11 @@ class _Reader:
 
     def done(self) -> tuple[Session, Plan]:
         """The session and plan of the events read; every message let go of."""
-        watcher, source = self.watcher, self.source
+        watcher = self.watcher
         for ex in watcher.exchanges:  # requests never answered
-            release(ex.request.event, source)
+            release(ex.request.event)
         for ev in self.held:
-            release(ev, source)
+            release(ev)
         session = Session(
             watcher.exchanges,
             watcher.found,
@@ -193,11 +208,10 @@ class _Reader:
         return session, watcher.plan(session)
 
 
-def release(ev: Event, source: LineSource) -> None:
+def release(ev: Event) -> None:
     """Lets go of a lazy event's message: it is read from the file when next asked for."""
-    if isinstance(ev, LazyEvent) and ev._source is None:
-        _MSG.__set__(ev, None)
-        ev._source = source
+    if isinstance(ev, LazyEvent):
+        _MSG.__set__(ev, UNREAD)
 
 
 def _item(src: Source, m: Any, ev: Event, typ: MessageType) -> Item:
@@ -205,9 +219,9 @@ def _item(src: Source, m: Any, ev: Event, typ: MessageType) -> Item:
     `m` itself while the event holds it, read from the file after (`release`)."""
     whole = _MSG.__get__(ev)
     progress = typ is _NOTIFICATION and m["method"] == _PROGRESS and rewrite_kind(m) == PROGRESS
-    out = _new(LazyProgress if progress else LazyItem)
+    out = _new_item(LazyProgress if progress else LazyItem)  # (`lazy_item`, in place)
     out.src, out.event, out.type = src, ev, typ
-    out._pos = -1 if whole is m else next(k for k, x in enumerate(whole) if x is m)
+    _ITEM_MSG.__set__(out, -1 if whole is m else next(k for k, x in enumerate(whole) if x is m))
     return out
 
 

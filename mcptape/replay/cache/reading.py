@@ -1,6 +1,6 @@
 """Reading an index file: the cassette's events (each message lazy), its pairing and its `Plan`.
 
-Written by `mcptape.replay.cache.writing` from lines `load` checked, and named by the bytes
+Written by `mcptape.replay.cache.writing` from a first read, of lines checked as `load` checks them, and named by the bytes
 they were read from: what it says is not checked again, but every line must be there, of the
 layout and the code that wrote it (`layout.LAYOUT`, `location.code_stamp`).
 """
@@ -28,9 +28,9 @@ from .layout import EXCHANGE_COLUMNS, KINDS_OF, LAYOUT, PROGRESS_CODE
 
 
 def from_index(index: Path, path: Path, source: LineSource) -> IndexedCassette | bool | None:
-    """The cassette from its index file, its messages lazy; False when the index says
-    the cassette is best read whole; None when there is none fit to use (none yet, unreadable,
-    corrupt, cut short, another layout or mcptape)."""
+    """The cassette from its index file, its messages lazy; False when the index says the
+    cassette is best read in one pass every time (no index pays); None when there is none fit
+    to use (none yet, unreadable, corrupt, cut short, another layout or mcptape)."""
     try:
         with open(index, "rb") as f:
             meta = orjson.loads(f.readline())
@@ -43,7 +43,7 @@ def from_index(index: Path, path: Path, source: LineSource) -> IndexedCassette |
                 return None
             with contextlib.suppress(OSError):
                 os.utime(index)  # used: kept longer
-            if meta.get("events") is None:  # not worth an index: read whole
+            if meta.get("events") is None:  # not worth an index: read in one pass
                 return False
             return cassette_of(meta, f, path, source)
     except (OSError, orjson.JSONDecodeError, KeyError, ValueError, TypeError, IndexError):
@@ -54,7 +54,8 @@ def cassette_of(
     meta: dict[str, Any], rows: Any, path: Path, source: LineSource
 ) -> IndexedCassette | None:
     """The cassette of an index file's rows, one a line (written by `writing.write_index` from lines
-    `load` checked, and named by the bytes they were read from: not checked again), with its
+    checked as `load` checks them, and named by the bytes they were read from: not checked
+    again), with its
     pairing; None when there are not as many as the first line says."""
     name = str(path)
     lines = iter(rows)  # one at a time: the rows are never all in memory with the events
@@ -80,12 +81,12 @@ def cassette_of(
 def _events_of(
     meta: dict[str, Any], lines: Iterator[bytes], source: LineSource
 ) -> tuple[list[Event], list[Any], list[Event]]:
-    """The events of the next columns and rows (`writing.rows`), every message's
-    `Item` (numbered as `writing.numbers` numbers them; None for an invalid one) and the events
-    pairing leaves aside."""
+    """The events of the next columns and rows (`writing.event_rows`), every message's
+    `Item` (numbered as `writing.event_rows` numbers them; None for an invalid one) and the
+    events pairing leaves aside."""
     loads_ = orjson.loads
-    offsets, lengths, seqs, ts, codes, apart, clients = (loads_(next(lines, b"")) for _ in range(7))
-    plain = plain_messages(source, offsets, lengths, seqs, ts, apart, clients)
+    offsets, seqs, ts, codes, apart, clients = (loads_(next(lines, b"")) for _ in range(6))
+    plain = plain_messages(source, offsets, seqs, ts, apart, clients)
     progress = [k for k, c in enumerate(codes) if c == PROGRESS_CODE]
     plain_items = lazy_items(plain, [KINDS_OF[c] for c in codes], progress)
     events: list[Event] = []
@@ -116,10 +117,10 @@ def _row_event(
     others: list[Event],
 ) -> None:
     """Appends the event of an index file row and its messages' `Item`s."""
-    _, lineno, offset, length, lazy, seq, t, kind, src, msg, text, b64, size, http, info, redacted = row  # fmt: skip
+    _, lineno, offset, lazy, seq, t, kind, src, msg, text, b64, size, http, info, redacted = row
     source_ = _SOURCES[src] if src is not None else None
     fields = (seq, t, _KINDS[kind], source_, None if lazy else msg, text, b64, size, http, info, tuple(redacted))  # fmt: skip
-    ev = lazy_event(fields, source, offset, length, lineno) if lazy else Event(*fields)
+    ev = lazy_event(fields, source, offset, lineno) if lazy else Event(*fields)
     events.append(ev)
     if lazy:  # a message: the kind of each of its messages
         assert source_ is not None
@@ -143,21 +144,24 @@ def _pairing_of(
 ) -> Session | None:
     """The session of the `count` exchanges' columns and the last row (`writing.pairing_rows`); None
     when the file holds more. A session or protocol version, repeated in every exchange, is one
-    string for all of them (as orjson reads them, one string each, which added up)."""
+    string for all of them."""
     loads_ = orjson.loads
-    columns = [loads_(next(lines, b"")) for _ in range(EXCHANGE_COLUMNS)]
-    if any(len(column) != count for column in columns):
+    at, request, response, counts, within, sess, version, retry_of, http_exchange = (
+        loads_(next(lines, b"")) for _ in range(EXCHANGE_COLUMNS)
+    )
+    sess, version = ([names[k] for k in places] for names, places in (sess, version))
+    columns = (at, request, response, counts, sess, version, retry_of, http_exchange)
+    if any(len(column) != count for column in columns) or len(within) != sum(counts):
         return None
-    at, request, response, within, sess, version, retry_of, http_exchange = columns
-    one: dict[Any, Any] = {}
-    sess = [one.setdefault(x, x) for x in sess]
-    version = [one.setdefault(x, x) for x in version]
     session = Session(others=others)
     found = session.exchanges.append
-    rows = zip(at, request, response, within, sess, version, retry_of, http_exchange, strict=True)
-    for i, req, res, inner, s, v, retry, hx in rows:
-        answer = None if res is None else items[res]
-        found(Exchange(i, items[req], answer, [items[n] for n in inner], s, v, retry, hx))
+    req = k = 0
+    for i, step, res, n, s, v, retry, hx in zip(*columns, strict=True):
+        req += step
+        answer = None if res is None else items[req + res]
+        inner = [items[req + d] for d in within[k : k + n]]
+        k += n
+        found(Exchange(i, items[req], answer, inner, s, v, retry, hx))
     rest = loads_(next(lines, b""))
     session.unsolicited = [(before, items[i]) for before, i in rest["unsolicited"]]
     session.replies = [(items[a], items[b]) for a, b in rest["replies"]]
