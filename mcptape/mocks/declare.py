@@ -225,6 +225,24 @@ def schema_of(fn: Callable[..., Any]) -> dict[str, Any]:
     return out
 
 
+def output_schema_of(fn: Callable[..., Any]) -> dict[str, Any] | None:
+    """The output schema of a tool answered by `fn`, from its return annotation, as the `mcp`
+    SDK's servers make it: an object type as it is, any other type as the `result` member of an
+    object (the answer is then wrapped so); None when the function says nothing of its return."""
+    try:
+        ret = typing.get_type_hints(fn).get("return", inspect.Signature.empty)
+    except (NameError, TypeError):
+        return None
+    if ret in (inspect.Signature.empty, None, type(None), Any):
+        return None
+    schema = json_type(ret)
+    if not schema:
+        return None
+    if schema.get("type") == "object":
+        return schema
+    return {"type": "object", "properties": {"result": schema}, "required": ["result"]}
+
+
 def doc_of(fn: Callable[..., Any]) -> str | None:
     """A function's docstring, cleaned, as a tool's description (None: it has none)."""
     doc = inspect.getdoc(fn)

@@ -45,6 +45,7 @@ from .declare import (
     Tool,
     declared_at,
     doc_of,
+    output_schema_of,
     schema_of,
 )
 from .journal import Call
@@ -182,7 +183,8 @@ class Mock:
             if tool is None:
                 schema = input_schema or (schema_of(fn) if fn is not None else {"type": "object"})
                 desc = description or (doc_of(fn) if fn is not None else None)
-                tool = Tool(tool_name, desc, schema, output_schema, title)
+                out = output_schema or (output_schema_of(fn) if fn is not None else None)
+                tool = Tool(tool_name, desc, schema, out, title)
                 self.server.tools[tool_name] = tool
             tool.cases.append(Case(fn_or_value, **case_kw))
             if fault is not None:
