@@ -201,6 +201,7 @@ OTHER_FORMATS: dict[str, str] = {
     "mcptape.replay.server_stdio": "replay reports (`--report`), one JSON line each",
     "mcptape.replay.fault_rules": "fault rule files",
     "mcptape.replay.cache.reading": "the replay index file, a layout of its own",
+    "mcptape.replay.cache.writing": "writes the replay index file (`reading` reads it)",
     "mcptape.replay.matcher": "values quoted in a mismatch's message",
     "mcptape.capture.importer": "HAR captures",
     "mcptape.views": "the timeline and page a view renders",
@@ -216,11 +217,7 @@ OTHER_FORMATS: dict[str, str] = {
 }
 """Modules (or packages) that encode or decode JSON that is not a cassette line, and what."""
 
-NOT_YET: dict[str, str] = {
-    "mcptape.cassette.lazy": "decodes a line's message when first read (`LazyEvent`)",
-    "mcptape.replay.cache.first": "decodes every line of a big cassette's first read",
-    "mcptape.replay.cache.writing": "decodes the cassette's header line (and writes the index file)",
-}
+NOT_YET: dict[str, str] = {}
 """Modules that still decode cassette lines themselves: to move onto `codec.decode_line`. Must only
 shrink."""
 

@@ -15,8 +15,7 @@ import os
 import threading
 from typing import Any
 
-import orjson
-
+from mcptape.cassette.codec import DecodeError, decode_line
 from mcptape.cassette.model import Event, Kind, Source
 from mcptape.errors import CassetteError
 
@@ -256,12 +255,12 @@ def plain_messages(
 def _message_of(line: bytes, event: LazyEvent, name: str) -> Any:
     """The message of `event`'s line, which must still be that event's line."""
     try:
-        obj = orjson.loads(line)
+        obj = decode_line(line)
         # (a kind and a source are `StrEnum`s, equal to their strings: `.value` is a descriptor
         # call, a third of what this check took)
         if obj["seq"] == event.seq and obj["kind"] == event.kind and obj["from"] == event.src:
             return obj["msg"]
-    except (orjson.JSONDecodeError, KeyError, TypeError, AttributeError):
+    except (DecodeError, KeyError, TypeError, AttributeError):
         pass
     raise CassetteError(
         f"{name}:{event.line}: the cassette changed on disk while it was replayed "

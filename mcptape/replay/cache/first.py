@@ -17,8 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import orjson
-
+from mcptape.cassette.codec import NOT_JSON, read_lines
 from mcptape.cassette.format import _corrupt, _event, _header, cut_short, truncated_warning
 from mcptape.cassette.lazy import _MSG, _SEQ, UNREAD, LazyEvent, LineSource
 from mcptape.cassette.model import FORMAT_VERSION, HEADER_MARKER, Event, Header, Kind, Source
@@ -115,20 +114,12 @@ class _Reader:
     def read(self, f: Any, offset: int) -> str | None:
         """Reads every event line of `f` (the first at `offset`); the warning about a truncated
         last line, which is dropped (None: there is none)."""
-        lineno = 1
-        loads_, add = orjson.loads, self.add
-        for line in f:
-            lineno += 1
-            start = offset
-            offset += len(line)
-            if not line.strip():
-                continue
-            try:
-                obj = loads_(line)
-            except orjson.JSONDecodeError:
+        add = self.add
+        for lineno, start, line, obj in read_lines(f, 2, offset):
+            if obj is NOT_JSON:
                 if not line.endswith(b"\n"):  # the last line: a recorder stopped mid-write
                     return truncated_warning(self.name, lineno, len(self.events))
-                raise _corrupt(self.name, lineno) from None
+                raise _corrupt(self.name, lineno)
             ev = plain_event(obj) if type(obj) is dict else None  # (`_event`'s fast path)
             if ev is None:
                 ev = _event(obj, self.name, lineno)
