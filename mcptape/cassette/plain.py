@@ -17,6 +17,7 @@ to both the schema and the full checks.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from mcptape.cassette.model import Event, Kind, Source
@@ -39,7 +40,9 @@ _INT: Types = frozenset((int,))
 _ID_TYPES: Types = frozenset((str, int, float, _NONE))
 _OBJ: Types = frozenset((dict,))
 _NULL_OK = {k: v | {_NONE} for k, v in (("str", _STR), ("int", _INT), ("obj", _OBJ))}
-_PLAIN_EVENT = frozenset(("seq", "t", "kind", "from", "msg", "http", "text", "info"))
+_PLAIN_MESSAGE = frozenset(("seq", "t", "kind", "from", "msg", "http"))
+_PLAIN_EVENT = _PLAIN_MESSAGE | {"text", "info"}
+_MESSAGE = Kind.MESSAGE  # (a global is read faster than an enum's member)
 _KIND_OF: dict[str, Kind] = {k.value: k for k in Kind}
 _SOURCE_OF: dict[str, Source] = {s.value: s for s in Source}
 _NEEDS: dict[Kind, frozenset[str]] = {
@@ -66,6 +69,13 @@ _PLAIN_META: dict[str, frozenset[type]] = {
     META_PROTOCOL_VERSION: _NULL_OK["str"], META_CLIENT_CAPABILITIES: _NULL_OK["obj"],
     META_LOG_LEVEL: _NULL_OK["str"], "progressToken": _ID_TYPES,
 }  # fmt: skip
+_ENUMS = {"phase": PHASES, "stream": STREAMS}
+_SSE_STRINGS = frozenset(("id", "event", "data", "comment"))
+_NAMED: dict[str, frozenset[type]] = {
+    "name": _NULL_OK["str"], "uri": _NULL_OK["str"], "description": _NULL_OK["str"],
+    "inputSchema": _NULL_OK["obj"], "outputSchema": _NULL_OK["obj"],
+}  # fmt: skip
+_INFO_TYPES: dict[str, type] = {"code": int, "signal": str, "error": str, "note": str}
 _INFOS = frozenset(("clientInfo", "serverInfo", META_CLIENT_INFO, META_SERVER_INFO))
 _INFO_FIELDS = ("name", "version", "title")
 SLOW_BODY = frozenset((
@@ -84,7 +94,7 @@ def plain_event(obj: dict[str, Any]) -> Event | None:
     plain line has none of the rarer ones (cheaper than checking, then building)."""
     get = obj.get
     seq = get("seq")
-    if type(seq) is not int or seq < 1 or not obj.keys() <= _PLAIN_EVENT:
+    if type(seq) is not int or seq < 1:
         return None
     t = get("t")
     if type(t) is not float:
@@ -99,30 +109,44 @@ def plain_event(obj: dict[str, Any]) -> Event | None:
     src = get("from")
     if src is not None and (type(src) is not str or (src := _SOURCE_OF.get(src)) is None):
         return None
-    if not _NEEDS[kind] <= obj.keys():
+    if kind is not _MESSAGE:
+        return _plain_other(obj, seq, t, kind, src)
+    if src is None or not obj.keys() <= _PLAIN_MESSAGE:  # (the usual line: nothing rarer)
         return None
-    http, text, info = get("http"), get("text"), get("info")
-    if (http is not None and not _plain_http(http)) or not _plain_rest(obj, kind, text, info):
+    http = get("http")  # and each member of `_PLAIN_MESSAGE` is there (`msg` too), once
+    if http is None:
+        if len(obj) != 5:  # (`msg` missing, or a null `http`)
+            return None
+    elif len(obj) != 6 or not _plain_http(http):
         return None
     msg = get("msg")
-    if kind is Kind.MESSAGE and not _plain_message(msg):
+    if not _plain_message(msg):
         return None
-    return Event(seq, t, kind, src, msg, text, None, None, http, info)
+    return Event(seq, t, kind, src, msg, None, None, None, http)
 
 
-def _plain_rest(obj: dict[str, Any], kind: Kind, text: Any, info: Any) -> bool:
-    """`from` where a kind needs it, and the rarer members: `text` on raw and stderr lines,
-    `info` of an exit (a `code`, and a `signal` maybe)."""
-    if "from" in obj and obj["from"] is None:
-        return False
+def _plain_other(
+    obj: dict[str, Any], seq: int, t: float, kind: Kind, src: Source | None
+) -> Event | None:
+    """`plain_event` of a line of another kind: the members the kind requires (`from` given),
+    and the rarer members: `text` on raw and stderr lines, `info` with its usual members (an
+    exit's `code`, a `signal`, an `error`, a `note`)."""
+    if not obj.keys() <= _PLAIN_EVENT or not _NEEDS[kind] <= obj.keys():
+        return None
+    if "from" in obj and src is None:
+        return None
+    http, text, info = obj.get("http"), obj.get("text"), obj.get("info")
+    if "http" in obj and not _plain_http(http):
+        return None
     if "text" in obj and (type(text) is not str or kind not in (Kind.RAW, Kind.STDERR)):
-        return False
+        return None
     if "info" in obj:
-        if type(info) is not dict or type(info.get("code")) is not int:
-            return False
-        if not info.keys() <= {"code", "signal"} or type(info.get("signal", "")) is not str:
-            return False
-    return "http" not in obj or type(obj["http"]) is dict
+        if type(info) is not dict or (kind is Kind.EXIT and "code" not in info):
+            return None
+        for name, value in info.items():
+            if type(value) is not _INFO_TYPES.get(name):
+                return None
+    return Event(seq, t, kind, src, obj.get("msg"), text, None, None, http, info)
 
 
 def _plain_http(http: Any) -> bool:
@@ -136,16 +160,26 @@ def _plain_http(http: Any) -> bool:
         elif name == "exchange":
             if type(value) is not int or value < 1:
                 return False
-        elif name == "phase":
-            if type(value) is not str or value not in PHASES:
-                return False
-        elif name == "stream":
-            if type(value) is not str or value not in STREAMS:
+        elif name in _ENUMS:
+            if type(value) is not str or value not in _ENUMS[name]:
                 return False
         elif name == "headers":
             if type(value) is not dict or not all(type(v) is str for v in value.values()):
                 return False
-        elif name == "sse":
+        elif name == "sse" and not _plain_sse(value):
+            return False
+    return True
+
+
+def _plain_sse(sse: Any) -> bool:
+    """A server-sent event's fields: strings, and `retry` an integer."""
+    if type(sse) is not dict:
+        return False
+    for name, value in sse.items():
+        if name in _SSE_STRINGS:
+            if type(value) is not str:
+                return False
+        elif name == "retry" and type(value) is not int:
             return False
     return True
 
@@ -176,36 +210,69 @@ def _plain_message(msg: Any) -> bool:
 
 
 def _plain_body(body: dict[str, Any], types: dict[str, frozenset[type]]) -> bool:
+    """Params or a result: the members of `types` by their types, those of `_BODY` by their
+    checks (null is fine for them), any other the full checks know to them."""
     for name, value in body.items():
         allowed = types.get(name)
         if allowed is not None:
             if type(value) not in allowed:
                 return False
-        elif name == "_meta":
-            if value is not None and (type(value) is not dict or not _plain_meta(value)):
-                return False
-        elif name in _INFOS:
-            if value is not None and (type(value) is not dict or not _plain_info(value)):
+        elif (check := _BODY.get(name)) is not None:
+            if value is not None and not check(value):
                 return False
         elif name in SLOW_BODY:
             return False
     return True
 
 
-def _plain_meta(meta: dict[str, Any]) -> bool:
+def _plain_map(value: Any) -> bool:
+    return type(value) is dict and all(type(v) is dict for v in value.values())
+
+
+def _plain_strings(value: Any) -> bool:
+    return type(value) is list and all(type(v) is str for v in value)
+
+
+def _plain_listing(items: Any, named: bool = True) -> bool:
+    """A result's list of objects; for a listing (`tools`...), the types of each item's `NAMED`."""
+    if type(items) is not list:
+        return False
+    for item in items:
+        if type(item) is not dict:
+            return False
+        if named:
+            for name, allowed in _NAMED.items():
+                if name in item and type(item[name]) not in allowed:
+                    return False
+    return True
+
+
+def _plain_objects(items: Any) -> bool:
+    return _plain_listing(items, named=False)
+
+
+def _plain_meta(meta: Any) -> bool:
+    if type(meta) is not dict:
+        return False
     for name, value in meta.items():
         allowed = _PLAIN_META.get(name)
         if allowed is not None:
             if type(value) not in allowed:
                 return False
-        elif (
-            name in _INFOS
-            and value is not None
-            and (type(value) is not dict or not _plain_info(value))
-        ):
+        elif name in _INFOS and value is not None and not _plain_info(value):
             return False
     return True
 
 
-def _plain_info(info: dict[str, Any]) -> bool:
-    return all(type(info.get(k)) in _NULL_OK["str"] for k in _INFO_FIELDS)
+def _plain_info(info: Any) -> bool:
+    return type(info) is dict and all(type(info.get(k)) in _NULL_OK["str"] for k in _INFO_FIELDS)
+
+
+_BODY: dict[str, Callable[[Any], bool]] = {
+    "_meta": _plain_meta, "inputRequests": _plain_map, "inputResponses": _plain_map,
+    "supportedVersions": _plain_strings, "tools": _plain_listing, "prompts": _plain_listing,
+    "resources": _plain_listing, "resourceTemplates": _plain_listing, "contents": _plain_objects,
+    "messages": _plain_objects, "clientInfo": _plain_info, "serverInfo": _plain_info,
+}  # fmt: skip
+"""The members of params and results checked by more than their type (`shape.PARAMS`,
+`shape.RESULT`, `shape.LISTED`, `shape.META`)."""

@@ -9,8 +9,12 @@ into) are checked too, so that no command meets a wrong type later: a cassette i
 rejected at load with its line, instead of failing deep inside a command.
 
 The JSON Schema (`mcptape/schema/cassette-v1.schema.json`) is the source of truth for what a line
-may hold; these checks follow it. Their enumerations (`KINDS`, `SOURCES`, `TRANSPORTS`) are the
-model's enums, which `tests/test_cassette_codec.py` holds equal to the schema's.
+may hold, and these checks are the one validator that follows it: every reader uses them, and
+`mcptape check` skips jsonschema for the lines their fast path (`mcptape.cassette.plain`) vouches
+for. `tests/test_one_validator.py` holds them to jsonschema's verdict, but for the differences it
+lists (the readers default a missing or null member; they check messages, base64 and `info`
+further). Their enumerations are the model's enums, held equal to the schema's by
+`tests/test_cassette_codec.py`.
 """
 
 from __future__ import annotations
