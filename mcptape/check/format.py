@@ -26,6 +26,7 @@ __all__ = [
     "file_lines",
     "header_problem",
     "not_json",
+    "plain",
     "schema",
     "schema_validators",
 ]
@@ -100,11 +101,15 @@ def schema_validators(report: Report) -> dict[str, Any] | None:
     }
 
 
+def plain(lineno: int, obj: Any) -> Event | None:
+    """The event of an event line the readers' fast path vouches for (certainly valid against
+    the schema: it needs no validator), else None."""
+    return plain_event(obj) if lineno > 1 and type(obj) is dict else None
+
+
 def schema(validators: dict[str, Any], lineno: int, obj: Any, report: Report) -> None:
-    """Validates one line against the cassette schema (an event line the fast path vouches
-    for needs no validator)."""
-    if lineno > 1 and type(obj) is dict and plain_event(obj) is not None:
-        return
+    """Validates one line against the cassette schema (the caller skips the lines `plain`
+    vouches for)."""
     import jsonschema
 
     error = jsonschema.exceptions.best_match(
