@@ -42,6 +42,7 @@ _OBJ: Types = frozenset((dict,))
 _NULL_OK = {k: v | {_NONE} for k, v in (("str", _STR), ("int", _INT), ("obj", _OBJ))}
 _PLAIN_MESSAGE = frozenset(("seq", "t", "kind", "from", "msg", "http"))
 _PLAIN_EVENT = _PLAIN_MESSAGE | {"text", "info"}
+_MISSING = object()
 _MESSAGE = Kind.MESSAGE  # (a global is read faster than an enum's member)
 _KIND_OF: dict[str, Kind] = {k.value: k for k in Kind}
 _SOURCE_OF: dict[str, Source] = {s.value: s for s in Source}
@@ -111,15 +112,15 @@ def plain_event(obj: dict[str, Any]) -> Event | None:
         return None
     if kind is not _MESSAGE:
         return _plain_other(obj, seq, t, kind, src)
-    if src is None or not obj.keys() <= _PLAIN_MESSAGE:  # (the usual line: nothing rarer)
+    msg = get("msg", _MISSING)  # (the usual line: a message, and nothing rarer)
+    if src is None or msg is _MISSING or not obj.keys() <= _PLAIN_MESSAGE:
         return None
-    http = get("http")  # and each member of `_PLAIN_MESSAGE` is there (`msg` too), once
+    http = get("http")
     if http is None:
-        if len(obj) != 5:  # (`msg` missing, or a null `http`)
+        if len(obj) != 5:  # (seq, t, kind, from and msg are there: this is a null `http`)
             return None
-    elif len(obj) != 6 or not _plain_http(http):
+    elif not _plain_http(http):
         return None
-    msg = get("msg")
     if not _plain_message(msg):
         return None
     return Event(seq, t, kind, src, msg, None, None, None, http)
