@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import binascii
 import copy
+import itertools
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -343,3 +344,31 @@ def test_the_readers_and_the_schema_agree_on_mutated_golden_lines(
         return
     want = not list(READER_EVENT.iter_errors(line)) and reader_only(line) is None
     assert _reader_accepts(line) == want, line
+
+
+VALID = {
+    "from": "server",
+    "msg": {"id": 1, "result": {}},
+    "http": {"exchange": 1},
+    "text": "x",
+    "info": {"code": 0},
+    "t": 0.5,
+}
+"""A right value of each member the fast path handles (and a kind needs)."""
+
+
+def test_every_kind_with_its_members_absent_null_or_right_gets_one_verdict() -> None:
+    """Exhaustively, where the fast path decides by a member's presence: each kind with each of
+    `VALID`'s members absent, null or right, the fast path vouching only for valid lines."""
+    absent = object()
+    for kind in sorted(BASES):
+        for values in itertools.product((absent, None, 0), repeat=len(VALID)):
+            line: dict[str, Any] = {"seq": 1, "kind": kind}
+            for (name, right), value in zip(VALID.items(), values, strict=True):
+                if value is not absent:
+                    line[name] = right if value == 0 else None
+            reader = _reader_accepts(line)
+            want = not list(READER_EVENT.iter_errors(line)) and reader_only(line) is None
+            assert reader == want, line
+            if plain_event(line) is not None:
+                assert reader and not list(EVENT.iter_errors(line)), line
