@@ -42,10 +42,12 @@ def _or_null(properties: dict[str, Any], names: Iterable[str]) -> None:
 
 def _reader_schema() -> dict[str, Any]:
     """The shipped schema with the readers' deliberate leniencies, each with its reason:
-    - a null optional member is read as an absent one (a hand-edited line, older recorders);
+    - a null optional member is read as an absent one, as the readers always have (a
+      hand-edited line; older recorders wrote null HTTP hints);
     - a member the schema requires but a reader can default is not required: `t` (0), `from`,
-      a message's `msg`, an exit's `info`, a raw line's text, the header's members (`mcptape
-      check` says they are missing; `load` reads what is there)."""
+      a message's `msg`, an exit's `info`, exactly one of `text` and `b64` on raw and stderr
+      lines, the http hints of an `http` event, the header's members (`mcptape check` says
+      what is missing; `load` reads what is there, as it always has)."""
     schema = copy.deepcopy(SCHEMA)
     event, header = schema["$defs"]["event"], schema["$defs"]["header"]
     props = event["properties"]

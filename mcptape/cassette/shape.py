@@ -96,9 +96,8 @@ WANT: dict[Check, str] = {
 
 HTTP: dict[str, Check] = {
     "exchange": _int, "session": _str, "method": _str, "path": _str, "status": _int, "headers": _headers,
-    "content_type": _str, "phase": _str, "stream": _str, "sse": _obj,
+    "content_type": _str, "phase": _str, "stream": _str, "sse": _obj, "legacy": _bool,
 }  # fmt: skip
-HTTP["legacy"] = _bool
 NULLABLE = frozenset(("exchange", "session", "content_type"))
 """HTTP hints that may be null (older recorders wrote them so)."""
 SSE: dict[str, Check] = {"id": _str, "event": _str, "retry": _int, "data": _str, "comment": _str}
