@@ -1,8 +1,8 @@
 """One format package: the JSON Schema says what a cassette line holds, one codec writes and reads it.
 
 - The schema (`mcptape/schema/cassette-v1.schema.json`) is the source of truth: the model's enums,
-  the reader's checks (`mcptape.cassette.shape`) and `check`'s fast path (`mcptape.schema.plain`)
-  enumerate what it enumerates, so none of them changes without the others.
+  the reader's checks (`mcptape.cassette.shape`) and their fast path (`mcptape.cassette.plain`,
+  `check`'s too) enumerate what it enumerates, so none of them changes without the others.
 - `mcptape.cassette.codec` writes the lines every writer wrote before it existed: the recorder's
   spliced message line is the event's line, with the payload's own bytes.
 - No module outside the codec encodes or decodes JSON itself, but those that handle another format
@@ -20,6 +20,7 @@ import orjson
 import pytest
 
 from mcptape.cassette import load, loads
+from mcptape.cassette import plain as cassette_plain
 from mcptape.cassette import shape as cassette_shape
 from mcptape.cassette.codec import (
     RUN_FIELD,
@@ -46,7 +47,6 @@ from mcptape.cassette.model import (
 )
 from mcptape.errors import CassetteError
 from mcptape.schema import cassette_schema
-from mcptape.schema import plain as schema_plain
 
 SCHEMA = cassette_schema()
 HEADER = SCHEMA["$defs"]["header"]
@@ -89,12 +89,17 @@ def _kinds_requiring(member: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def test_checks_fast_path_enumerates_what_the_schema_does() -> None:
-    assert _enum(EVENT_FIELDS["kind"]) == schema_plain._KINDS
-    assert _enum(EVENT_FIELDS["from"]) == schema_plain._SOURCES
-    assert _enum(HTTP_FIELDS["stream"]) == schema_plain._STREAMS
-    assert _enum(HTTP_FIELDS["phase"]) == schema_plain._PHASES
-    assert _kinds_requiring("from") == schema_plain._NEEDS_SOURCE
+def test_the_fast_path_enumerates_what_the_schema_does() -> None:
+    assert _enum(EVENT_FIELDS["kind"]) == set(cassette_plain._KIND_OF)
+    assert _enum(EVENT_FIELDS["from"]) == set(cassette_plain._SOURCE_OF)
+    assert _enum(HTTP_FIELDS["stream"]) == cassette_plain.STREAMS
+    assert _enum(HTTP_FIELDS["phase"]) == cassette_plain.PHASES
+    needs = cassette_plain._NEEDS
+    for member in ("from", "msg", "http"):
+        assert _kinds_requiring(member) == {k.value for k, need in needs.items() if member in need}
+    assert set(cassette_shape.SESSION) == set(
+        EVENT_FIELDS["info"]["properties"][SESSION]["properties"]
+    )
 
 
 def test_the_session_mark_is_the_schemas() -> None:

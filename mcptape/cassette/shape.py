@@ -9,8 +9,12 @@ into) are checked too, so that no command meets a wrong type later: a cassette i
 rejected at load with its line, instead of failing deep inside a command.
 
 The JSON Schema (`mcptape/schema/cassette-v1.schema.json`) is the source of truth for what a line
-may hold; these checks follow it. Their enumerations (`KINDS`, `SOURCES`, `TRANSPORTS`) are the
-model's enums, which `tests/test_cassette_codec.py` holds equal to the schema's.
+may hold, and these checks are the one validator that follows it: every reader uses them, and
+`mcptape check` skips jsonschema for the lines their fast path (`mcptape.cassette.plain`) vouches
+for. `tests/test_one_validator.py` holds them to jsonschema's verdict, but for the differences it
+lists (the readers default a missing or null member; they check messages, base64 and `info`
+further). Their enumerations are the model's enums, held equal to the schema's by
+`tests/test_cassette_codec.py`.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ import binascii
 from collections.abc import Callable
 from typing import Any
 
-from mcptape.cassette.model import Event, Kind, Source, Transport
+from mcptape.cassette.model import Kind, Source, Transport
+from mcptape.cassette.plain import PHASES, STREAMS
+from mcptape.cassette.plain import plain_event as plain_event  # (readers import it here)
 from mcptape.versions import (
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
@@ -75,10 +81,7 @@ def _object_map(v: Any) -> bool:
 
 
 def _headers(v: Any) -> bool:
-    return isinstance(v, dict) and all(
-        isinstance(x, str) or (isinstance(x, list) and all(isinstance(y, str) for y in x))
-        for x in v.values()
-    )
+    return isinstance(v, dict) and all(isinstance(x, str) for x in v.values())
 
 
 def _strings(v: Any) -> bool:
@@ -93,12 +96,14 @@ WANT: dict[Check, str] = {
 
 HTTP: dict[str, Check] = {
     "exchange": _int, "session": _str, "method": _str, "path": _str, "status": _int, "headers": _headers,
-    "content_type": _str, "phase": _str, "stream": _str, "sse": _obj,
+    "content_type": _str, "phase": _str, "stream": _str, "sse": _obj, "legacy": _bool,
 }  # fmt: skip
-NULLABLE = frozenset(("exchange", "session"))
+NULLABLE = frozenset(("exchange", "session", "content_type"))
 """HTTP hints that may be null (older recorders wrote them so)."""
 SSE: dict[str, Check] = {"id": _str, "event": _str, "retry": _int, "data": _str, "comment": _str}
 INFO: dict[str, Check] = {"code": _int, "signal": _str, "error": _str, "note": _str}
+SESSION: dict[str, Check] = {"recorded_at": _str, "run": _str, "target": _obj}
+"""The members of a session mark (`info.session`)."""
 
 ERROR: dict[str, Check] = {"code": _int, "message": _str}
 PARAMS: dict[str, Check] = {
@@ -137,6 +142,7 @@ HEADER: dict[str, Check] = {
     "target": _obj,
     "recorded_at": _str,
     "redaction": _obj,
+    "run": _str,
 }
 
 
@@ -163,7 +169,7 @@ def header_problem(obj: dict[str, Any]) -> str | None:
 
 def event_problem(obj: dict[str, Any]) -> str | None:
     """What is wrong with one event line (parsed), or None."""
-    if _plainly_valid(obj):
+    if plain_event(obj) is not None:
         return None
     return _event_problem(obj)
 
@@ -181,16 +187,23 @@ def _event_problem(obj: dict[str, Any]) -> str | None:
 
 def _head_problem(obj: dict[str, Any]) -> str | None:
     """`seq`, `t`, `kind` and `from`: what every event line starts with."""
-    if not _int(obj.get("seq")):
-        return _wrong("seq", obj.get("seq"), _int)
-    if "t" in obj and not _num(obj["t"]):
-        return _wrong("t", obj["t"], _num)
+    seq = obj.get("seq")
+    if not _int(seq):  # (any integer: a hand-edited cassette's seq is told as it is)
+        return _wrong("seq", seq, _int)
+    if "t" in obj and (not _num(obj["t"]) or obj["t"] < 0):
+        return (
+            _wrong("t", obj["t"], _num)
+            if not _num(obj["t"])
+            else f"t is {obj['t']}; expected 0 or more"
+        )
     kind = obj.get("kind")
     if not isinstance(kind, str) or kind not in KINDS:
         return f"kind is {_show(kind)}; expected one of {', '.join(sorted(KINDS))}"
     src = obj.get("from")
     if src is not None and (not isinstance(src, str) or src not in SOURCES):
         return f"from is {_show(src)}; expected client or server"
+    if "mcptape_cassette" in obj:
+        return "a header on an event line ('mcptape_cassette' is line 1's)"
     return None
 
 
@@ -200,6 +213,9 @@ def _members_problem(obj: dict[str, Any]) -> str | None:
         check = ENVELOPE.get(name)
         if check is not None and value is not None and not check(value):
             return _wrong(name, value, check)
+    size = obj.get("size")
+    if size is not None and size < 0:
+        return f"size is {size}; expected 0 or more"
     return _b64_problem(obj.get("b64"))
 
 
@@ -218,13 +234,33 @@ def _http_problem(http: dict[str, Any] | None) -> str | None:
     if http is None:
         return None
     sse = http.get("sse")
-    return _fields("http", http, HTTP, null=False) or (
+    problem = _fields("http", http, HTTP, null=False) or (
         _fields("http.sse", sse, SSE, null=False) if isinstance(sse, dict) else None
     )
+    if problem:
+        return problem
+    exchange = http.get("exchange")
+    if exchange is not None and exchange < 1:
+        return f"http.exchange is {exchange}; expected 1 or more"
+    for name, allowed in (("phase", PHASES), ("stream", STREAMS)):
+        if name in http and http[name] not in allowed:
+            return (
+                f"http.{name} is {_show(http[name])}; expected one of {', '.join(sorted(allowed))}"
+            )
+    return None
 
 
 def _info_problem(info: dict[str, Any] | None) -> str | None:
-    return None if info is None else _fields("info", info, INFO)
+    if info is None:
+        return None
+    session = info.get("session")
+    if session is None:
+        return _fields("info", info, INFO)
+    if not isinstance(session, dict):
+        return _wrong("info.session", session, _obj)
+    if "recorded_at" not in session:
+        return "info.session has no recorded_at; expected the session's start time"
+    return _fields("info", info, INFO) or _fields("info.session", session, SESSION, null=False)
 
 
 def message_problem(msg: Any) -> str | None:
@@ -346,153 +382,3 @@ def _kind(value: Any) -> str:
 
 def _show(value: Any) -> str:
     return repr(value) if isinstance(value, str) else _kind(value)
-
-
-# -- the fast path ---------------------------------------------------------------------------
-# Most lines are plain: a message event whose members all have the expected exact types (the
-# parser makes only exact dict, list, str, int, float, bool and None). `_plainly_valid` says so
-# with type() tests and no string building; anything it is not sure of (a batch, a listing,
-# an unknown shape) goes to the checks above, which say what is wrong. Same verdicts, faster:
-# this runs once per cassette line on every read.
-
-_NONE = type(None)
-Types = frozenset[type]
-_STR: Types = frozenset((str,))
-_INT: Types = frozenset((int,))
-_ID_TYPES: Types = frozenset((str, int, float, _NONE))
-_OBJ: Types = frozenset((dict,))
-_NULL_OK = {k: v | {_NONE} for k, v in (("str", _STR), ("int", _INT), ("obj", _OBJ))}
-_PLAIN_EVENT = frozenset(("seq", "t", "kind", "from", "msg", "http"))
-_KIND_OF: dict[str, Kind] = {k.value: k for k in Kind}
-_SOURCE_OF: dict[str, Source] = {s.value: s for s in Source}
-_PLAIN_HTTP: dict[str, frozenset[type]] = {
-    "exchange": _NULL_OK["int"], "session": _NULL_OK["str"], "method": _STR, "path": _STR,
-    "status": _INT, "content_type": _STR, "phase": _STR, "stream": _STR,
-}  # fmt: skip
-_PLAIN_PARAMS: dict[str, frozenset[type]] = {
-    "protocolVersion": _NULL_OK["str"], "capabilities": _NULL_OK["obj"], "name": _NULL_OK["str"],
-    "arguments": _NULL_OK["obj"], "uri": _NULL_OK["str"], "cursor": _NULL_OK["str"], "requestId": _ID_TYPES,
-    "level": _NULL_OK["str"],
-}  # fmt: skip
-_PLAIN_RESULT: dict[str, frozenset[type]] = {
-    "protocolVersion": _NULL_OK["str"], "capabilities": _NULL_OK["obj"], "instructions": _NULL_OK["str"],
-    "content": frozenset[type]((dict, list, _NONE)), "structuredContent": _NULL_OK["obj"],
-    "isError": frozenset[type]((bool, _NONE)), "nextCursor": _NULL_OK["str"], "resultType": _NULL_OK["str"],
-}  # fmt: skip
-_PLAIN_META: dict[str, frozenset[type]] = {
-    META_PROTOCOL_VERSION: _NULL_OK["str"], META_CLIENT_CAPABILITIES: _NULL_OK["obj"],
-    META_LOG_LEVEL: _NULL_OK["str"], "progressToken": _ID_TYPES,
-}  # fmt: skip
-_INFOS = frozenset(("clientInfo", "serverInfo", META_CLIENT_INFO, META_SERVER_INFO))
-_SLOW_BODY = frozenset(RESULT) | frozenset(PARAMS)
-"""Members the fast path leaves to the full checks when it does not know them itself."""
-
-
-def plain_event(obj: dict[str, Any]) -> Event | None:
-    """The line's `Event` when the line is certainly well-formed, else None ("ask the full
-    checks", then `Event.from_json`). Checking and building in one go: the fields are read
-    once, and a plain line has none of the rarer ones (cheaper than checking, then building)."""
-    get = obj.get
-    seq = get("seq")
-    if type(seq) is not int or not obj.keys() <= _PLAIN_EVENT:
-        return None
-    t = get("t", 0.0)
-    if type(t) is not float:
-        if type(t) is not int:
-            return None
-        t = float(t)
-    kind = get("kind")
-    if type(kind) is not str or (kind := _KIND_OF.get(kind)) is None:
-        return None
-    src = get("from")
-    if src is not None and (type(src) is not str or (src := _SOURCE_OF.get(src)) is None):
-        return None
-    http = get("http")
-    if http is not None and not _plain_http(http):
-        return None
-    msg = get("msg")
-    if kind is Kind.MESSAGE and not _plain_message(msg):
-        return None
-    return Event(seq, t, kind, src, msg, None, None, None, http)
-
-
-def _plainly_valid(obj: dict[str, Any]) -> bool:
-    """True when the line is certainly well-formed; False means "ask the full checks"."""
-    return plain_event(obj) is not None
-
-
-def _plain_http(http: Any) -> bool:
-    if type(http) is not dict:
-        return False
-    for name, value in http.items():
-        allowed = _PLAIN_HTTP.get(name)
-        if allowed is not None:
-            if type(value) not in allowed:
-                return False
-        elif name == "headers":
-            if type(value) is not dict or not all(type(v) is str for v in value.values()):
-                return False
-        elif name == "sse":
-            return False
-    return True
-
-
-def _plain_message(msg: Any) -> bool:
-    if type(msg) is not dict:
-        return type(msg) is not list  # a batch: the full checks (anything else is not checked)
-    for name, value in msg.items():
-        if name == "id":
-            if type(value) not in _ID_TYPES:
-                return False
-        elif name == "method":
-            if type(value) is not str:
-                return False
-        elif name == "params":
-            if type(value) is not dict or not _plain_body(value, _PLAIN_PARAMS):
-                return False
-        elif name == "result":
-            if type(value) is dict and not _plain_body(value, _PLAIN_RESULT):
-                return False
-        elif name == "error":
-            if type(value) is not dict:
-                return False
-            code, text = value.get("code"), value.get("message")
-            if type(code) not in _NULL_OK["int"] or type(text) not in _NULL_OK["str"]:
-                return False
-    return True
-
-
-def _plain_body(body: dict[str, Any], types: dict[str, frozenset[type]]) -> bool:
-    for name, value in body.items():
-        allowed = types.get(name)
-        if allowed is not None:
-            if type(value) not in allowed:
-                return False
-        elif name == "_meta":
-            if value is not None and (type(value) is not dict or not _plain_meta(value)):
-                return False
-        elif name in _INFOS:
-            if value is not None and (type(value) is not dict or not _plain_info(value)):
-                return False
-        elif name in _SLOW_BODY:
-            return False
-    return True
-
-
-def _plain_meta(meta: dict[str, Any]) -> bool:
-    for name, value in meta.items():
-        allowed = _PLAIN_META.get(name)
-        if allowed is not None:
-            if type(value) not in allowed:
-                return False
-        elif (
-            name in _INFOS
-            and value is not None
-            and (type(value) is not dict or not _plain_info(value))
-        ):
-            return False
-    return True
-
-
-def _plain_info(info: dict[str, Any]) -> bool:
-    return all(type(info.get(k)) in _NULL_OK["str"] for k in INFO_FIELDS)

@@ -141,14 +141,15 @@ class _Lines:
 
     def check(self, lineno: int, obj: Any) -> None:
         _, schema, _, protocol, secrets, found = self.reports
-        if self.validators is not None:
+        plain = fmt.plain(lineno, obj)  # (the event, when certainly valid: read once)
+        if self.validators is not None and plain is None:
             fmt.schema(self.validators, lineno, obj, schema)
         if self.scan is not None:
             self.scan.one(lineno, obj, secrets)
             if self.backend is not None:
                 detected(self.backend, lineno, obj, secrets, found)
         if lineno > 1:
-            ev = fmt.event(obj)
+            ev = plain or fmt.event(obj)
             if ev is not None:
                 if "protocol" not in self.skip:
                     envelopes(lineno, ev, protocol)

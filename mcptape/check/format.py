@@ -1,7 +1,7 @@
 """The format check: every line is JSON; line 1 is a header of a format this mcptape reads;
 each line is valid against the shipped JSON Schema (with `jsonschema`, when installed; the
-usual event line is told valid by `mcptape.schema.plain` without it); and the `Event` each
-event line holds, for the checks that read events."""
+usual event line is told valid by the readers' fast path, `mcptape.cassette.plain`, without it);
+and the `Event` each event line holds, for the checks that read events."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from typing import Any
 from mcptape.cassette import metadata_ok
 from mcptape.cassette.migrate import check_version
 from mcptape.cassette.model import HEADER_MARKER, Event
+from mcptape.cassette.plain import plain_event
 from mcptape.errors import CassetteVersionError
 from mcptape.extras import missing_extra_message
-from mcptape.schema.plain import plain
 
 from .report import Report, short
 
@@ -26,6 +26,7 @@ __all__ = [
     "file_lines",
     "header_problem",
     "not_json",
+    "plain",
     "schema",
     "schema_validators",
 ]
@@ -88,17 +89,27 @@ def schema_validators(report: Report) -> dict[str, Any] | None:
     from mcptape.schema import cassette_schema
 
     schema = cassette_schema()
+    # an integer is one written as one (`1`, not `1.0`, which JSON Schema counts as an integer):
+    # what mcptape writes, and what the readers take
+    base = jsonschema.Draft202012Validator
+    strict = jsonschema.validators.extend(
+        base, type_checker=base.TYPE_CHECKER.redefine("integer", lambda _, v: type(v) is int)
+    )
     return {
-        part: jsonschema.Draft202012Validator({"$defs": schema["$defs"], "$ref": f"#/$defs/{part}"})
+        part: strict({"$defs": schema["$defs"], "$ref": f"#/$defs/{part}"})
         for part in ("header", "event")
     }
 
 
+def plain(lineno: int, obj: Any) -> Event | None:
+    """The event of an event line the readers' fast path vouches for (certainly valid against
+    the schema: it needs no validator), else None."""
+    return plain_event(obj) if lineno > 1 and type(obj) is dict else None
+
+
 def schema(validators: dict[str, Any], lineno: int, obj: Any, report: Report) -> None:
-    """Validates one line against the cassette schema (an event line `plain` vouches for
-    needs no validator)."""
-    if lineno > 1 and plain(obj):
-        return
+    """Validates one line against the cassette schema (the caller skips the lines `plain`
+    vouches for)."""
     import jsonschema
 
     error = jsonschema.exceptions.best_match(

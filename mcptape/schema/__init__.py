@@ -1,6 +1,8 @@
 """The JSON Schema of the cassette format, shipped with the package: the source of truth for what
-a cassette line may hold. The model's enums, the reader's checks (`mcptape.cassette.shape`) and
-`plain` follow it (`tests/test_cassette_codec.py`); `mcptape.cassette.codec` writes the lines."""
+a cassette line may hold. The model's enums and the one validator that follows it (the readers'
+`mcptape.cassette.shape`, with its fast path `mcptape.cassette.plain`) are held to it
+(`tests/test_cassette_codec.py`, `tests/test_one_validator.py`); `mcptape.cassette.codec` writes
+the lines."""
 
 from __future__ import annotations
 

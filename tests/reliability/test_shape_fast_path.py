@@ -1,5 +1,5 @@
 """The cassette reader's fast path (`shape.plain_event`) never calls a line well-formed that
-the full checks reject: the same verdict on every golden line and on hypothesis mutations of
+the full checks or the schema reject: the same verdict on every golden line and on hypothesis mutations of
 them (one value of a wrong type anywhere), and most real lines take it (else it buys nothing).
 The event it builds is the one `Event.from_json` builds from the same line."""
 
@@ -11,9 +11,14 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 
 from mcptape.cassette.model import Event
-from mcptape.cassette.shape import _event_problem, _plainly_valid, event_problem, plain_event
+from mcptape.cassette.shape import _event_problem, event_problem, plain_event
+from mcptape.check.format import schema_validators
+from mcptape.check.report import Report
 
 from .test_mutations import LINES, mutated
+
+VALIDATORS = schema_validators(Report())
+assert VALIDATORS is not None  # (jsonschema is installed with the test dependencies)
 
 
 def test_every_golden_line_gets_the_full_checks_verdict_and_most_take_the_fast_path() -> None:
@@ -23,7 +28,7 @@ def test_every_golden_line_gets_the_full_checks_verdict_and_most_take_the_fast_p
             obj = orjson.loads(line)
             assert event_problem(obj) == _event_problem(obj) is None
             total += 1
-            fast += _plainly_valid(obj)
+            fast += plain_event(obj) is not None
             event = plain_event(obj)
             assert event is None or event == Event.from_json(obj), line
     assert total > 500
@@ -43,8 +48,9 @@ def test_a_mutated_line_is_never_passed_by_the_fast_path_when_the_checks_reject_
     if lineno == 1 or not isinstance(obj, dict):
         return  # the header, or not an object: the reader rejects it before these checks
     event = plain_event(obj)
-    if event is not None:
+    if event is not None:  # certainly valid: for the readers and against the schema
         assert _event_problem(obj) is None, obj
+        assert not list(VALIDATORS["event"].iter_errors(obj)), obj
         assert event == Event.from_json(obj)
         assert type(event.t) is float
     assert event_problem(obj) == _event_problem(obj)

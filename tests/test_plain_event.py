@@ -1,23 +1,32 @@
-"""`mcptape.schema.plain`, the fast path of `check`'s schema validation, held to the schema itself:
-it never calls a line plain that jsonschema rejects, and it calls every golden cassette's lines plain
-(else `check` would gain nothing on them)."""
+"""`mcptape.cassette.plain`, the one fast path of the readers and of `check`'s schema validation,
+held to the schema itself: it never calls a line plain that `check`'s jsonschema validator
+rejects, and it calls every golden cassette's lines plain (else `check` would gain nothing on
+them). `tests/test_one_validator.py` holds it to the readers' full checks too."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcptape.schema import cassette_schema
-from mcptape.schema.plain import plain
+from mcptape.cassette import plain as plain_module
+from mcptape.cassette import shape
+from mcptape.cassette.plain import plain_event
+from mcptape.check.format import schema_validators
+from mcptape.check.report import Report
 
 ROOT = Path(__file__).resolve().parents[1]
-SCHEMA = cassette_schema()
-EVENT = jsonschema.Draft202012Validator({"$defs": SCHEMA["$defs"], "$ref": "#/$defs/event"})
+VALIDATORS = schema_validators(Report())
+assert VALIDATORS is not None  # (jsonschema is installed with the test dependencies)
+EVENT = VALIDATORS["event"]
+
+
+def plain(line: dict[str, Any]) -> bool:
+    return plain_event(line) is not None
+
 
 ODD = st.one_of(
     st.none(),
@@ -136,3 +145,12 @@ def test_every_golden_cassette_line_is_plain() -> None:
     assert len(lines) > 500
     odd = [line[:120] for line in lines if not plain(orjson.loads(line))]
     assert odd == []
+
+
+def test_the_fast_path_knows_the_members_the_full_checks_know() -> None:
+    """A member of params or results the full checks know, and the fast path does not, sends
+    the line to the full checks (`SLOW_BODY`): so the fast path never skips a check."""
+    assert set(shape.PARAMS) | set(shape.RESULT) == plain_module.SLOW_BODY
+    assert set(plain_module._BODY) <= plain_module.SLOW_BODY
+    assert set(plain_module._NAMED) == set(shape.NAMED)
+    assert plain_module._INFO_TYPES.keys() == shape.INFO.keys()
