@@ -31,7 +31,7 @@ from mcptape.cassette import CassetteWriter
 from mcptape.cassette.model import Source
 from mcptape.errors import RecordError
 from mcptape.proc.child import Child, exit_status
-from mcptape.proc.fds import unread_input
+from mcptape.proc.fds import unread_input, write_all
 from mcptape.wire.ndjson import DEFAULT_MAX_LINE, LineFramer, Oversize
 
 from .recorder import Recorder, Ticket
@@ -115,7 +115,7 @@ class StdioCapture:
             self.cassette = self.recorder.finish(why=why)
         except RecordError as exc:
             line = " ".join(str(exc).splitlines())
-            _write_all(self.stderr_fd, f"mcptape: error: {line}\n".encode(errors="replace"))
+            write_all(self.stderr_fd, f"mcptape: error: {line}\n".encode(errors="replace"))
             return passed_on or 1
         return passed_on
 
@@ -182,20 +182,8 @@ class StdioCapture:
                 for ticket in tickets[done + 1 :]:
                     self.recorder.release(ticket)  # a recording bug must not stop the other pumps
             if dst_open:
-                dst_open = _write_all(dst_fd, chunk)
+                dst_open = write_all(dst_fd, chunk)
             self._busy.discard(src_fd)
         tail = framer.flush()
         if tail is not None:
             record(tail, None)
-
-
-def _write_all(fd: int, data: bytes) -> bool:
-    """Writes all of `data`; False when the other end has gone (EPIPE)."""
-    view = memoryview(data)
-    try:
-        while view:
-            n = os.write(fd, view)
-            view = view[n:]
-    except (BrokenPipeError, OSError):
-        return False
-    return True

@@ -87,3 +87,15 @@ def unread_input(fd: int) -> int:
         return _ioctl_count(fd, termios.FIONREAD)
     except OSError:
         return 0
+
+
+def write_all(fd: int, data: bytes) -> bool:
+    """Writes all of `data` to `fd`; False when the other end has gone (EPIPE, or any other
+    write error: the caller stops writing there)."""
+    view = memoryview(data)
+    try:
+        while view:
+            view = view[os.write(fd, view) :]
+    except OSError:
+        return False
+    return True

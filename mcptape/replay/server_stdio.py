@@ -27,6 +27,7 @@ import orjson
 from mcptape._perf import settled
 from mcptape.cassette import Cassette
 from mcptape.errors import McpTapeError
+from mcptape.proc.fds import write_all
 from mcptape.wire.jsonrpc import (
     JSONRPC_PARSE_ERROR,
     NOT_JSON,
@@ -51,16 +52,6 @@ plays) between two `settled()` of a process that serves until it exits: each ful
 walked every message kept so far (`docs/performance.md`)."""
 _HANGUP = b""
 """Queued in the scheduler where a fault closes stdout (a real line is never empty)."""
-
-
-def _write_all(fd: int, data: bytes) -> bool:
-    view = memoryview(data)
-    try:
-        while view:
-            view = view[os.write(fd, view) :]
-    except OSError:
-        return False
-    return True
 
 
 @dataclass
@@ -141,7 +132,7 @@ class StdioReplayServer:
 
     def _write(self, data: bytes) -> bool:
         if self._out_open:
-            self._out_open = _write_all(self.stdout_fd, data)
+            self._out_open = write_all(self.stdout_fd, data)
         return self._out_open
 
     def _write_or_hangup(self, data: bytes, msg: Any = None) -> bool:
