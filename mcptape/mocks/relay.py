@@ -12,6 +12,7 @@ ends at the socket.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import socket
@@ -19,7 +20,9 @@ import sys
 import threading
 from typing import Any
 
+from mcptape.proc.fds import write_all
 from mcptape.replay.pacing import Pacer
+from mcptape.wire.ndjson import LineFramer
 
 CHUNK = 1 << 16
 
@@ -38,16 +41,6 @@ def _to_mock(sock: socket.socket) -> None:
         sock.shutdown(socket.SHUT_WR)
 
 
-def _write_all(data: bytes) -> bool:
-    view = memoryview(data)
-    try:
-        while view:
-            view = view[os.write(1, view) :]
-    except OSError:
-        return False  # the client closed its end
-    return True
-
-
 def _message(line: bytes) -> Any:
     try:
         return json.loads(line)
@@ -57,8 +50,8 @@ def _message(line: bytes) -> Any:
 
 def _to_client(sock: socket.socket) -> None:
     """The socket -> stdout, line by line through the pacer, until the mock's end closes."""
-    pacer = Pacer.on(1, _write_all)
-    parts: list[bytes] = []  # (a line not yet whole)
+    pacer = Pacer.on(1, functools.partial(write_all, 1))
+    framer = LineFramer(sys.maxsize)  # no line limit, so no line comes as an `Oversize`
     while True:
         try:
             chunk = sock.recv(CHUNK)
@@ -66,17 +59,15 @@ def _to_client(sock: socket.socket) -> None:
             break
         if not chunk:
             break
-        head, newline, tail = chunk.rpartition(b"\n")
-        if not newline:
-            parts.append(chunk)
+        lines = [line + b"\n" for line in framer.feed(chunk) if isinstance(line, bytes)]
+        if not lines:
             continue
-        lines = [line + b"\n" for line in b"".join([*parts, head]).split(b"\n")]
-        parts = [tail] if tail else []
         messages = [_message(line) for line in lines] if pacer.unread else [None] * len(lines)
         if not pacer.send(lines, messages):
             return
-    if parts:
-        _write_all(b"".join(parts))
+    tail = framer.flush()
+    if isinstance(tail, bytes):
+        write_all(1, tail)
 
 
 def main(argv: list[str] | None = None) -> int:
