@@ -14,10 +14,10 @@ from typing import IO, Any
 
 from mcptape.replay.outputs import Step
 
-from .journal import Call, Journal
+from .journal import Call, Journal, Listening
 
 
-class JournalFile:
+class JournalFile(Listening):
     """An answerer that answers nothing and writes the journal as JSON lines, for a test in
     another process (`mcptape replay --journal FILE`, `mcptape serve --journal FILE`).
 
@@ -29,11 +29,8 @@ class JournalFile:
     whenever it changes, so the last such line is the current state.
     """
 
-    delays = False
-    overlay_rules: tuple[Any, ...] = ()
-
     def __init__(self, out: IO[str], unused: Callable[[], list[str]] | None = None) -> None:
-        self.journal = Journal()
+        super().__init__(Journal())
         self._out = out
         self._unused = unused
         self._said: list[str] | None = None
@@ -56,9 +53,6 @@ class JournalFile:
             ) from None
         unused = getattr(answerer, "unused", None)
         return cls(out, unused if callable(unused) else None)
-
-    def answer(self, msg: dict[str, Any], version: str | None) -> None:
-        return None
 
     def saw(self, msg: dict[str, Any], outputs: Sequence[Step]) -> None:
         with self._lock:
