@@ -116,7 +116,7 @@ def loads(data: bytes, name: str = "<memory>", path: Path | None = None) -> Cass
     """Parses cassette bytes; see `load`."""
     lines = io.BytesIO(data)
     first = lines.readline()
-    if not data.strip():
+    if not data or data.isspace():
         raise CassetteError(
             f"{name}: empty file, not an mcptape cassette (record one with `mcptape record`)"
         )
