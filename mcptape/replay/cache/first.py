@@ -23,15 +23,7 @@ from mcptape.cassette.lazy import _MSG, _SEQ, UNREAD, LazyEvent, LineSource
 from mcptape.cassette.model import FORMAT_VERSION, HEADER_MARKER, Event, Header, Kind, Source
 from mcptape.cassette.shape import header_problem, plain_event
 from mcptape.errors import CassetteError
-from mcptape.pairing import (
-    _ITEM_MSG,
-    Exchange,
-    Item,
-    LazyItem,
-    LazyProgress,
-    PairingStream,
-    Session,
-)
+from mcptape.pairing import Exchange, Item, PairingStream, Session, lazy_item
 from mcptape.replay.declared import Recorded
 from mcptape.replay.encoded import PROGRESS, rewrite_kind
 from mcptape.replay.index import UNINDEXED, DefaultKeys
@@ -43,7 +35,6 @@ BUFFER = 1 << 20
 
 _REQUEST, _NOTIFICATION = MessageType.REQUEST, MessageType.NOTIFICATION
 _new = LazyEvent.__new__
-_new_item = LazyItem.__new__
 _PROGRESS = "notifications/progress"
 """The method of the only notifications a replay rewrites as progress (`rewrite_kind`)."""
 
@@ -210,10 +201,8 @@ def _item(src: Source, m: Any, ev: Event, typ: MessageType) -> Item:
     `m` itself while the event holds it, read from the file after (`release`)."""
     whole = _MSG.__get__(ev)
     progress = typ is _NOTIFICATION and m["method"] == _PROGRESS and rewrite_kind(m) == PROGRESS
-    out = _new_item(LazyProgress if progress else LazyItem)  # (`lazy_item`, in place)
-    out.src, out.event, out.type = src, ev, typ
-    _ITEM_MSG.__set__(out, -1 if whole is m else next(k for k, x in enumerate(whole) if x is m))
-    return out
+    pos = -1 if whole is m else next(k for k, x in enumerate(whole) if x is m)
+    return lazy_item(src, ev, typ, pos, progress)
 
 
 class _Watcher:
