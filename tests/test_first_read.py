@@ -13,17 +13,17 @@ from typing import Any
 import orjson
 import pytest
 
+from mcptape.cassette import Cassette, load
 from mcptape.cassette import format as cassette_format
-from mcptape.cassette import load
 from mcptape.cassette.lazy import LazyEvent, LineSource
 from mcptape.cassette.model import Kind, Source
 from mcptape.errors import CassetteError
-from mcptape.pairing import Item, pair
+from mcptape.pairing import Item, Session, pair
 from mcptape.replay import cache
 from mcptape.replay.cache import first, location, open_for_replay, writing
 from mcptape.replay.engine import ReplayEngine, Send
-from mcptape.replay.index import ReplayIndex, plan_of
-from mcptape.replay.prepared import IndexedCassette, indexed, paired, parsed_lines
+from mcptape.replay.index import ReplayIndex
+from mcptape.replay.prepared import IndexedCassette, Plan, paired, parsed_lines
 from tests.conftest import ROOT
 from tests.test_sidecar import (
     INIT,
@@ -46,6 +46,33 @@ def shown(item: Item | None) -> Any:
 @pytest.fixture(autouse=True)
 def no_cache(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MCPTAPE_INDEX_CACHE", "0")
+
+
+def plan_of(cassette: Cassette) -> Plan:
+    """The `Plan` of the cassette's pairing as the default policy indexes it: the reference the
+    first read's plan is held to."""
+    index = ReplayIndex(cassette)
+    count = len(index.session.exchanges)
+    keys: list[bytes | None] = [None] * count
+    declared: list[dict[str, Any]] = [{}] * count  # (read only; an entry's own where it has one)
+    for entry in index.entries:
+        keys[entry.exchange.index] = entry.key
+        declared[entry.exchange.index] = entry.declared
+    return Plan(index.session, index.methods, keys, declared)
+
+
+def indexed(cassette: Cassette, session: Session, plan: Plan | None) -> IndexedCassette:
+    """`cassette` with the pairing and plan made of its events."""
+    return IndexedCassette(
+        cassette.header,
+        cassette.events,
+        cassette.path,
+        cassette.warnings,
+        cassette.truncated,
+        cassette.lines,
+        (cassette.events, len(cassette.events), session),
+        plan,
+    )
 
 
 def test_the_first_read_is_what_load_and_pair_make(tmp_path: Path) -> None:

@@ -64,7 +64,6 @@ __all__ = [
     "declared_of",
     "keyed_by_default",
     "only_who",
-    "plan_of",
     "recorded_declarations",
 ]
 
@@ -196,18 +195,6 @@ def keyed_by_default(policy: MatchPolicy) -> bool:
     """True when `policy` keys recorded requests as the default policy does (the params matcher,
     no ignored paths): a `Plan`'s keys are its keys."""
     return policy.exact and not policy.paths
-
-
-def plan_of(cassette: Cassette) -> Plan:
-    """The `Plan` of the cassette's pairing (`paired`), as the default policy indexes it."""
-    index = ReplayIndex(cassette)
-    count = len(index.session.exchanges)
-    keys: list[bytes | None] = [None] * count
-    declared: list[dict[str, Any]] = [{}] * count  # (read only; an entry's own where it has one)
-    for entry in index.entries:
-        keys[entry.exchange.index] = entry.key
-        declared[entry.exchange.index] = entry.declared
-    return Plan(index.session, index.methods, keys, declared)
 
 
 class ReplayIndex:

@@ -22,7 +22,7 @@ class Plan(NamedTuple):
     method, its key under a policy keyed by default (`keyed_by_default`; None: not indexed),
     what its client had declared. An index file keeps it (`mcptape.replay.cache`), so that a replay
     from one indexes a big cassette without reading a request (the first read makes it as it
-    reads, as `plan_of` makes it of a cassette read whole)."""
+    reads)."""
 
     session: Session
     methods: list[str]
@@ -64,17 +64,3 @@ def kept_plan(cassette: Cassette, session: Session) -> Plan | None:
     """The `Plan` the cassette's reader kept, when it is that of `session`."""
     plan = cassette.plan if isinstance(cassette, IndexedCassette) else None
     return plan if plan is not None and plan.session is session else None
-
-
-def indexed(cassette: Cassette, session: Session, plan: Plan | None) -> IndexedCassette:
-    """`cassette` with the pairing and plan made of its events."""
-    return IndexedCassette(
-        cassette.header,
-        cassette.events,
-        cassette.path,
-        cassette.warnings,
-        cassette.truncated,
-        cassette.lines,
-        (cassette.events, len(cassette.events), session),
-        plan,
-    )
