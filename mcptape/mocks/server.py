@@ -25,7 +25,6 @@ import itertools
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from mcptape._version import __version__
@@ -114,14 +113,7 @@ class MockServer:
         2025-11-25, which the bridge translates)."""
         if msg["method"] == "initialize":
             return None if self.overlay else self._handshake(msg)
-        revision = legacy_version(version)
-        answer = self._answer(msg)
-        if not isinstance(answer, Answer) or revision == VERSION:
-            return answer
-        ex = answer.exchange
-        assert ex.response is not None
-        before = [i.msg for i in ex.items]
-        return replace(answer, exchange=made(ex.request.msg, ex.response.msg, before, revision))
+        return self._answer(msg, legacy_version(version))
 
     def _handshake(self, msg: dict[str, Any]) -> Answer:
         """`initialize`: the client's version when mcptape knows it, else 2025-11-25."""
@@ -131,7 +123,8 @@ class MockServer:
             made(msg, {"jsonrpc": "2.0", "id": msg["id"], "result": result}, [], revision)
         )
 
-    def _answer(self, msg: dict[str, Any]) -> Answer | list[Output] | None:
+    def _answer(self, msg: dict[str, Any], revision: str) -> Answer | list[Output] | None:
+        """What was declared for `msg`, made up in `revision`."""
         method = msg["method"]
         if method in ENGINE_METHODS:
             return None
@@ -143,11 +136,11 @@ class MockServer:
             if resumed is not None:
                 return resumed
         if method == "tools/call":
-            return self._call(msg, params)
+            return self._call(msg, params, revision)
         if method == "resources/read":
-            return self._read(msg, params)
+            return self._read(msg, params, revision)
         if method == "prompts/get":
-            return self._prompt(msg, params)
+            return self._prompt(msg, params, revision)
         if self.overlay:
             return None
         lists = {
@@ -161,7 +154,10 @@ class MockServer:
             "prompts/list": lambda: {"prompts": [p.listing() for p in self.prompts.values()]},
         }
         if method in lists:
-            return Answer(made(msg, {"jsonrpc": "2.0", "id": msg["id"], "result": lists[method]()}))
+            result = lists[method]()
+            return Answer(
+                made(msg, {"jsonrpc": "2.0", "id": msg["id"], "result": result}, [], revision)
+            )
         text = f"{LABEL} {self.name}: method {method} is not declared (a mock answers tools, resources and prompts)"
         return _error(msg, JSONRPC_METHOD_NOT_FOUND, f"Method not found: {method}", text)
 
@@ -178,17 +174,23 @@ class MockServer:
         return Answer(self._made(ex.request.msg, ex.response.msg, rest))
 
     def _made(
-        self, request: dict[str, Any], response: dict[str, Any], before: list[dict[str, Any]]
+        self,
+        request: dict[str, Any],
+        response: dict[str, Any],
+        before: list[dict[str, Any]],
+        revision: str = VERSION,
     ) -> Exchange:
         """`made`, kept while it has requests of its own to ask (a 2026-07-28 retry resumes it)."""
-        ex = made(request, response, before)
+        ex = made(request, response, before, revision)
         if any("id" in m for m in before):
             self._asking[ex.index] = ex
         return ex
 
     # -- tools -----------------------------------------------------------------------------------
 
-    def _call(self, msg: dict[str, Any], params: dict[str, Any]) -> Answer | list[Output] | None:
+    def _call(
+        self, msg: dict[str, Any], params: dict[str, Any], revision: str
+    ) -> Answer | list[Output] | None:
         name = params.get("name")
         args = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
         assert isinstance(args, dict)
@@ -207,10 +209,10 @@ class MockServer:
                 return None
             return _error(msg, NO_MATCH, *_no_case(self.name, tool, args))
         case.calls += 1
-        return self._play(msg, case, lambda value: tool_result(tool, value), args)
+        return self._play(msg, case, lambda value: tool_result(tool, value), args, revision)
 
     def _play(
-        self, msg: dict[str, Any], case: Case, shape: Any, args: dict[str, Any]
+        self, msg: dict[str, Any], case: Case, shape: Any, args: dict[str, Any], revision: str
     ) -> Answer | list[Output]:
         """The made-up exchange of `case` for request `msg`: what comes before, then the answer."""
         value = case.answer
@@ -239,12 +241,15 @@ class MockServer:
             for n, (method, p) in enumerate(case.asks)
         ]
         return Answer(
-            self._made(msg, {"jsonrpc": "2.0", "id": msg["id"], **body}, before), case.delay
+            self._made(msg, {"jsonrpc": "2.0", "id": msg["id"], **body}, before, revision),
+            case.delay,
         )
 
     # -- resources and prompts ----------------------------------------------------------------------
 
-    def _read(self, msg: dict[str, Any], params: dict[str, Any]) -> Answer | list[Output] | None:
+    def _read(
+        self, msg: dict[str, Any], params: dict[str, Any], revision: str
+    ) -> Answer | list[Output] | None:
         uri = str(params.get("uri"))
         for res in self.resources.values():
             parts = _fits(res.uri, uri)
@@ -252,14 +257,20 @@ class MockServer:
                 continue
             res.calls += 1
             return self._play(
-                msg, Case(res.answer, calls=1), lambda v, r=res: _contents(r, uri, v), parts
+                msg,
+                Case(res.answer, calls=1),
+                lambda v, r=res: _contents(r, uri, v),
+                parts,
+                revision,
             )
         if self.overlay:
             return None
         text = f"{LABEL} {self.name}: no resource {uri} is declared; declared: {', '.join(self.resources) or 'none'}"
         return _error(msg, -32002, f"Resource not found: {uri}", text, {"uri": uri})
 
-    def _prompt(self, msg: dict[str, Any], params: dict[str, Any]) -> Answer | list[Output] | None:
+    def _prompt(
+        self, msg: dict[str, Any], params: dict[str, Any], revision: str
+    ) -> Answer | list[Output] | None:
         name = params.get("name")
         prompt = self.prompts.get(name) if isinstance(name, str) else None
         if prompt is None:
@@ -270,7 +281,9 @@ class MockServer:
         prompt.calls += 1
         args = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
         assert isinstance(args, dict)
-        return self._play(msg, Case(prompt.answer, calls=1), lambda v: _messages(prompt, v), args)
+        return self._play(
+            msg, Case(prompt.answer, calls=1), lambda v: _messages(prompt, v), args, revision
+        )
 
     # -- what the handshake says ---------------------------------------------------------------------
 
