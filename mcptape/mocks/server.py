@@ -89,6 +89,9 @@ class MockServer:
         self.rules: list[OverlayRule] = []
         """Overlay rules declared with the mock: `recorded(...)`, a declared answer's `fault`,
         `mock.fault(...)`, a mock file's `[[faults]]` (`mcptape.mocks.overlaid`)."""
+        self._listed: tuple[tuple[Any, ...], tuple[OverlayRule, ...]] | None = None
+        """The declarations `list_rules` last saw, and the rules it made of them: the engine
+        asks for `overlay_rules` before every request, and they change only with a declaration."""
 
     # -- the engine's hook ---------------------------------------------------------------------
 
@@ -101,8 +104,11 @@ class MockServer:
         """The declared rules, then (over a recording) the declarations in the recorded lists."""
         if not self.overlay:
             return tuple(self.rules)
-        lists = list_rules(self.tools.values(), self.resources.values(), self.prompts.values())
-        return (*self.rules, *lists)
+        declared = (*self.tools.values(), *self.resources.values(), *self.prompts.values())
+        if self._listed is None or self._listed[0] != declared:  # (the same objects: no copy)
+            lists = list_rules(self.tools.values(), self.resources.values(), self.prompts.values())
+            self._listed = (declared, tuple(lists))
+        return (*self.rules, *self._listed[1])
 
     def saw(self, msg: dict[str, Any], outputs: Sequence[Step]) -> None:
         self.journal.saw(msg, outputs)
