@@ -121,23 +121,16 @@ class ReplayTransport:
         outbox: MemoryObjectSendStream[SessionMessage | Exception],
         tg: anyio.abc.TaskGroup,
     ) -> None:
-        answerer = engine.config.answerer
         for note in engine.overlay.notes if engine.overlay is not None else ():
             self._note(note)
         async for incoming in inbox:
             value = incoming.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
             steps = engine.receive(value)
-            # overlay rules (a mock may declare them once connected), or declared answers that
-            # come late: delayed steps are scheduled too
-            overlay = engine.overlay is not None
-            delays = overlay or (answerer is not None and answerer.delays)
-            # (only overlay rules hang up or delay: without them, steps are looked at once, below)
-            if overlay and any(isinstance(s, Hangup) for s in steps):
+            if any(isinstance(s, Hangup) for s in steps):  # (an overlay rule's)
                 await self._deliver(steps, outbox, anyio.current_time(), engine)
                 return  # the connection is gone: nothing more is read or answered
-            if self.timing is None and not (
-                delays and any(isinstance(s, Send) and s.delay for s in steps)
-            ):
+            # a step given a delay (by an overlay rule, or a declared answer's) is scheduled
+            if self.timing is None and not any(isinstance(s, Send) and s.delay for s in steps):
                 await self._deliver(steps, outbox, 0.0, engine)
             else:
                 tg.start_soon(self._deliver, steps, outbox, anyio.current_time(), engine)
