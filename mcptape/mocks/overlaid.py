@@ -16,6 +16,7 @@ fault file.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
@@ -95,11 +96,7 @@ def _rule(
         [rule] = parse_rules([item])
     except ConfigError as exc:
         raise ConfigError(f"{source}: {exc}") from None
-    return OverlayRule(**{**_fields(rule), "source": source})
-
-
-def _fields(rule: OverlayRule) -> dict[str, Any]:
-    return {f: getattr(rule, f) for f in OverlayRule.__dataclass_fields__}
+    return dataclasses.replace(rule, source=source)
 
 
 def file_rules(tree: dict[str, Any], where: str) -> list[OverlayRule]:
