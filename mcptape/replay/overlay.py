@@ -76,7 +76,8 @@ _ADDING = frozenset({"delay", LIST})
 @dataclass(frozen=True, slots=True)
 class OverlayRule:
     """One rule: which requests (`method`, `name`, `arguments`, `nth`/`every`/`times`/
-    `probability`), what they are answered (`answer`) and how it is delivered (`delivery`)."""
+    `probability`), and what `action` they take: the answer they are given (recorded, an error,
+    a tool error, a list with declared entries) or how it is delivered (later, or a wire fault)."""
 
     action: str
     method: str | None = None
@@ -137,16 +138,6 @@ class OverlayRule:
             raise ConfigError(
                 f"fault rule status={self.status!r}: must be an HTTP error status (400-599)"
             )
-
-    @property
-    def answer(self) -> str:
-        """What the client is answered: `recorded`, `error`, `tool_error` or `list`."""
-        return self.action if self.action in ("error", "tool_error", LIST) else "recorded"
-
-    @property
-    def delivery(self) -> str | None:
-        """The wire fault a shell carries out (None: the answer, `seconds` later)."""
-        return self.action if self.action in WIRE else None
 
     def to_json(self) -> dict[str, Any]:
         """The rule as it would be written in a file: the action and every field not at its default."""
