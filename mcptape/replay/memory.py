@@ -25,7 +25,6 @@ import os
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import replace
 from types import TracebackType
 from typing import Any
 
@@ -82,9 +81,7 @@ class ReplayTransport:
         self.faults: tuple[FaultRule, ...] = parse_rules(faults)
         """Fault rules (`mcptape.replay.faults`): overlay rules each session applies afresh."""
         self.cassette = cassette if isinstance(cassette, Cassette) else open_for_replay(cassette)
-        self.config = config or ReplayConfig()
-        if self.faults:
-            self.config = replace(self.config, overlay=(*self.config.overlay, *self.faults))
+        self.config = (config or ReplayConfig()).with_faults(self.faults)
         self.index = ReplayIndex(self.cassette, self.config.match)
         self.strict = strict
         self.timing = timing

@@ -47,6 +47,11 @@ class ReplayConfig:
         """This configuration for the shell named `label` (its errors start with it)."""
         return replace(self, label=label)
 
+    def with_faults(self, rules: Sequence[Any]) -> ReplayConfig:
+        """This configuration with a shell's fault rules after its own overlay rules (fault
+        rules are overlay rules: each engine applies them)."""
+        return replace(self, overlay=(*self.overlay, *rules)) if rules else self
+
 
 @dataclass(slots=True)
 class Send:

@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -109,8 +109,7 @@ class StdioReplayServer:
         max_line: int = DEFAULT_MAX_LINE, report: Path | None = None,
     ) -> None:  # fmt: skip
         self.cassette = cassette
-        if faults:  # fault rules are overlay rules: each engine applies them
-            config = replace(config, overlay=(*config.overlay, *faults))
+        config = config.with_faults(faults)
         self.sessions = SessionPicker(cassette, config, claims_for(cassette))
         """Which of the cassette's sessions this launch plays (the client's first request picks)."""
         self.engine: ReplayEngine = self.sessions.engine

@@ -103,7 +103,7 @@ class HttpReplayApp:
         """Fault rules (overlay rules): each session counts its own; 2026-07-28 stateless requests share one count."""
         self.cassette = cassette
         config = (config or ReplayConfig()).labelled("mcptape serve")
-        self.config = replace(config, overlay=(*config.overlay, *self.faults), http=True)
+        self.config = replace(config.with_faults(self.faults), http=True)
         self.index = ReplayIndex(cassette, self.config.match)
         self.plan = HttpPlan(cassette)
         self.guard = Guard(host, allowed_hosts)
