@@ -27,22 +27,31 @@ from mcptape.replay.overlay import ACTIONS, LIST, WIRE, OverlayRule
 from .declare import Prompt, Recorded, Resource, Tool
 
 
+def listings(
+    tools: Iterable[Tool], resources: Iterable[Resource], prompts: Iterable[Prompt]
+) -> dict[str, tuple[str, str, list[dict[str, Any]]]]:
+    """What the declarations list, by list method: the result's member, the field that names an
+    entry, and the entries (a pure mock's whole answer; over a recording, what it adds)."""
+    resources = list(resources)
+    return {
+        "tools/list": ("tools", "name", [t.listing() for t in tools]),
+        "resources/list": ("resources", "uri", [r.listing() for r in resources if not r.templated]),
+        "resources/templates/list": (
+            "resourceTemplates",
+            "uriTemplate",
+            [r.listing() for r in resources if r.templated],
+        ),
+        "prompts/list": ("prompts", "name", [p.listing() for p in prompts]),
+    }
+
+
 def list_rules(
     tools: Iterable[Tool], resources: Iterable[Resource], prompts: Iterable[Prompt]
 ) -> list[OverlayRule]:
     """One `list` rule per recorded list the declarations add to (over a recording)."""
-    resources = list(resources)
-    fixed = [r.listing() for r in resources if not r.templated]
-    templates = [r.listing() for r in resources if r.templated]
-    wanted = [
-        ("tools/list", "tools", "name", [t.listing() for t in tools]),
-        ("resources/list", "resources", "uri", fixed),
-        ("resources/templates/list", "resourceTemplates", "uriTemplate", templates),
-        ("prompts/list", "prompts", "name", [p.listing() for p in prompts]),
-    ]
     return [
         OverlayRule(LIST, method, entries=(key, by, tuple(entries)), source=f"declared {key}")
-        for method, key, by, entries in wanted
+        for method, (key, by, entries) in listings(tools, resources, prompts).items()
         if entries
     ]
 

@@ -47,7 +47,7 @@ from mcptape.wire.jsonrpc import (
 
 from .declare import Case, Prompt, Resource, RpcError, Sequence_, Tool, ToolError
 from .journal import Journal
-from .overlaid import list_rules
+from .overlaid import list_rules, listings
 
 VERSION = "2025-11-25"
 """The protocol version of a mock's synthesized handshake, and of the exchanges it makes up
@@ -149,18 +149,10 @@ class MockServer:
             return self._prompt(msg, params, revision)
         if self.overlay:
             return None
-        lists = {
-            "tools/list": lambda: {"tools": [t.listing() for t in self.tools.values()]},
-            "resources/list": lambda: {
-                "resources": [r.listing() for r in self.resources.values() if not r.templated]
-            },
-            "resources/templates/list": lambda: {
-                "resourceTemplates": [r.listing() for r in self.resources.values() if r.templated]
-            },
-            "prompts/list": lambda: {"prompts": [p.listing() for p in self.prompts.values()]},
-        }
-        if method in lists:
-            result = lists[method]()
+        listed = listings(self.tools.values(), self.resources.values(), self.prompts.values())
+        if method in listed:
+            key, _, entries = listed[method]
+            result = {key: entries}
             return Answer(
                 made(msg, {"jsonrpc": "2.0", "id": msg["id"], "result": result}, [], revision)
             )
