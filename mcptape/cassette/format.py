@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,7 +28,7 @@ from mcptape.cassette.codec import (
 )
 from mcptape.cassette.migrate import check_version, migrate
 from mcptape.cassette.model import FORMAT_VERSION, HEADER_MARKER, Event, Header, Kind, Transport
-from mcptape.cassette.shape import event_problem, header_problem, plain_event
+from mcptape.cassette.shape import _event_problem, event_problem, header_problem, plain_event
 from mcptape.errors import CassetteError, CassetteNotFoundError
 
 
@@ -166,7 +166,12 @@ def _event(obj: Any, name: str, lineno: int) -> Event:
     """A parsed event line's `Event`, checked as every reader checks it (`load` and `stream`
     alike): the fast path of `shape.plain_event`, else the full checks."""
     event = plain_event(obj) if type(obj) is dict else None
-    return event if event is not None else _built(_checked(obj, name, lineno), name, lineno)
+    return event if event is not None else _full_event(obj, name, lineno)
+
+
+def _full_event(obj: Any, name: str, lineno: int) -> Event:
+    """`_event` of a line its fast path said no to: the full checks alone, then the `Event`."""
+    return _built(_checked(obj, name, lineno, _event_problem), name, lineno)
 
 
 def _built(obj: dict[str, Any], name: str, lineno: int) -> Event:
@@ -176,11 +181,17 @@ def _built(obj: dict[str, Any], name: str, lineno: int) -> Event:
         raise _malformed(name, lineno, str(exc)) from None
 
 
-def _checked(obj: Any, name: str, lineno: int) -> dict[str, Any]:
-    """A parsed event line, checked as every reader checks it (`load` and `stream` alike)."""
+def _checked(
+    obj: Any,
+    name: str,
+    lineno: int,
+    problem_of: Callable[[dict[str, Any]], str | None] = event_problem,
+) -> dict[str, Any]:
+    """A parsed event line, checked as every reader checks it (`load` and `stream` alike);
+    `problem_of`: the checks (the full ones alone, where the fast path already said no)."""
     if not isinstance(obj, dict) or "kind" not in obj or "seq" not in obj:
         raise CassetteError(f"{name}:{lineno}: not a cassette event (needs 'seq' and 'kind')")
-    problem = event_problem(obj)
+    problem = problem_of(obj)
     if problem is not None:
         raise _malformed(name, lineno, problem)
     return obj

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from mcptape.cassette.codec import NOT_JSON, read_lines
-from mcptape.cassette.format import _corrupt, _event, _header, cut_short, truncated_warning
+from mcptape.cassette.format import _corrupt, _full_event, _header, cut_short, truncated_warning
 from mcptape.cassette.lazy import _MSG, _SEQ, UNREAD, LazyEvent, LineSource
 from mcptape.cassette.model import FORMAT_VERSION, HEADER_MARKER, Event, Header, Kind, Source
 from mcptape.cassette.shape import header_problem, plain_event
@@ -111,9 +111,9 @@ class _Reader:
                 if not line.endswith(b"\n"):  # the last line: a recorder stopped mid-write
                     return truncated_warning(self.name, lineno, len(self.events))
                 raise _corrupt(self.name, lineno)
-            ev = plain_event(obj) if type(obj) is dict else None  # (`_event`'s fast path)
+            ev = plain_event(obj) if type(obj) is dict else None  # (`_event`, inlined: per line)
             if ev is None:
-                ev = _event(obj, self.name, lineno)
+                ev = _full_event(obj, self.name, lineno)
             add(ev, lineno, start)
             self.last = start
         return None
